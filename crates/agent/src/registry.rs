@@ -1,0 +1,45 @@
+//! The registry, built from every tool source the settings enable.
+
+use std::collections::HashMap;
+
+use riverse_python::{PythonOptions, python_tools};
+use riverse_tool::{Registry, RegistryOptions, ToolPolicy};
+
+use crate::Settings;
+
+/// Discovers every enabled source, in order (drop-in Python tools first), and
+/// builds the registry. Failures are entries of the registry, never an error.
+pub async fn build_registry(settings: &Settings) -> Registry {
+    let mut found = Vec::new();
+    if settings.tools.enabled {
+        found.extend(python_tools(python_options(settings)).await);
+    } else {
+        tracing::info!("drop-in tools are disabled by tools.enabled: false");
+    }
+    Registry::new(found, registry_options(settings))
+}
+
+pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
+    PythonOptions {
+        interpreter: settings.python.interpreter.clone(),
+        project_dir: settings.project_dir.clone(),
+        tools_dir: settings.tools.dir.clone(),
+        workers: settings.python.workers,
+        import_timeout: settings.python.import_timeout,
+        config: settings.document.clone(),
+    }
+}
+
+fn registry_options(settings: &Settings) -> RegistryOptions {
+    let policies: HashMap<String, ToolPolicy> = settings
+        .tools
+        .per_tool
+        .iter()
+        .map(|(name, policy)| (name.clone(), policy.clone()))
+        .collect();
+    RegistryOptions {
+        max_output_bytes: settings.tools.max_output_bytes,
+        default_timeout: settings.tools.default_timeout,
+        policies,
+    }
+}

@@ -1,0 +1,35 @@
+//! One module per command.
+
+mod call;
+mod init;
+mod tools;
+
+use anyhow::Context;
+use riverse_agent::Settings;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::output::Exit;
+
+pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Init { target, force } => {
+            init::run(&target.unwrap_or_else(|| cli.global.dir.clone()), force)
+        }
+        Command::Tools { json } => tools::run(&load_settings(&cli.global)?, json).await,
+        Command::Call {
+            name,
+            pairs,
+            params,
+            json,
+        } => {
+            let settings = load_settings(&cli.global)?;
+            call::run(&settings, &name, &pairs, params.as_deref(), json).await
+        }
+    }
+}
+
+fn load_settings(global: &GlobalArgs) -> anyhow::Result<Settings> {
+    let dir = std::path::absolute(&global.dir)
+        .with_context(|| format!("can't resolve --dir {}", global.dir.display()))?;
+    Ok(Settings::load(&dir, global.config.as_deref())?)
+}

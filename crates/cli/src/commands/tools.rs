@@ -1,0 +1,82 @@
+//! `riverse tools [--json]`
+
+use riverse_agent::{Settings, build_registry};
+use riverse_tool::{Entry, Registry, Status};
+use serde_json::{Value, json};
+
+use crate::output::{Exit, print, print_json};
+
+pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
+    let registry = build_registry(settings).await;
+    if as_json {
+        print_json(&tools_json(&registry))?;
+    } else {
+        print(&table(&registry, settings))?;
+    }
+    Ok(Exit::Success)
+}
+
+/// `{"tools": [...]}`: one object per entry, every field present.
+pub fn tools_json(registry: &Registry) -> Value {
+    let tools: Vec<Value> = registry.entries().iter().map(entry_json).collect();
+    json!({ "tools": tools })
+}
+
+fn entry_json(entry: &Entry) -> Value {
+    let manifest = entry.manifest.as_ref();
+    json!({
+        "name": entry.name,
+        "description": manifest.map(|m| m.description.clone()),
+        "parameters": manifest.map(|m| json!(m.parameters)).unwrap_or_else(|| json!({})),
+        "examples": manifest.map(|m| json!(m.examples)).unwrap_or_else(|| json!([])),
+        "parameter_types": manifest.map(|m| json!(m.parameter_types)).unwrap_or_else(|| json!({})),
+        "source": entry.source,
+        "status": entry.status,
+        "error": entry.error,
+    })
+}
+
+/// A readable table: one row per entry, its parameters and its error beneath it.
+fn table(registry: &Registry, settings: &Settings) -> String {
+    let entries = registry.entries();
+    if entries.is_empty() {
+        return match settings.tools.enabled {
+            true => format!("no tools in {}", settings.tools_dir().display()),
+            false => "no tools: tools.enabled is false".to_owned(),
+        };
+    }
+    let name_of = |entry: &Entry| entry.name.clone().unwrap_or_else(|| "-".into());
+    let name_width = entries.iter().map(|e| name_of(e).chars().count()).max().unwrap_or(0).max(4);
+    let source_width = entries
+        .iter()
+        .map(|e| e.source.to_string().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    let mut out = format!("{:name_width$}  {:11}  {:source_width$}  DESCRIPTION\n", "NAME", "STATUS", "SOURCE");
+    for entry in entries {
+        let description = entry.manifest.as_ref().map(|m| first_line(&m.description)).unwrap_or_default();
+        out.push_str(&format!(
+            "{:name_width$}  {:11}  {:source_width$}  {description}\n",
+            name_of(entry),
+            entry.status.as_str(),
+            entry.source.to_string(),
+        ));
+        if let Some(manifest) = entry.manifest.as_ref().filter(|_| entry.status == Status::Available) {
+            for (param, text) in &manifest.parameters {
+                let kind = manifest.param_type(param).json_type();
+                out.push_str(&format!("{:name_width$}    {param} ({kind}): {text}\n", ""));
+            }
+        }
+        if let Some(error) = &entry.error {
+            out.push_str(&format!("{:name_width$}    └ {error}\n", ""));
+        }
+    }
+    let available = entries.iter().filter(|e| e.status == Status::Available).count();
+    out.push_str(&format!("\n{available} of {} available", entries.len()));
+    out
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_owned()
+}

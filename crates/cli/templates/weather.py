@@ -1,0 +1,36 @@
+"""Current weather for a city, from wttr.in. Needs `requests` and the network."""
+
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class WeatherTool(BaseTool):
+    def __init__(self, config: dict):
+        self.config = config
+
+    def manifest(self) -> ToolManifest:
+        return ToolManifest(
+            name="weather",
+            description="Get the current weather of a city",
+            parameters={"city": "City name, e.g. Tokyo, London"},
+            examples=["What's the weather in Tokyo?", "Is it raining in London?"],
+        )
+
+    def execute(self, params: dict) -> ToolResult:
+        city = params.get("city", "").strip()
+        if not city:
+            return ToolResult(success=False, data="", error="missing city")
+        try:
+            import requests
+        except ImportError:
+            return ToolResult(
+                success=False, data="", error="the weather tool needs requests: pip install requests"
+            )
+        try:
+            reply = requests.get(f"https://wttr.in/{city}", params={"format": "3"}, timeout=10)
+            reply.raise_for_status()
+        except requests.RequestException as exc:
+            return ToolResult(success=False, data="", error=f"weather service unreachable: {exc}")
+        return ToolResult(success=True, data=reply.text.strip())
+
+    def is_available(self) -> bool:
+        return self.config.get("tools", {}).get("weather", {}).get("enabled", True)

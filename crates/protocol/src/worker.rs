@@ -1,0 +1,109 @@
+//! Riverse's extension of MCP between the host and a Python worker.
+//!
+//! The worker is a plain MCP server. The host adds its options to `initialize`
+//! under `capabilities.experimental.riverse` ([`WorkerInit`]), is told which file
+//! is being imported ([`ImportingNotification`]) so it can enforce the import
+//! deadline, and asks for every file's fate with `riverse/discovery`
+//! ([`DiscoveryResult`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Checked in the `initialize` handshake: the host refuses a worker whose
+/// `serverInfo.version` differs.
+pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/1";
+
+pub mod methods {
+    pub const INITIALIZE: &str = "initialize";
+    pub const INITIALIZED: &str = "notifications/initialized";
+    pub const TOOLS_LIST: &str = "tools/list";
+    pub const TOOLS_CALL: &str = "tools/call";
+    pub const CANCELLED: &str = "notifications/cancelled";
+    pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// Sent by the worker just before it imports a tool file.
+    pub const IMPORTING: &str = "notifications/riverse/importing";
+    /// Asked of the worker after `initialize`: the fate of every file.
+    pub const DISCOVERY: &str = "riverse/discovery";
+}
+
+/// What the host tells a worker in `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerInit {
+    /// The directory whose `*.py` files are imported.
+    pub tools_dir: String,
+    /// The whole settings document, handed to every tool's `__init__`.
+    pub config: Value,
+    /// File names not to import (they timed out in an earlier worker).
+    #[serde(default)]
+    pub skip: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportingNotification {
+    pub file: String,
+}
+
+/// An error raised by tool code, located where Python could say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerError {
+    /// One line: what failed, the exception type and its message.
+    pub message: String,
+    /// The tool file's name, when the failure is located in one.
+    #[serde(default)]
+    pub file: Option<String>,
+    #[serde(default)]
+    pub line: Option<u32>,
+    /// The whole Python traceback, for logs.
+    #[serde(default)]
+    pub traceback: Option<String>,
+}
+
+impl WorkerError {
+    /// `message (file:line)`, or as much of it as is known.
+    pub fn located(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => format!("{} ({file}:{line})", self.message),
+            (Some(file), None) => format!("{} ({file})", self.message),
+            _ => self.message.clone(),
+        }
+    }
+}
+
+/// One tool class found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscoveredClass {
+    #[serde(rename = "class")]
+    pub class_name: String,
+    /// The manifest as the tool gave it, when `manifest()` succeeded.
+    #[serde(default)]
+    pub manifest: Option<Value>,
+    #[serde(default)]
+    pub available: bool,
+    #[serde(default)]
+    pub error: Option<WorkerError>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileFate {
+    Imported,
+    Failed,
+    /// Not imported because an earlier worker timed out importing it.
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileReport {
+    pub file: String,
+    pub fate: FileFate,
+    #[serde(default)]
+    pub error: Option<WorkerError>,
+    #[serde(default)]
+    pub classes: Vec<DiscoveredClass>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscoveryResult {
+    pub files: Vec<FileReport>,
+}

@@ -1,0 +1,416 @@
+"""Riverse's Python worker: imports drop-in tools and serves them over MCP on stdio.
+
+The host runs this file with `python -c` and speaks newline-delimited JSON-RPC 2.0
+to it (`initialize`, `tools/list`, `tools/call`, and `riverse/discovery` for the
+fate of every file). It is also a standalone MCP server:
+
+    python riverse_worker.py TOOLS_DIR [CONFIG_JSON_FILE]
+
+It provides `agent.tools` (BaseTool, ToolManifest, ToolResult) to the tool files,
+so they import it as they would in any Riverse project. Standard library only.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import importlib
+import json
+import os
+import sys
+import traceback
+import types
+
+WORKER_PROTOCOL_VERSION = "riverse-worker/1"
+MCP_PROTOCOL_VERSION = "2025-06-18"
+PARAMETER_TYPES = ("string", "int", "float", "bool")
+
+
+# ---------------------------------------------------------------------------
+# The tool author's contract: `agent.tools`.
+
+
+@dataclasses.dataclass
+class ToolManifest:
+    name: str
+    description: str
+    parameters: dict[str, str]
+    examples: list[str] = dataclasses.field(default_factory=list)
+    parameter_types: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class ToolResult:
+    success: bool
+    data: str
+    error: str = ""
+
+
+class BaseTool(abc.ABC):
+    """A drop-in tool: subclass it in a file of the tools directory."""
+
+    def __init__(self, config: dict):
+        self.config = config
+
+    @abc.abstractmethod
+    def manifest(self) -> ToolManifest:
+        """What the LLM is told about this tool."""
+
+    @abc.abstractmethod
+    def execute(self, params: dict) -> ToolResult:
+        """Runs the tool."""
+
+    def is_available(self) -> bool:
+        return True
+
+
+for _cls in (ToolManifest, ToolResult, BaseTool):
+    _cls.__module__ = "agent.tools"
+
+
+def install_shim(tools_dir: str) -> None:
+    """Makes `agent.tools` importable, with its package path on the tools
+    directory so `agent.tools._helper` and sibling tool files resolve there."""
+    agent = types.ModuleType("agent")
+    agent.__path__ = []
+    tools = types.ModuleType("agent.tools", "Riverse drop-in tools")
+    tools.__path__ = [tools_dir]
+    tools.__package__ = "agent.tools"
+    tools.BaseTool = BaseTool
+    tools.ToolManifest = ToolManifest
+    tools.ToolResult = ToolResult
+    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult"]
+    agent.tools = tools
+    sys.modules["agent"] = agent
+    sys.modules["agent.tools"] = tools
+
+
+# ---------------------------------------------------------------------------
+# Errors, located in the tool files.
+
+
+class ToolError(Exception):
+    """A tool broke the contract (a wrong type, a bad manifest)."""
+
+
+def locate(exc: BaseException, tools_dir: str) -> tuple[str | None, int | None]:
+    """The innermost place in the tools directory where `exc` happened."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = relative(exc.filename, tools_dir)
+        if where:
+            return where, exc.lineno
+    found = (None, None)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        where = relative(frame.filename, tools_dir)
+        if where:
+            found = (where, frame.lineno)
+    return found
+
+
+def relative(path: str, tools_dir: str) -> str | None:
+    try:
+        rel = os.path.relpath(os.path.abspath(path), tools_dir)
+    except ValueError:
+        return None
+    return None if rel.startswith("..") else rel
+
+
+def error_info(message: str, exc: BaseException | None, tools_dir: str, file: str | None = None):
+    info = {"message": message, "file": file, "line": None}
+    if exc is not None:
+        where, line = locate(exc, tools_dir)
+        if where:
+            info["file"], info["line"] = where, line
+        info["traceback"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return info
+
+
+def describe(exc: BaseException) -> str:
+    if type(exc) is SyntaxError:
+        return str(exc.msg)
+    if isinstance(exc, SyntaxError):
+        return f"{type(exc).__name__}: {exc.msg}"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# ---------------------------------------------------------------------------
+# Discovery.
+
+
+class Discovery:
+    """Imports every tool file once and keeps the tools that may be called."""
+
+    def __init__(self, tools_dir: str, config: dict, skip: list[str], announce):
+        self.tools_dir = os.path.abspath(tools_dir)
+        self.config = config if isinstance(config, dict) else {}
+        self.tools: dict[str, BaseTool] = {}
+        self.manifests: dict[str, dict] = {}
+        self.files = []
+        install_shim(self.tools_dir)
+        for file in tool_files(self.tools_dir):
+            if file in skip:
+                self.files.append({"file": file, "fate": "skipped", "classes": []})
+                continue
+            announce(file)
+            self.files.append(self.load_file(file))
+
+    def load_file(self, file: str) -> dict:
+        module_name = "agent.tools." + file[:-3]
+        try:
+            module = importlib.import_module(module_name)
+        except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything
+            sys.modules.pop(module_name, None)
+            kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
+            error = error_info(f"{kind}: {describe(exc)}", exc, self.tools_dir, file)
+            return {"file": file, "fate": "failed", "error": error, "classes": []}
+        defined = [
+            obj
+            for obj in list(vars(module).values())
+            if isinstance(obj, type)
+            and issubclass(obj, BaseTool)
+            and obj is not BaseTool
+            and obj.__module__ == module_name
+        ]
+        concrete = [cls for cls in defined if not getattr(cls, "__abstractmethods__", None)]
+        if defined and not concrete:
+            missing = ", ".join(sorted(defined[-1].__abstractmethods__))
+            message = f"no tool: class {defined[-1].__name__} is abstract (it lacks {missing})"
+            error = {"message": message, "file": file, "line": None}
+            return {"file": file, "fate": "failed", "error": error, "classes": []}
+        classes = [self.load_class(cls, file) for cls in concrete]
+        return {"file": file, "fate": "imported", "classes": classes}
+
+    def load_class(self, cls: type, file: str) -> dict:
+        entry = {"class": cls.__name__, "manifest": None, "available": False, "error": None}
+        stage = "__init__()"
+        try:
+            tool = cls(self.config)
+            stage = "manifest()"
+            manifest = manifest_dict(tool.manifest())
+            entry["manifest"] = manifest
+            stage = "is_available()"
+            available = tool.is_available()
+            if not isinstance(available, bool):
+                raise ToolError(f"returned {type(available).__name__}, expected bool")
+        except BaseException as exc:  # noqa: BLE001
+            what = f"{cls.__name__}.{stage}"
+            message = f"{what} {exc}" if isinstance(exc, ToolError) else f"{what} raised {describe(exc)}"
+            entry["error"] = error_info(message, exc, self.tools_dir, file)
+            return entry
+        name = manifest["name"]
+        settings = tool_settings(self.config, name)
+        entry["available"] = available and settings.get("enabled", True) is not False
+        if entry["available"] and name not in self.tools:
+            self.tools[name] = tool
+            self.manifests[name] = manifest
+        return entry
+
+
+def tool_files(tools_dir: str) -> list[str]:
+    try:
+        names = os.listdir(tools_dir)
+    except OSError:
+        return []
+    return sorted(
+        name
+        for name in names
+        if name.endswith(".py")
+        and not name.startswith("_")
+        and os.path.isfile(os.path.join(tools_dir, name))
+    )
+
+
+def tool_settings(config: dict, name: str) -> dict:
+    tools = config.get("tools")
+    section = tools.get(name) if isinstance(tools, dict) else None
+    return section if isinstance(section, dict) else {}
+
+
+def manifest_dict(manifest) -> dict:
+    if not isinstance(manifest, ToolManifest):
+        raise ToolError(f"returned {type(manifest).__name__}, expected ToolManifest")
+
+    def check(field, value, kind, of=None):
+        if not isinstance(value, kind) or (of and not all(isinstance(v, of) for v in value)):
+            what = kind.__name__ + (f" of {of.__name__}" if of else "")
+            raise ToolError(f"returned a ToolManifest whose {field} is not a {what}: {value!r}")
+
+    check("name", manifest.name, str)
+    check("description", manifest.description, str)
+    check("parameters", manifest.parameters, dict)
+    check("parameters' keys", list(manifest.parameters), list, str)
+    check("parameters' descriptions", list(manifest.parameters.values()), list, str)
+    check("examples", manifest.examples, list, str)
+    check("parameter_types", manifest.parameter_types, dict)
+    for key, kind in manifest.parameter_types.items():
+        if kind not in PARAMETER_TYPES:
+            raise ToolError(
+                f"returned a ToolManifest whose parameter_types[{key!r}] is {kind!r}, "
+                f"expected one of {', '.join(PARAMETER_TYPES)}"
+            )
+    return dataclasses.asdict(manifest)
+
+
+# ---------------------------------------------------------------------------
+# Calls.
+
+
+def call_tool(discovery: Discovery, name: str, arguments: dict) -> dict:
+    tool = discovery.tools.get(name)
+    if tool is None:
+        return call_result(False, "", f'unknown tool "{name}"')
+    try:
+        result = tool.execute(arguments)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
+        where, line = locate(exc, discovery.tools_dir)
+        at = f" ({where}:{line})" if where else ""
+        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        return call_result(False, "", f"execute() raised {describe(exc)}{at}", trace)
+    finally:
+        sys.stdout.flush()
+    if not isinstance(result, ToolResult):
+        return call_result(False, "", f"execute() returned {type(result).__name__}, expected ToolResult")
+    for field, kind in (("success", bool), ("data", str), ("error", str)):
+        value = getattr(result, field)
+        if not isinstance(value, kind):
+            return call_result(
+                False,
+                "",
+                f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
+                f"expected {kind.__name__}",
+            )
+    return call_result(result.success, result.data, result.error)
+
+
+def call_result(success: bool, data: str, error: str, trace: str | None = None) -> dict:
+    structured = {"success": success, "data": data, "error": error}
+    if trace:
+        structured["traceback"] = trace
+    return {
+        "content": [{"type": "text", "text": data if success else error}],
+        "isError": not success,
+        "structuredContent": structured,
+    }
+
+
+def input_schema(manifest: dict) -> dict:
+    json_types = {"string": "string", "int": "integer", "float": "number", "bool": "boolean"}
+    types_ = manifest["parameter_types"]
+    properties = {
+        key: {"type": json_types[types_.get(key, "string")], "description": text}
+        for key, text in manifest["parameters"].items()
+    }
+    return {"type": "object", "properties": properties}
+
+
+def listed_tool(manifest: dict) -> dict:
+    description = manifest["description"]
+    if manifest["examples"]:
+        description += "\nExamples: " + " | ".join(manifest["examples"])
+    return {"name": manifest["name"], "description": description, "inputSchema": input_schema(manifest)}
+
+
+# ---------------------------------------------------------------------------
+# The protocol.
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class Server:
+    def __init__(self, proto_in, proto_out, tools_dir: str, config: dict):
+        self.proto_in = proto_in
+        self.proto_out = proto_out
+        self.default_tools_dir = tools_dir
+        self.default_config = config
+        self.discovery: Discovery | None = None
+
+    def send(self, message: dict) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        self.proto_out.write(line.encode("utf-8", "replace") + b"\n")
+        self.proto_out.flush()
+
+    def serve(self) -> None:
+        for line in self.proto_in:
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": str(exc)}})
+                continue
+            if not isinstance(message, dict) or "method" not in message or "id" not in message:
+                continue  # notifications and stray responses need no answer
+            request_id = message["id"]
+            try:
+                result = self.dispatch(message["method"], message.get("params") or {})
+                self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+            except RpcError as exc:
+                self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": exc.code, "message": str(exc)}})
+            except Exception as exc:  # noqa: BLE001 - the worker itself must keep serving
+                error = {"code": -32603, "message": describe(exc)}
+                self.send({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+    def dispatch(self, method: str, params: dict):
+        if method == "initialize":
+            return self.initialize(params)
+        if method == "ping":
+            return {}
+        if self.discovery is None:
+            raise RpcError(-32002, "not initialized")
+        if method == "tools/list":
+            return {"tools": [listed_tool(m) for m in self.discovery.manifests.values()]}
+        if method == "tools/call":
+            arguments = params.get("arguments") or {}
+            return call_tool(self.discovery, str(params.get("name")), dict(arguments))
+        if method == "riverse/discovery":
+            return {"files": self.discovery.files}
+        raise RpcError(-32601, f"method not found: {method}")
+
+    def initialize(self, params: dict) -> dict:
+        capabilities = params.get("capabilities") or {}
+        options = (capabilities.get("experimental") or {}).get("riverse") or {}
+        if self.discovery is None:
+            self.discovery = Discovery(
+                options.get("toolsDir") or self.default_tools_dir,
+                options.get("config", self.default_config),
+                options.get("skip") or [],
+                self.announce,
+            )
+        return {
+            "protocolVersion": params.get("protocolVersion") or MCP_PROTOCOL_VERSION,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "riverse-python", "version": WORKER_PROTOCOL_VERSION},
+        }
+
+    def announce(self, file: str) -> None:
+        self.send({"jsonrpc": "2.0", "method": "notifications/riverse/importing", "params": {"file": file}})
+
+
+def take_protocol_streams():
+    """Moves the protocol to private descriptors and points fd 0 at /dev/null and
+    fd 1 at stderr, so nothing a tool reads or prints can touch the protocol."""
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout.reconfigure(line_buffering=True)
+    return proto_in, proto_out
+
+
+def main(argv: list[str]) -> None:
+    tools_dir = argv[0] if argv else os.path.join("agent", "tools")
+    config = {}
+    if len(argv) > 1:
+        with open(argv[1], encoding="utf-8") as file:
+            config = json.load(file)
+    proto_in, proto_out = take_protocol_streams()
+    Server(proto_in, proto_out, tools_dir, config).serve()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

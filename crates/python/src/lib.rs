@@ -1,0 +1,40 @@
+//! Riverse's Python host.
+//!
+//! Drop-in tools are Python files. They run out of process in a [`WorkerPool`] of
+//! worker interpreters, each running the worker script that ships inside the
+//! binary ([`WORKER_SOURCE`]). A worker imports the tools directory, provides
+//! `agent.tools` to it, and serves calls over newline-delimited JSON-RPC shaped as
+//! MCP (see `riverse-protocol`).
+//!
+//! The pool spawns workers on demand, runs one call at a time per worker and
+//! independent calls on different workers, enforces each call's deadline by
+//! killing the worker's process group, replaces workers that die, and skips files
+//! whose import never finishes. [`python_tools`] turns a discovery into
+//! [`riverse_tool::Found`] values for the registry.
+//!
+//! Out of scope here: reading settings (the caller hands over [`PythonOptions`])
+//! and deciding which tools may be called (the registry does).
+
+mod error;
+mod interpreter;
+mod pool;
+mod tool;
+mod worker;
+
+pub use error::Error;
+pub use interpreter::{Interpreter, resolve_interpreter};
+pub use pool::{PythonOptions, WorkerPool};
+pub use tool::{PythonTool, python_tools};
+
+/// The worker script, run with `python -c`.
+pub const WORKER_SOURCE: &str = include_str!("../python/riverse_worker.py");
+
+/// `2s`, `0.5s`: a deadline as messages show it.
+pub(crate) fn seconds(duration: std::time::Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0}s")
+    } else {
+        format!("{secs}s")
+    }
+}

@@ -1,0 +1,114 @@
+//! Python tools as registry tools.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use riverse_protocol::FileFate;
+use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
+
+use crate::{PythonOptions, WorkerPool};
+
+/// A tool defined by a Python file, run in the pool.
+pub struct PythonTool {
+    manifest: ToolManifest,
+    source: ToolSource,
+    pool: WorkerPool,
+}
+
+#[async_trait::async_trait]
+impl Tool for PythonTool {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    fn source(&self) -> &ToolSource {
+        &self.source
+    }
+
+    async fn call(&self, params: Params, timeout: Duration) -> ToolResult {
+        self.pool.call(&self.manifest.name, params, timeout).await
+    }
+}
+
+/// Discovers the tools directory and yields every tool and every failure, in
+/// file-name order. A missing interpreter is one failure for the whole source.
+pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
+    let requested = options.interpreter.clone().unwrap_or_else(|| "python3".into());
+    let shown_dir = shown_tools_dir(&options.project_dir, &options.tools_dir);
+    let host_failure = |error: String| {
+        vec![Found::Failure {
+            source: ToolSource::PythonHost {
+                interpreter: requested.clone(),
+            },
+            name: None,
+            error,
+        }]
+    };
+    let pool = match WorkerPool::new(options) {
+        Ok(pool) => pool,
+        Err(err) => return host_failure(err.to_string()),
+    };
+    let discovery = match pool.discover().await {
+        Ok(discovery) => discovery,
+        Err(err) => return host_failure(err.to_string()),
+    };
+    let mut found = Vec::new();
+    for report in discovery.files {
+        let source = ToolSource::Python {
+            file: shown_dir.join(&report.file),
+        };
+        if report.fate == FileFate::Failed {
+            let error = report
+                .error
+                .map(|error| error.located())
+                .unwrap_or_else(|| "failed".into());
+            found.push(Found::Failure {
+                source,
+                name: None,
+                error,
+            });
+            continue;
+        }
+        for class in report.classes {
+            let manifest = class
+                .manifest
+                .map(serde_json::from_value::<ToolManifest>)
+                .transpose();
+            let name = manifest
+                .as_ref()
+                .ok()
+                .and_then(Option::as_ref)
+                .map(|manifest| manifest.name.clone());
+            match (class.error, manifest) {
+                (Some(error), _) => found.push(Found::Failure {
+                    source: source.clone(),
+                    name,
+                    error: error.located(),
+                }),
+                (None, Err(err)) => found.push(Found::Failure {
+                    source: source.clone(),
+                    name,
+                    error: format!("{}.manifest() returned an unreadable manifest: {err}", class.class_name),
+                }),
+                (None, Ok(None)) => {}
+                (None, Ok(Some(manifest))) => found.push(Found::Tool {
+                    tool: std::sync::Arc::new(PythonTool {
+                        manifest,
+                        source: source.clone(),
+                        pool: pool.clone(),
+                    }),
+                    available: class.available,
+                }),
+            }
+        }
+    }
+    found
+}
+
+/// The tools directory relative to the project when it lies inside it.
+fn shown_tools_dir(project_dir: &Path, tools_dir: &Path) -> PathBuf {
+    let full = project_dir.join(tools_dir);
+    full.strip_prefix(project_dir)
+        .map(Path::to_path_buf)
+        .unwrap_or(full)
+}

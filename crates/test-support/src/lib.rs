@@ -1,0 +1,93 @@
+//! Test helpers shared by Riverse's crates.
+//!
+//! [`Project`] is a temporary Riverse project: a directory with `settings.yaml`
+//! and real tool files in `agent/tools/`. Fixture tool files for every failure
+//! mode of DESIGN.md section 1 live in `fixtures/` and are reached with
+//! [`fixture`].
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+/// A temporary project directory, removed on drop.
+pub struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Default for Project {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Project {
+    /// An empty project with an empty `agent/tools/`.
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("riverse-test-")
+            .tempdir()
+            .expect("create a temporary project");
+        std::fs::create_dir_all(dir.path().join("agent/tools")).expect("create agent/tools");
+        Project { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn tools_dir(&self) -> PathBuf {
+        self.path().join("agent/tools")
+    }
+
+    /// Writes `agent/tools/<file>`.
+    pub fn tool(&self, file: &str, source: &str) -> &Self {
+        self.file(&format!("agent/tools/{file}"), source)
+    }
+
+    /// Copies `fixtures/<name>` into `agent/tools/<name>`.
+    pub fn fixture(&self, name: &str) -> &Self {
+        self.tool(name, &fixture(name))
+    }
+
+    /// Writes `settings.yaml`.
+    pub fn settings(&self, yaml: &str) -> &Self {
+        self.file("settings.yaml", yaml)
+    }
+
+    /// Writes any file below the project, creating its directories.
+    pub fn file(&self, relative: &str, contents: &str) -> &Self {
+        let path = self.path().join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create parent directories");
+        }
+        std::fs::write(&path, contents).expect("write project file");
+        self
+    }
+}
+
+/// The text of `fixtures/<name>`.
+pub fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("read fixture {}: {err}", path.display()))
+}
+
+/// A tool file defining one simple tool `name` whose `execute` body is `body`
+/// (Python, indented by the caller's 8 spaces or none; it is re-indented).
+pub fn simple_tool(name: &str, body: &str) -> String {
+    let body: String = body
+        .trim_matches('\n')
+        .lines()
+        .map(|line| format!("        {}\n", line.trim_start_matches("        ")))
+        .collect();
+    format!(
+        r#"from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class Tool_{name}(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="{name}", description="test tool {name}", parameters={{}})
+
+    def execute(self, params):
+{body}"#
+    )
+}

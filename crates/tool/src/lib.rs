@@ -1,0 +1,40 @@
+//! Riverse's tool model.
+//!
+//! A [`Tool`] is a manifest plus an async `call`. Every tool source (the Python
+//! host, MCP servers) produces [`Found`] values; the [`Registry`] turns them into
+//! the agent's tool set: it checks names, resolves conflicts (first wins),
+//! applies the per-tool settings, coerces parameters by their declared types,
+//! caps output, and remembers every failure so `riverse tools` can show it.
+//!
+//! This crate knows nothing of processes, sockets or settings files: sources and
+//! options come from the crates above it.
+
+mod manifest;
+mod name;
+mod params;
+mod registry;
+mod schema;
+mod truncate;
+
+pub use manifest::{ParamType, ToolManifest, ToolResult, ToolSource};
+pub use name::{is_valid_name, sanitize_name};
+pub use params::{Params, coerce_params};
+pub use registry::{CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy};
+pub use schema::input_schema;
+pub use truncate::cap_output;
+
+use std::time::Duration;
+
+/// A tool the agent can call, whatever it is made of.
+///
+/// A tool that fails returns a failed [`ToolResult`]; it never panics or errors
+/// the runtime.
+#[async_trait::async_trait]
+pub trait Tool: Send + Sync {
+    fn manifest(&self) -> &ToolManifest;
+    fn source(&self) -> &ToolSource;
+    /// Runs the tool with already-coerced parameters. `timeout` is the deadline
+    /// the settings give this tool; the source enforces it in its own way (a
+    /// Python worker is killed, an MCP request cancelled).
+    async fn call(&self, params: Params, timeout: Duration) -> ToolResult;
+}

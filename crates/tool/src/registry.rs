@@ -1,0 +1,252 @@
+//! The registry: every tool the agent may call, and every failure to get one.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::manifest::{ToolManifest, ToolResult, ToolSource};
+use crate::name::is_valid_name;
+use crate::params::{Params, coerce_params};
+use crate::truncate::cap_output;
+use crate::Tool;
+
+/// What a tool source yields: a tool, or a failure to produce one.
+pub enum Found {
+    Tool {
+        tool: Arc<dyn Tool>,
+        /// False when the tool's own availability check said no.
+        available: bool,
+    },
+    Failure {
+        source: ToolSource,
+        /// The tool's name, when it got far enough to have one.
+        name: Option<String>,
+        error: String,
+    },
+}
+
+/// The settings for one tool name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolPolicy {
+    /// `Some(false)` disables the tool whatever its own check says.
+    pub enabled: Option<bool>,
+    pub timeout: Option<Duration>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegistryOptions {
+    /// `data` longer than this is cut, with a marker.
+    pub max_output_bytes: usize,
+    /// The deadline of a call when its tool has none of its own.
+    pub default_timeout: Duration,
+    pub policies: HashMap<String, ToolPolicy>,
+}
+
+impl Default for RegistryOptions {
+    fn default() -> Self {
+        RegistryOptions {
+            max_output_bytes: 64 * 1024,
+            default_timeout: Duration::from_secs(30),
+            policies: HashMap::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Available,
+    Unavailable,
+    Error,
+    Conflict,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Available => "available",
+            Status::Unavailable => "unavailable",
+            Status::Error => "error",
+            Status::Conflict => "conflict",
+        }
+    }
+}
+
+/// One row of `riverse tools`: a tool, or a file or server that failed to yield one.
+#[derive(Clone)]
+pub struct Entry {
+    pub name: Option<String>,
+    pub manifest: Option<ToolManifest>,
+    pub source: ToolSource,
+    pub status: Status,
+    /// Why the entry is not available.
+    pub error: Option<String>,
+    tool: Option<Arc<dyn Tool>>,
+}
+
+impl Entry {
+    fn failure(source: ToolSource, name: Option<String>, status: Status, error: String) -> Self {
+        Entry {
+            name,
+            manifest: None,
+            source,
+            status,
+            error: Some(error),
+            tool: None,
+        }
+    }
+}
+
+/// Why a call could not even start. A tool that ran and failed is a failed
+/// [`ToolResult`], not this.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("unknown tool \"{0}\"")]
+    UnknownTool(String),
+    #[error("tool \"{name}\" is not available: {reason}")]
+    Unavailable { name: String, reason: String },
+}
+
+pub struct Registry {
+    entries: Vec<Entry>,
+    /// Name to index in `entries`, for available tools only.
+    available: HashMap<String, usize>,
+    options: RegistryOptions,
+}
+
+impl Registry {
+    /// Builds the registry from what the sources found, in order: for a name
+    /// claimed twice, the first available tool wins.
+    pub fn new(found: Vec<Found>, options: RegistryOptions) -> Self {
+        let mut registry = Registry {
+            entries: Vec::with_capacity(found.len()),
+            available: HashMap::new(),
+            options,
+        };
+        for item in found {
+            let entry = registry.admit(item);
+            if entry.status == Status::Available {
+                if let Some(name) = &entry.name {
+                    registry.available.insert(name.clone(), registry.entries.len());
+                }
+            }
+            registry.entries.push(entry);
+        }
+        registry
+    }
+
+    fn admit(&self, found: Found) -> Entry {
+        let (tool, available) = match found {
+            Found::Failure {
+                source,
+                name,
+                error,
+            } => return Entry::failure(source, name, Status::Error, error),
+            Found::Tool { tool, available } => (tool, available),
+        };
+        let manifest = tool.manifest().clone();
+        let name = manifest.name.clone();
+        let mut entry = Entry {
+            name: Some(name.clone()),
+            manifest: Some(manifest),
+            source: tool.source().clone(),
+            status: Status::Available,
+            error: None,
+            tool: Some(tool),
+        };
+        let (status, error) = if !is_valid_name(&name) {
+            (
+                Status::Error,
+                format!("invalid tool name {name:?}: names must match ^[A-Za-z0-9_-]{{1,64}}$"),
+            )
+        } else if self.policy(&name).enabled == Some(false) {
+            (
+                Status::Unavailable,
+                format!("disabled by tools.{name}.enabled: false"),
+            )
+        } else if !available {
+            (Status::Unavailable, "is_available() returned False".into())
+        } else if let Some(&winner) = self.available.get(&name) {
+            (
+                Status::Conflict,
+                format!(
+                    "name \"{name}\" is already taken by {}",
+                    self.entries[winner].source
+                ),
+            )
+        } else {
+            return entry;
+        };
+        entry.status = status;
+        entry.error = Some(error);
+        if status != Status::Unavailable {
+            entry.tool = None;
+        }
+        entry
+    }
+
+    fn policy(&self, name: &str) -> ToolPolicy {
+        self.options.policies.get(name).cloned().unwrap_or_default()
+    }
+
+    /// Every entry, in source order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The manifests of the tools that may be called, in source order.
+    pub fn available_manifests(&self) -> impl Iterator<Item = &ToolManifest> {
+        self.entries
+            .iter()
+            .filter(|entry| entry.status == Status::Available)
+            .filter_map(|entry| entry.manifest.as_ref())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        let index = *self.available.get(name)?;
+        self.entries[index].tool.as_ref()
+    }
+
+    /// The deadline of one call of `name`.
+    pub fn timeout(&self, name: &str) -> Duration {
+        self.policy(name)
+            .timeout
+            .unwrap_or(self.options.default_timeout)
+    }
+
+    /// Runs one call: coerces the parameters, runs the tool under its deadline,
+    /// caps the output.
+    pub async fn call(&self, name: &str, params: Params) -> Result<ToolResult, CallError> {
+        let Some(tool) = self.get(name) else {
+            return Err(self.why_not_callable(name));
+        };
+        let params = match coerce_params(tool.manifest(), params) {
+            Ok(params) => params,
+            Err(message) => return Ok(ToolResult::failure(message)),
+        };
+        let mut result = tool.call(params, self.timeout(name)).await;
+        let max = self.options.max_output_bytes;
+        result.data = cap_output(std::mem::take(&mut result.data), max);
+        result.error = cap_output(std::mem::take(&mut result.error), max);
+        Ok(result)
+    }
+
+    fn why_not_callable(&self, name: &str) -> CallError {
+        let known = self
+            .entries
+            .iter()
+            .find(|entry| entry.name.as_deref() == Some(name));
+        match known {
+            Some(entry) => CallError::Unavailable {
+                name: name.to_owned(),
+                reason: entry.error.clone().unwrap_or_default(),
+            },
+            None => CallError::UnknownTool(name.to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
