@@ -1,0 +1,1 @@
+//! The embedded model (to be written).

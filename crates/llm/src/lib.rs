@@ -1,0 +1,1 @@
+//! LLM providers (to be written).

@@ -1,0 +1,1 @@
+//! MCP client and server (to be written).
