@@ -3,13 +3,22 @@
 //! [`Settings`] reads `settings.yaml` once into typed options (the only place in
 //! Riverse that reads it) and keeps the whole document for the tools.
 //! [`build_registry`] gathers every tool source into one
-//! [`riverse_tool::Registry`].
+//! [`riverse_tool::Registry`]. An [`Agent`] (from [`build_agent`]) runs a
+//! [`Turn`]: the model picks tools natively or through the dispatcher prompt,
+//! they run concurrently, and the answer streams out as [`TurnEvent`]s.
 
+mod dispatcher;
+mod prompts;
+mod provider;
 mod registry;
 mod settings;
+mod turn;
 
+pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, PythonSettings, Settings, SettingsError, ToolMode,
-    ToolsSettings,
+    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, Settings, SettingsError,
+    ToolMode, ToolsSettings,
 };
+pub use settings::{LocalSettings, OpenaiSettings};
+pub use turn::{Agent, EventSink, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions};

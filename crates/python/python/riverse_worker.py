@@ -18,12 +18,13 @@ import importlib
 import json
 import os
 import sys
-import traceback
 import types
 
 WORKER_PROTOCOL_VERSION = "riverse-worker/1"
 MCP_PROTOCOL_VERSION = "2025-06-18"
 PARAMETER_TYPES = ("string", "int", "float", "bool")
+# Starts a stderr line naming whose output follows; the host reads and drops it.
+LABEL_MARKER = b"\0riverse-label:"
 
 
 # ---------------------------------------------------------------------------
@@ -95,6 +96,8 @@ class ToolError(Exception):
 
 def locate(exc: BaseException, tools_dir: str) -> tuple[str | None, int | None]:
     """The innermost place in the tools directory where `exc` happened."""
+    import traceback  # here, not at the top: see format_traceback
+
     if isinstance(exc, SyntaxError) and exc.filename:
         where = relative(exc.filename, tools_dir)
         if where:
@@ -121,8 +124,16 @@ def error_info(message: str, exc: BaseException | None, tools_dir: str, file: st
         where, line = locate(exc, tools_dir)
         if where:
             info["file"], info["line"] = where, line
-        info["traceback"] = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        info["traceback"] = format_traceback(exc)
     return info
+
+
+def format_traceback(exc: BaseException) -> str:
+    # Imported on the first failure: at the top it would cost every worker
+    # start about a millisecond, before any tool runs.
+    import traceback
+
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
 def describe(exc: BaseException) -> str:
@@ -175,7 +186,7 @@ class Discovery:
         concrete = [cls for cls in defined if not getattr(cls, "__abstractmethods__", None)]
         if defined and not concrete:
             missing = ", ".join(sorted(defined[-1].__abstractmethods__))
-            message = f"no tool: class {defined[-1].__name__} is abstract (it lacks {missing})"
+            message = f"no tool: class {defined[-1].__name__} is abstract; it lacks {missing}"
             error = {"message": message, "file": file, "line": None}
             return {"file": file, "fate": "failed", "error": error, "classes": []}
         classes = [self.load_class(cls, file) for cls in concrete]
@@ -190,9 +201,9 @@ class Discovery:
             manifest = manifest_dict(tool.manifest())
             entry["manifest"] = manifest
             stage = "is_available()"
-            available = tool.is_available()
-            if not isinstance(available, bool):
-                raise ToolError(f"returned {type(available).__name__}, expected bool")
+            # Truthiness, as a plain `if tool.is_available():` would judge it:
+            # returning an API key or None is common and works elsewhere.
+            available = bool(tool.is_available())
         except BaseException as exc:  # noqa: BLE001
             what = f"{cls.__name__}.{stage}"
             message = f"{what} {exc}" if isinstance(exc, ToolError) else f"{what} raised {describe(exc)}"
@@ -265,12 +276,13 @@ def call_tool(discovery: Discovery, name: str, arguments: dict) -> dict:
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
         where, line = locate(exc, discovery.tools_dir)
         at = f" ({where}:{line})" if where else ""
-        trace = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        trace = format_traceback(exc)
         return call_result(False, "", f"execute() raised {describe(exc)}{at}", trace)
     finally:
         sys.stdout.flush()
     if not isinstance(result, ToolResult):
-        return call_result(False, "", f"execute() returned {type(result).__name__}, expected ToolResult")
+        returned = "None" if result is None else type(result).__name__
+        return call_result(False, "", f"execute() returned {returned}, expected ToolResult")
     for field, kind in (("success", bool), ("data", str), ("error", str)):
         value = getattr(result, field)
         if not isinstance(value, kind):
@@ -315,6 +327,11 @@ def listed_tool(manifest: dict) -> dict:
 # The protocol.
 
 
+# Built once: `json.dumps` with options builds a new encoder at every call,
+# which costs a worker a tenth of a trivial call.
+encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 class RpcError(Exception):
     def __init__(self, code: int, message: str):
         super().__init__(message)
@@ -328,9 +345,12 @@ class Server:
         self.default_tools_dir = tools_dir
         self.default_config = config
         self.discovery: Discovery | None = None
+        # Whether to mark in stderr whose output follows (see `label`).
+        self.labels = False
+        self.current_label: str | None = None
 
     def send(self, message: dict) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        line = encode_json(message)
         self.proto_out.write(line.encode("utf-8", "replace") + b"\n")
         self.proto_out.flush()
 
@@ -364,7 +384,9 @@ class Server:
             return {"tools": [listed_tool(m) for m in self.discovery.manifests.values()]}
         if method == "tools/call":
             arguments = params.get("arguments") or {}
-            return call_tool(self.discovery, str(params.get("name")), dict(arguments))
+            name = str(params.get("name"))
+            self.label(name)
+            return call_tool(self.discovery, name, dict(arguments))
         if method == "riverse/discovery":
             return {"files": self.discovery.files}
         raise RpcError(-32601, f"method not found: {method}")
@@ -373,12 +395,14 @@ class Server:
         capabilities = params.get("capabilities") or {}
         options = (capabilities.get("experimental") or {}).get("riverse") or {}
         if self.discovery is None:
+            self.labels = bool(options)
             self.discovery = Discovery(
                 options.get("toolsDir") or self.default_tools_dir,
                 options.get("config", self.default_config),
                 options.get("skip") or [],
                 self.announce,
             )
+            self.label("python")
         return {
             "protocolVersion": params.get("protocolVersion") or MCP_PROTOCOL_VERSION,
             "capabilities": {"tools": {"listChanged": False}},
@@ -387,6 +411,24 @@ class Server:
 
     def announce(self, file: str) -> None:
         self.send({"jsonrpc": "2.0", "method": "notifications/riverse/importing", "params": {"file": file}})
+        self.label(file)
+
+    def label(self, name: str) -> None:
+        """Tells the Riverse host, in the stderr stream itself, that what follows
+        there comes from `name`, so output is attributed in order. Written only
+        when it changes; a standalone MCP server writes none."""
+        if not self.labels or name == self.current_label:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass  # a tool closed or broke it; the marker still goes out
+        try:
+            os.write(2, LABEL_MARKER + name.encode("utf-8", "replace") + b"\n")
+        except OSError:
+            return  # stderr is gone: there is no output left to attribute
+        self.current_label = name
 
 
 def take_protocol_streams():

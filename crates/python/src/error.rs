@@ -4,9 +4,13 @@ use std::path::PathBuf;
 /// `Error`: it is a failed `ToolResult`.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
-    #[error("can't find a Python interpreter (tried {tried}); set python.interpreter in settings.yaml")]
+    #[error(
+        "can't find a Python interpreter (tried {tried}); set python.interpreter in settings.yaml"
+    )]
     InterpreterNotFound { tried: String },
-    #[error("can't start python worker {interpreter}: {cause}; set python.interpreter in settings.yaml")]
+    #[error(
+        "can't start python worker {interpreter}: {cause}; set python.interpreter in settings.yaml"
+    )]
     SpawnFailed { interpreter: PathBuf, cause: String },
     #[error("python worker {interpreter} failed its handshake: {cause}")]
     HandshakeFailed { interpreter: PathBuf, cause: String },

@@ -25,7 +25,10 @@ pub struct Interpreter {
 
 /// `python.interpreter` if given, else `$VIRTUAL_ENV/bin/python`, else
 /// `PROJECT/.venv/bin/python`, else `python3` on `PATH`.
-pub fn resolve_interpreter(configured: Option<&str>, project_dir: &Path) -> Result<Interpreter, Error> {
+pub fn resolve_interpreter(
+    configured: Option<&str>,
+    project_dir: &Path,
+) -> Result<Interpreter, Error> {
     let candidates: Vec<String> = match configured {
         Some(command) => vec![command.to_owned()],
         None => {
@@ -90,22 +93,31 @@ fn real_executable(path: &Path) -> Result<PathBuf, String> {
         .and_then(|file| fs::read(file).ok())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default();
-    if let Some(known) = key.as_ref().and_then(|key| cache.get(key)) {
-        if is_executable(known) {
-            return Ok(known.clone());
-        }
+    let known = key.as_ref().and_then(|key| cache.get(key));
+    if let Some(known) = known.filter(|known| is_executable(known)) {
+        return Ok(known.clone());
     }
     let output = Command::new(path)
         .args(["-c", "import sys; sys.stdout.write(sys.executable)"])
         .output()
         .map_err(|err| err.to_string())?;
     if !output.status.success() {
+        let how = match output.status.code() {
+            Some(code) => format!("it exited with status {code}"),
+            None => "it was killed by a signal".to_owned(),
+        };
         let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!("it failed to start: {}", stderr.trim()));
+        return Err(match stderr.trim().lines().last() {
+            Some(last) => format!("{how}: {last}"),
+            None => how,
+        });
     }
     let executable = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
     if !is_executable(&executable) {
-        return Err(format!("it reported {} as its executable", executable.display()));
+        return Err(format!(
+            "it reported {} as its executable",
+            executable.display()
+        ));
     }
     if let (Some(key), Some(file)) = (key, cache_file) {
         cache.insert(key, executable.clone());
@@ -133,7 +145,7 @@ fn cache_key(path: &Path) -> Option<String> {
 }
 
 /// `$XDG_CACHE_HOME/riverse`, else `~/.cache/riverse`.
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)

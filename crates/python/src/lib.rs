@@ -18,6 +18,7 @@
 mod error;
 mod interpreter;
 mod pool;
+mod script;
 mod tool;
 mod worker;
 
@@ -26,7 +27,8 @@ pub use interpreter::{Interpreter, resolve_interpreter};
 pub use pool::{PythonOptions, WorkerPool};
 pub use tool::{PythonTool, python_tools};
 
-/// The worker script, run with `python -c`.
+/// The worker script. Workers import it from a copy in the cache (see
+/// `script.rs`), or run it with `python -c` where there is none.
 pub const WORKER_SOURCE: &str = include_str!("../python/riverse_worker.py");
 
 /// `2s`, `0.5s`: a deadline as messages show it.

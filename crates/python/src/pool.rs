@@ -55,7 +55,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl WorkerPool {
     /// Finds the interpreter; spawns nothing yet.
     pub fn new(options: PythonOptions) -> Result<Self, Error> {
-        let interpreter = resolve_interpreter(options.interpreter.as_deref(), &options.project_dir)?;
+        let interpreter =
+            resolve_interpreter(options.interpreter.as_deref(), &options.project_dir)?;
         let workers = options.workers.max(1);
         Ok(WorkerPool {
             inner: Arc::new(Inner {
@@ -109,11 +110,13 @@ impl WorkerPool {
     pub async fn call(&self, name: &str, arguments: Params, timeout: Duration) -> ToolResult {
         let (worker, _permit) = match self.checkout().await {
             Ok(checked_out) => checked_out,
-            Err(err) => return ToolResult::failure(format!("tool \"{name}\" could not run: {err}")),
+            Err(err) => {
+                return ToolResult::failure(format!("tool \"{name}\" could not run: {err}"));
+            }
         };
-        worker.set_label(name);
         let params = json!({"name": name, "arguments": arguments});
-        let reply = tokio::time::timeout(timeout, worker.request(methods::TOOLS_CALL, params)).await;
+        let reply =
+            tokio::time::timeout(timeout, worker.request(methods::TOOLS_CALL, params)).await;
         let value = match reply {
             Ok(Ok(value)) => value,
             Ok(Err(RequestError::Rpc(error))) => {
@@ -157,7 +160,6 @@ impl WorkerPool {
     }
 
     fn checkin(&self, worker: Worker) {
-        worker.set_label("python");
         lock(&self.inner.idle).push(worker);
     }
 
@@ -170,7 +172,11 @@ impl WorkerPool {
                 interpreter: &self.inner.interpreter,
                 project_dir: &options.project_dir,
                 init: WorkerInit {
-                    tools_dir: options.project_dir.join(&options.tools_dir).display().to_string(),
+                    tools_dir: options
+                        .project_dir
+                        .join(&options.tools_dir)
+                        .display()
+                        .to_string(),
                     config: options.config.clone(),
                     skip,
                 },
@@ -193,7 +199,9 @@ impl WorkerPool {
 fn tool_result(name: &str, value: Value) -> ToolResult {
     let result: CallToolResult = match serde_json::from_value(value) {
         Ok(result) => result,
-        Err(err) => return ToolResult::failure(format!("tool \"{name}\": unreadable result: {err}")),
+        Err(err) => {
+            return ToolResult::failure(format!("tool \"{name}\": unreadable result: {err}"));
+        }
     };
     if let Some(structured) = &result.structured_content {
         if let Some(trace) = structured.get("traceback").and_then(Value::as_str) {

@@ -33,7 +33,10 @@ impl Tool for PythonTool {
 /// Discovers the tools directory and yields every tool and every failure, in
 /// file-name order. A missing interpreter is one failure for the whole source.
 pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
-    let requested = options.interpreter.clone().unwrap_or_else(|| "python3".into());
+    let requested = options
+        .interpreter
+        .clone()
+        .unwrap_or_else(|| "python3".into());
     let shown_dir = shown_tools_dir(&options.project_dir, &options.tools_dir);
     let host_failure = |error: String| {
         vec![Found::Failure {
@@ -88,7 +91,10 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
                 (None, Err(err)) => found.push(Found::Failure {
                     source: source.clone(),
                     name,
-                    error: format!("{}.manifest() returned an unreadable manifest: {err}", class.class_name),
+                    error: format!(
+                        "{}.manifest() returned an unreadable manifest: {err}",
+                        class.class_name
+                    ),
                 }),
                 (None, Ok(None)) => {}
                 (None, Ok(Some(manifest))) => found.push(Found::Tool {

@@ -25,14 +25,29 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
+use crate::script::{BOOTSTRAP, cached_script_dir};
 use crate::{Error, Interpreter, WORKER_SOURCE, seconds};
 
 /// How long a worker that closed its protocol stream may take to exit before it
 /// is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
-/// Label of stderr lines printed while no tool runs.
+/// How long a dropped worker waits for its output to reach the log. The
+/// process is dead by then, so only a tool's child that escaped the process
+/// group and kept the pipe open can make it wait this long.
+const OUTPUT_DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// The output thread only reads lines and logs them.
+const OUTPUT_THREAD_STACK: usize = 128 * 1024;
+
+/// Label of stderr lines printed before the worker names who runs.
 const IDLE_LABEL: &str = "python";
+
+/// Starts a line the worker writes to stderr to say whose output follows: a
+/// file being imported, or a tool being called. Only the worker writes to both
+/// ends of that stream in order, so output is attributed to the right tool even
+/// when the reply to its call is read first.
+const LABEL_MARKER: &[u8] = b"\0riverse-label:";
 
 type Reply = Result<Value, ErrorObject>;
 
@@ -51,8 +66,6 @@ struct Shared {
     pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
     /// Why the worker is gone, once it is.
     death: Mutex<Option<String>>,
-    /// Who runs now, to attribute what the worker prints: a tool or a file.
-    label: Mutex<String>,
     /// Set once the process has been reaped, so its group id is no longer ours.
     reaped: AtomicBool,
 }
@@ -81,15 +94,21 @@ pub(crate) struct Worker {
     stdin: tokio::sync::Mutex<ChildStdin>,
     shared: Arc<Shared>,
     next_id: AtomicI64,
+    /// Closed by the output thread once the worker's stderr has ended. (The
+    /// mutex only makes it `Sync`; `drop` reaches it without locking.)
+    output_done: Mutex<std::sync::mpsc::Receiver<()>>,
 }
 
 impl Worker {
     /// Starts a worker and waits until it has imported the tools directory.
     pub(crate) async fn spawn(options: SpawnOptions<'_>) -> Result<Worker, Error> {
         let executable = &options.interpreter.executable;
-        let mut child = Command::new(executable)
-            .arg("-c")
-            .arg(WORKER_SOURCE)
+        let mut command = Command::new(executable);
+        match cached_script_dir() {
+            Some(dir) => command.arg("-c").arg(BOOTSTRAP).arg(dir),
+            None => command.arg("-c").arg(WORKER_SOURCE),
+        };
+        let mut child = command
             .current_dir(options.project_dir)
             .env("PYTHONIOENCODING", "utf-8")
             .stdin(Stdio::piped())
@@ -114,17 +133,26 @@ impl Worker {
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
             death: Mutex::new(None),
-            label: Mutex::new(IDLE_LABEL.to_owned()),
             reaped: AtomicBool::new(false),
         });
         let (importing_tx, importing_rx) = mpsc::unbounded_channel();
-        tokio::spawn(read_protocol(stdout, child, pid, shared.clone(), importing_tx));
-        tokio::spawn(forward_output(stderr, shared.clone()));
+        tokio::spawn(read_protocol(
+            stdout,
+            child,
+            pid,
+            shared.clone(),
+            importing_tx,
+        ));
+        let output_done = spawn_output_thread(stderr).map_err(|err| Error::SpawnFailed {
+            interpreter: executable.clone(),
+            cause: format!("can't start the thread that logs its output: {err}"),
+        })?;
         let worker = Worker {
             pid,
             stdin: tokio::sync::Mutex::new(stdin),
             shared,
             next_id: AtomicI64::new(1),
+            output_done: Mutex::new(output_done),
         };
         worker.handshake(options, importing_rx).await?;
         Ok(worker)
@@ -183,7 +211,6 @@ impl Worker {
                 result.server_info.version
             )));
         }
-        self.set_label(IDLE_LABEL);
         self.notify(methods::INITIALIZED, json!({})).await;
         Ok(())
     }
@@ -239,11 +266,6 @@ impl Worker {
         self.shared.death().is_none()
     }
 
-    /// Attributes the worker's output from now on.
-    pub(crate) fn set_label(&self, label: &str) {
-        *lock(&self.shared.label) = label.to_owned();
-    }
-
     /// Kills the worker's whole process group: the interpreter and anything a
     /// tool started.
     pub(crate) fn kill(&self) {
@@ -256,6 +278,13 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         self.kill();
+        // What the worker printed before it was killed is already in the pipe:
+        // let it reach the log before the host moves on, or exits.
+        let done = self
+            .output_done
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        let _ = done.recv_timeout(OUTPUT_DRAIN_GRACE);
     }
 }
 
@@ -289,12 +318,13 @@ async fn read_protocol(
             Ok(Message::Notification { method, params }) if method == methods::IMPORTING => {
                 let params = params.unwrap_or_default();
                 if let Ok(note) = serde_json::from_value::<ImportingNotification>(params) {
-                    *lock(&shared.label) = note.file.clone();
                     let _ = importing.send(note.file);
                 }
             }
             Ok(other) => tracing::debug!(pid, "ignored message from python worker: {other:?}"),
-            Err(err) => tracing::warn!(pid, "python worker sent an unreadable line ({err}): {line}"),
+            Err(err) => {
+                tracing::warn!(pid, "python worker sent an unreadable line ({err}): {line}")
+            }
         }
     }
     let status = match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
@@ -328,15 +358,51 @@ pub(crate) fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// Starts the thread that logs the worker's stderr. It is a thread, not a
+/// task, so that a dropped worker can wait for its last lines even while the
+/// runtime shuts down. The receiver disconnects when the stream has ended.
+fn spawn_output_thread(
+    stderr: tokio::process::ChildStderr,
+) -> std::io::Result<std::sync::mpsc::Receiver<()>> {
+    let stderr = std::fs::File::from(stderr.into_owned_fd()?);
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::Builder::new()
+        .name("python-output".into())
+        .stack_size(OUTPUT_THREAD_STACK)
+        .spawn(move || {
+            forward_output(stderr);
+            drop(done_tx);
+        })?;
+    Ok(done_rx)
+}
+
 /// Logs what the worker prints (tools' `print`, warnings, tracebacks) under the
-/// name of whoever is running.
-async fn forward_output(stderr: tokio::process::ChildStderr, shared: Arc<Shared>) {
-    let mut reader = BufReader::new(stderr);
+/// name of whoever the worker last said is running.
+fn forward_output(stderr: std::fs::File) {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(stderr);
     let mut line = Vec::new();
-    while reader.read_until(b'\n', &mut line).await.is_ok_and(|read| read > 0) {
-        let text = String::from_utf8_lossy(&line);
-        let label = lock(&shared.label).clone();
-        tracing::info!(target: "tool", "{label}: {}", text.trim_end());
+    let mut label = IDLE_LABEL.to_owned();
+    while reader
+        .read_until(b'\n', &mut line)
+        .is_ok_and(|read| read > 0)
+    {
+        // A marker may follow output that did not end its line.
+        let marker = line
+            .windows(LABEL_MARKER.len())
+            .position(|window| window == LABEL_MARKER);
+        let (text, name) = match marker {
+            Some(at) => (&line[..at], Some(&line[at + LABEL_MARKER.len()..])),
+            None => (&line[..], None),
+        };
+        let text = String::from_utf8_lossy(text);
+        let text = text.trim_end();
+        if !text.is_empty() || name.is_none() {
+            tracing::info!(target: "tool", "{label}: {text}");
+        }
+        if let Some(name) = name {
+            label = String::from_utf8_lossy(name).trim_end().to_owned();
+        }
         line.clear();
     }
 }

@@ -9,6 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod model;
+pub mod openai;
+pub mod venv;
+
 /// A temporary project directory, removed on drop.
 pub struct Project {
     dir: tempfile::TempDir,
@@ -67,8 +71,11 @@ impl Project {
 
 /// The text of `fixtures/<name>`.
 pub fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("read fixture {}: {err}", path.display()))
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("read fixture {}: {err}", path.display()))
 }
 
 /// A tool file defining one simple tool `name` whose `execute` body is `body`

@@ -83,7 +83,7 @@ impl ToolResult {
 
 /// Where a tool, or a failure to produce one, comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ToolSource {
     /// A drop-in Python file.
     Python { file: PathBuf },

@@ -17,7 +17,8 @@ pub fn coerce_params(manifest: &ToolManifest, params: Params) -> Result<Params, 
     params
         .into_iter()
         .map(|(key, value)| {
-            if !manifest.parameters.contains_key(&key) && !manifest.parameter_types.contains_key(&key)
+            if !manifest.parameters.contains_key(&key)
+                && !manifest.parameter_types.contains_key(&key)
             {
                 return Ok((key, value));
             }
@@ -70,7 +71,9 @@ fn coerce(value: Value, wanted: ParamType) -> Result<Value, Value> {
 
         (ParamType::Float, Value::Number(n)) => Ok(Value::Number(n)),
         (ParamType::Float, Value::String(s)) => match s.trim().parse::<f64>() {
-            Ok(f) if f.is_finite() => Number::from_f64(f).map(Value::Number).ok_or(Value::String(s)),
+            Ok(f) if f.is_finite() => Number::from_f64(f)
+                .map(Value::Number)
+                .ok_or(Value::String(s)),
             _ => Err(Value::String(s)),
         },
 
@@ -123,7 +126,9 @@ mod tests {
     }
 
     fn coerced(params: Value) -> Result<Value, String> {
-        let Value::Object(params) = params else { panic!() };
+        let Value::Object(params) = params else {
+            panic!()
+        };
         coerce_params(&manifest(), params).map(Value::Object)
     }
 

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::Tool;
 use crate::manifest::{ToolManifest, ToolResult, ToolSource};
 use crate::name::is_valid_name;
 use crate::params::{Params, coerce_params};
 use crate::truncate::cap_output;
-use crate::Tool;
 
 /// What a tool source yields: a tool, or a failure to produce one.
 pub enum Found {
@@ -127,10 +127,10 @@ impl Registry {
         };
         for item in found {
             let entry = registry.admit(item);
-            if entry.status == Status::Available {
-                if let Some(name) = &entry.name {
-                    registry.available.insert(name.clone(), registry.entries.len());
-                }
+            if let (Status::Available, Some(name)) = (entry.status, &entry.name) {
+                registry
+                    .available
+                    .insert(name.clone(), registry.entries.len());
             }
             registry.entries.push(entry);
         }

@@ -3,7 +3,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 fn parse(text: &str) -> Result<Settings, String> {
-    Settings::from_yaml(Path::new("/project"), Some("settings.yaml".into()), text).map_err(|err| err.to_string())
+    Settings::from_yaml(Path::new("/project"), Some("settings.yaml".into()), text)
+        .map_err(|err| err.to_string())
 }
 
 #[test]
@@ -53,7 +54,10 @@ my_section: {anything: [1, 2]}
     assert_eq!(settings.python.workers, 3);
     assert_eq!(settings.agent.tool_mode, ToolMode::Dispatcher);
     assert_eq!(settings.document["my_section"], json!({"anything": [1, 2]}));
-    assert_eq!(settings.document["tools"]["weather"]["api_key"], json!("secret"));
+    assert_eq!(
+        settings.document["tools"]["weather"]["api_key"],
+        json!("secret")
+    );
 }
 
 #[test]

@@ -8,10 +8,22 @@ use crate::output::{Exit, print, usage};
 
 /// Each file `init` writes, relative to the project, and its contents.
 const FILES: &[(&str, &str)] = &[
-    ("settings.yaml", include_str!("../../templates/settings.yaml")),
-    ("agent/tools/weather.py", include_str!("../../templates/weather.py")),
-    ("agent/tools/clock.py", include_str!("../../templates/clock.py")),
-    ("agent/tools/units.py", include_str!("../../templates/units.py")),
+    (
+        "settings.yaml",
+        include_str!("../../templates/settings.yaml"),
+    ),
+    (
+        "agent/tools/weather.py",
+        include_str!("../../templates/weather.py"),
+    ),
+    (
+        "agent/tools/clock.py",
+        include_str!("../../templates/clock.py"),
+    ),
+    (
+        "agent/tools/units.py",
+        include_str!("../../templates/units.py"),
+    ),
 ];
 
 pub fn run(target: &Path, force: bool) -> anyhow::Result<Exit> {
@@ -32,9 +44,11 @@ pub fn run(target: &Path, force: bool) -> anyhow::Result<Exit> {
     for (path, contents) in FILES {
         let path = target.join(path);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("can't create {}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("can't create {}", parent.display()))?;
         }
-        std::fs::write(&path, contents).with_context(|| format!("can't write {}", path.display()))?;
+        std::fs::write(&path, contents)
+            .with_context(|| format!("can't write {}", path.display()))?;
         eprintln!("created {}", path.display());
     }
     print(&format!(

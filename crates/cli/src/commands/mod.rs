@@ -1,7 +1,10 @@
 //! One module per command.
 
+mod ask;
 mod call;
+mod chat;
 mod init;
+mod mcp;
 mod tools;
 
 use anyhow::Context;
@@ -25,6 +28,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             let settings = load_settings(&cli.global)?;
             call::run(&settings, &name, &pairs, params.as_deref(), json).await
         }
+        Command::Mcp => mcp::run(&load_settings(&cli.global)?).await,
+        Command::Ask { message, json } => {
+            ask::run(&load_settings(&cli.global)?, &message, json).await
+        }
+        Command::Chat => chat::run(&load_settings(&cli.global)?).await,
     }
 }
 

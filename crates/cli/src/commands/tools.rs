@@ -46,23 +46,41 @@ fn table(registry: &Registry, settings: &Settings) -> String {
         };
     }
     let name_of = |entry: &Entry| entry.name.clone().unwrap_or_else(|| "-".into());
-    let name_width = entries.iter().map(|e| name_of(e).chars().count()).max().unwrap_or(0).max(4);
+    let name_width = entries
+        .iter()
+        .map(|e| name_of(e).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
     let source_width = entries
         .iter()
         .map(|e| e.source.to_string().chars().count())
         .max()
         .unwrap_or(0)
         .max(6);
-    let mut out = format!("{:name_width$}  {:11}  {:source_width$}  DESCRIPTION\n", "NAME", "STATUS", "SOURCE");
+    let mut out = format!(
+        "{:name_width$}  {:11}  {:source_width$}  DESCRIPTION\n",
+        "NAME", "STATUS", "SOURCE"
+    );
     for entry in entries {
-        let description = entry.manifest.as_ref().map(|m| first_line(&m.description)).unwrap_or_default();
-        out.push_str(&format!(
-            "{:name_width$}  {:11}  {:source_width$}  {description}\n",
+        let description = entry
+            .manifest
+            .as_ref()
+            .map(|m| first_line(&m.description))
+            .unwrap_or_default();
+        let row = format!(
+            "{:name_width$}  {:11}  {:source_width$}  {description}",
             name_of(entry),
             entry.status.as_str(),
             entry.source.to_string(),
-        ));
-        if let Some(manifest) = entry.manifest.as_ref().filter(|_| entry.status == Status::Available) {
+        );
+        out.push_str(row.trim_end());
+        out.push('\n');
+        if let Some(manifest) = entry
+            .manifest
+            .as_ref()
+            .filter(|_| entry.status == Status::Available)
+        {
             for (param, text) in &manifest.parameters {
                 let kind = manifest.param_type(param).json_type();
                 out.push_str(&format!("{:name_width$}    {param} ({kind}): {text}\n", ""));
@@ -72,7 +90,10 @@ fn table(registry: &Registry, settings: &Settings) -> String {
             out.push_str(&format!("{:name_width$}    └ {error}\n", ""));
         }
     }
-    let available = entries.iter().filter(|e| e.status == Status::Available).count();
+    let available = entries
+        .iter()
+        .filter(|e| e.status == Status::Available)
+        .count();
     out.push_str(&format!("\n{available} of {} available", entries.len()));
     out
 }

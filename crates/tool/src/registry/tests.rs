@@ -21,7 +21,12 @@ impl Tool for Echo {
             .get("text")
             .and_then(|v| v.as_str())
             .unwrap_or_default();
-        ToolResult::ok(format!("{} {:?} {}", text, params.get("n"), timeout.as_secs()))
+        ToolResult::ok(format!(
+            "{} {:?} {}",
+            text,
+            params.get("n"),
+            timeout.as_secs()
+        ))
     }
 }
 
@@ -61,7 +66,10 @@ fn the_first_available_tool_of_a_name_wins() {
     );
     assert_eq!(
         statuses(&registry),
-        vec![(Some("same"), Status::Available), (Some("same"), Status::Conflict)]
+        vec![
+            (Some("same"), Status::Available),
+            (Some("same"), Status::Conflict)
+        ]
     );
     assert_eq!(
         registry.entries()[1].error.as_deref(),
@@ -77,7 +85,10 @@ fn an_unavailable_tool_does_not_claim_its_name() {
     );
     assert_eq!(
         statuses(&registry),
-        vec![(Some("same"), Status::Unavailable), (Some("same"), Status::Available)]
+        vec![
+            (Some("same"), Status::Unavailable),
+            (Some("same"), Status::Available)
+        ]
     );
 }
 
@@ -94,7 +105,10 @@ fn invalid_names_and_disabled_tools_are_reported_not_registered() {
     let registry = Registry::new(vec![echo("bad name", "a.py"), echo("off", "b.py")], options);
     assert_eq!(
         statuses(&registry),
-        vec![(Some("bad name"), Status::Error), (Some("off"), Status::Unavailable)]
+        vec![
+            (Some("bad name"), Status::Error),
+            (Some("off"), Status::Unavailable)
+        ]
     );
     assert_eq!(
         registry.entries()[1].error.as_deref(),
@@ -136,7 +150,10 @@ async fn calls_coerce_parameters_apply_the_deadline_and_cap_output() {
 
 #[tokio::test]
 async fn unknown_and_unavailable_tools_are_call_errors() {
-    let registry = Registry::new(vec![found("sleepy", "a.py", false)], RegistryOptions::default());
+    let registry = Registry::new(
+        vec![found("sleepy", "a.py", false)],
+        RegistryOptions::default(),
+    );
     assert_eq!(
         registry.call("nope", Params::new()).await,
         Err(CallError::UnknownTool("nope".into()))

@@ -1,0 +1,266 @@
+//! The `mcp` section: MCP servers as tool sources.
+//!
+//! ```yaml
+//! mcp:
+//!   enabled: true
+//!   startup_timeout: 30
+//!   servers:
+//!     - {name: files, command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "."]}
+//!     - {name: remote, url: "https://example.com/mcp", headers: {Authorization: "Bearer ..."}}
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use riverse_mcp::{ServerSpec, ServerTransport};
+use serde::Deserialize;
+
+use super::{SettingsError, seconds, yaml_text};
+
+const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpSettings {
+    /// `mcp.enabled`: off unless asked for, as in Riverse's own settings.
+    pub enabled: bool,
+    pub startup_timeout: Duration,
+    /// Servers in the order given, without those marked `enabled: false`.
+    pub servers: Vec<ServerSpec>,
+}
+
+impl Default for McpSettings {
+    fn default() -> Self {
+        McpSettings {
+            enabled: false,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            servers: Vec::new(),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct RawMcp {
+    enabled: Option<bool>,
+    startup_timeout: Option<f64>,
+    servers: Vec<RawServer>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawServer {
+    name: Option<String>,
+    enabled: Option<bool>,
+    command: Option<String>,
+    args: Vec<String>,
+    /// Values may be written as numbers or booleans; they reach the server as text.
+    env: BTreeMap<String, serde_yaml_ng::Value>,
+    url: Option<String>,
+    headers: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+pub(super) fn mcp_settings(
+    raw: RawMcp,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<McpSettings, SettingsError> {
+    let startup_timeout = match raw.startup_timeout {
+        Some(secs) => seconds(secs).ok_or_else(|| {
+            invalid(
+                "mcp.startup_timeout",
+                format!("expected a positive number of seconds, got {secs}"),
+            )
+        })?,
+        None => DEFAULT_STARTUP_TIMEOUT,
+    };
+    let mut servers: Vec<ServerSpec> = Vec::new();
+    for (index, server) in raw.servers.into_iter().enumerate() {
+        let key = |field: &str| format!("mcp.servers[{index}].{field}");
+        let name = server
+            .name
+            .map(|name| name.trim().to_owned())
+            .filter(|name| !name.is_empty())
+            .ok_or_else(|| invalid(&key("name"), "every server needs a name".into()))?;
+        if servers.iter().any(|known| known.name == name) {
+            return Err(invalid(
+                &key("name"),
+                format!("the name {name:?} is already used by another server"),
+            ));
+        }
+        if server.enabled == Some(false) {
+            continue;
+        }
+        let command = server.command.filter(|command| !command.trim().is_empty());
+        let url = server.url.filter(|url| !url.trim().is_empty());
+        let transport = match (command, url) {
+            (Some(command), None) => ServerTransport::Stdio {
+                command,
+                args: server.args,
+                env: text_values(server.env, &|k| key(&format!("env.{k}")), invalid)?,
+            },
+            (None, Some(url)) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(invalid(
+                        &key("url"),
+                        format!("expected an http:// or https:// url, got {url:?}"),
+                    ));
+                }
+                ServerTransport::Http {
+                    url,
+                    headers: text_values(
+                        server.headers,
+                        &|k| key(&format!("headers.{k}")),
+                        invalid,
+                    )?,
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    &format!("mcp.servers[{index}]"),
+                    format!("server {name:?} has both command and url; give one"),
+                ));
+            }
+            (None, None) => {
+                return Err(invalid(
+                    &format!("mcp.servers[{index}]"),
+                    format!("server {name:?} needs a command (stdio) or a url (streamable http)"),
+                ));
+            }
+        };
+        servers.push(ServerSpec { name, transport });
+    }
+    Ok(McpSettings {
+        enabled: raw.enabled.unwrap_or(false),
+        startup_timeout,
+        servers,
+    })
+}
+
+/// Scalars as text; anything else is an error naming its key.
+fn text_values(
+    values: BTreeMap<String, serde_yaml_ng::Value>,
+    key: &dyn Fn(&str) -> String,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<BTreeMap<String, String>, SettingsError> {
+    values
+        .into_iter()
+        .map(|(name, value)| {
+            let text = match &value {
+                serde_yaml_ng::Value::String(text) => text.clone(),
+                serde_yaml_ng::Value::Number(number) => number.to_string(),
+                serde_yaml_ng::Value::Bool(flag) => flag.to_string(),
+                other => {
+                    return Err(invalid(
+                        &key(&name),
+                        format!("expected text, got {}", yaml_text(other)),
+                    ));
+                }
+            };
+            Ok((name, text))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+    use crate::Settings;
+
+    fn parse(text: &str) -> Result<McpSettings, String> {
+        Settings::from_yaml(Path::new("/project"), Some("settings.yaml".into()), text)
+            .map(|settings| settings.mcp)
+            .map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn mcp_is_off_with_no_servers_by_default() {
+        assert_eq!(parse(""), Ok(McpSettings::default()));
+    }
+
+    #[test]
+    fn stdio_and_http_servers_are_read_in_order() {
+        let text = r#"
+mcp:
+  enabled: true
+  startup_timeout: 2.5
+  servers:
+    - {name: gmail, command: npx, args: ["-y", "@example/mcp-gmail"], env: {PORT: 8080, DEBUG: true}}
+    - {name: off, command: never, enabled: false}
+    - {name: remote, url: "http://127.0.0.1:9/mcp", headers: {Authorization: "Bearer x"}}
+"#;
+        let expected = McpSettings {
+            enabled: true,
+            startup_timeout: Duration::from_millis(2500),
+            servers: vec![
+                ServerSpec {
+                    name: "gmail".into(),
+                    transport: ServerTransport::Stdio {
+                        command: "npx".into(),
+                        args: vec!["-y".into(), "@example/mcp-gmail".into()],
+                        env: BTreeMap::from([
+                            ("DEBUG".into(), "true".into()),
+                            ("PORT".into(), "8080".into()),
+                        ]),
+                    },
+                },
+                ServerSpec {
+                    name: "remote".into(),
+                    transport: ServerTransport::Http {
+                        url: "http://127.0.0.1:9/mcp".into(),
+                        headers: BTreeMap::from([("Authorization".into(), "Bearer x".into())]),
+                    },
+                },
+            ],
+        };
+        assert_eq!(parse(text), Ok(expected));
+    }
+
+    #[test]
+    fn bad_servers_are_errors_naming_their_key() {
+        let cases = [
+            (
+                "mcp: {servers: [{command: x}]}",
+                "settings.yaml: mcp.servers[0].name: every server needs a name",
+            ),
+            (
+                "mcp: {servers: [{name: a, command: x}, {name: a, command: y}]}",
+                "settings.yaml: mcp.servers[1].name: the name \"a\" is already used by another server",
+            ),
+            (
+                "mcp: {servers: [{name: a, command: x, url: 'http://h'}]}",
+                "settings.yaml: mcp.servers[0]: server \"a\" has both command and url; give one",
+            ),
+            (
+                "mcp: {servers: [{name: a}]}",
+                "settings.yaml: mcp.servers[0]: server \"a\" needs a command (stdio) or a url (streamable http)",
+            ),
+            (
+                "mcp: {servers: [{name: a, url: 'ftp://h'}]}",
+                "settings.yaml: mcp.servers[0].url: expected an http:// or https:// url, got \"ftp://h\"",
+            ),
+            (
+                "mcp: {servers: [{name: a, command: x, env: {K: [1]}}]}",
+                "settings.yaml: mcp.servers[0].env.K: expected text, got - 1",
+            ),
+            (
+                "mcp: {startup_timeout: 0}",
+                "settings.yaml: mcp.startup_timeout: expected a positive number of seconds, got 0",
+            ),
+        ];
+        for (text, message) in cases {
+            assert_eq!(parse(text), Err(message.to_owned()), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_located() {
+        let err = parse("mcp:\n  servers:\n    - {name: a, command: x, args: oops}\n").unwrap_err();
+        assert!(
+            err.contains("mcp.servers[0].args") && err.contains("line 3"),
+            "{err}"
+        );
+    }
+}

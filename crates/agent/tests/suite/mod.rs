@@ -1,0 +1,4 @@
+mod dispatcher;
+mod limits;
+mod native;
+mod support;

@@ -1,0 +1,68 @@
+//! A project, an agent pointed at the scripted server, and a turn's events.
+
+use riverse_agent::{Agent, Settings, Turn, TurnEvent, build_agent};
+use riverse_llm::Message;
+use riverse_test_support::Project;
+use riverse_test_support::openai::OpenAiServer;
+
+/// The tool of DESIGN.md section 1.
+pub const WEATHER: &str = r#"
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+class WeatherTool(BaseTool):
+    def __init__(self, config):
+        self.config = config
+    def manifest(self):
+        return ToolManifest(
+            name="weather",
+            description="Get the current weather of a city",
+            parameters={"city": "City name, e.g. Tokyo, London"},
+            examples=["What's the weather in Tokyo?", "Is it raining in London?"],
+        )
+    def execute(self, params):
+        city = params.get("city", "").strip()
+        if not city:
+            return ToolResult(success=False, data="", error="missing city")
+        return ToolResult(success=True, data=f"{city}: 21°C, sunny")
+"#;
+
+/// An agent for `project` that talks to `server`, with `extra` settings.
+pub async fn agent(project: &Project, server: &OpenAiServer, extra: &str) -> Agent {
+    let yaml = format!(
+        "llm_provider: openai\nopenai: {{api_base: \"{}\", api_key: sk-test, max_retries: 0}}\n{extra}",
+        server.url()
+    );
+    let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();
+    build_agent(&settings).await.unwrap()
+}
+
+/// Runs one turn and returns it with every event it emitted.
+pub async fn turn(agent: &Agent, history: &[Message], message: &str) -> (Turn, Vec<TurnEvent>) {
+    let mut events = Vec::new();
+    let mut on_event = |event: TurnEvent| events.push(event);
+    let turn = agent.turn(history, message, &mut on_event).await.unwrap();
+    (turn, events)
+}
+
+/// A short name for each event, in order; answer pieces joined.
+pub fn event_outline(events: &[TurnEvent]) -> Vec<String> {
+    let mut outline: Vec<String> = Vec::new();
+    for event in events {
+        let line = match event {
+            TurnEvent::ToolCallStarted { tool, .. } => format!("started {tool}"),
+            TurnEvent::ToolCallFinished(record) => {
+                format!("finished {} {}", record.tool, record.success)
+            }
+            TurnEvent::AnswerDelta(text) => {
+                if let Some(last) = outline.last_mut().filter(|l| l.starts_with("text ")) {
+                    last.push_str(text);
+                    continue;
+                }
+                format!("text {text}")
+            }
+            TurnEvent::Done { answer } => format!("done {answer}"),
+        };
+        outline.push(line);
+    }
+    outline
+}

@@ -1,0 +1,297 @@
+//! Round trip of one `tools/call` of a trivial Python tool through `riverse mcp`,
+//! beside the same call through a server made with the official MCP Python
+//! SDK. The client is a minimal one of our own: newline-delimited JSON-RPC on
+//! the server's stdin and stdout, one call at a time, no SDK, so what is
+//! measured is the server. `tools/list`, which involves no Python, is measured
+//! too: it is the cost of the MCP layer alone.
+//!
+//! ```sh
+//! cargo build --release -p riverse -p riverse-bench && target/release/mcp
+//! ```
+//!
+//! The SDK server runs on the interpreter of the test environment
+//! (`target/test-venvs/mcp`, made by `.ci/run` or the first MCP test), or
+//! `--python PATH`.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use serde_json::{Value, json};
+
+#[derive(Parser)]
+#[command(about = "MCP round trip: riverse mcp beside the MCP Python SDK's server")]
+struct Args {
+    /// The `riverse` binary (default: the one next to this benchmark).
+    #[arg(long)]
+    riverse: Option<PathBuf>,
+    /// An interpreter with the `mcp` package (default: target/test-venvs/mcp).
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Calls measured per server, after the warm-up.
+    #[arg(long, default_value_t = 5000)]
+    calls: usize,
+    /// Calls made first and not measured.
+    #[arg(long, default_value_t = 500)]
+    warmup: usize,
+}
+
+/// The drop-in tool both servers offer.
+const PING_TOOL: &str = r#"from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class PingTool(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="ping", description="Answers pong", parameters={})
+
+    def execute(self, params):
+        return ToolResult(success=True, data="pong")
+"#;
+
+/// The same tool as an MCP Python SDK server.
+const SDK_SERVER: &str = r#"from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("ping")
+
+
+@server.tool()
+def ping() -> str:
+    """Answers pong"""
+    return "pong"
+
+
+server.run()
+"#;
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("mcp bench: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    if args.calls == 0 {
+        bail!("--calls must be at least 1");
+    }
+    let riverse = match args.riverse {
+        Some(path) => path,
+        None => std::env::current_exe()?.with_file_name("riverse"),
+    };
+    if !riverse.is_file() {
+        bail!(
+            "no riverse binary at {}; build it with cargo build --release -p riverse",
+            riverse.display()
+        );
+    }
+    let python = match args.python {
+        Some(path) => path,
+        None => {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp/bin/python")
+        }
+    };
+    if !python.is_file() {
+        bail!(
+            "no interpreter with the mcp package at {}; run .ci/run or cargo test -p riverse-mcp once, or pass --python",
+            python.display()
+        );
+    }
+    let project = tempfile::tempdir()?;
+    let tools = project.path().join("agent/tools");
+    std::fs::create_dir_all(&tools)?;
+    std::fs::write(tools.join("ping.py"), PING_TOOL)?;
+    std::fs::write(project.path().join("sdk_server.py"), SDK_SERVER)?;
+
+    let mut riverse_cmd = Command::new(&riverse);
+    riverse_cmd.arg("--dir").arg(project.path()).arg("mcp");
+    let mut sdk_cmd = Command::new(&python);
+    sdk_cmd.arg(project.path().join("sdk_server.py"));
+
+    println!(
+        "MCP round trip of a trivial Python tool ({} calls after {} warm-up)",
+        args.calls, args.warmup
+    );
+    let (warmup, calls) = (args.warmup, args.calls);
+    let ours =
+        measure(&mut riverse_cmd, Request::CallPing, warmup, calls).context("riverse mcp")?;
+    let sdk =
+        measure(&mut sdk_cmd, Request::CallPing, warmup, calls).context("MCP Python SDK server")?;
+    let ours_list =
+        measure(&mut riverse_cmd, Request::ListTools, warmup, calls).context("riverse mcp")?;
+    let sdk_list = measure(&mut sdk_cmd, Request::ListTools, warmup, calls)
+        .context("MCP Python SDK server")?;
+    println!(
+        "{:<40} {:>10} {:>10} {:>10}",
+        "server, request", "p50", "p99", "mean"
+    );
+    for (name, stats) in [
+        ("riverse mcp, tools/call ping", &ours),
+        ("MCP Python SDK (MCPServer), tools/call", &sdk),
+        ("riverse mcp, tools/list", &ours_list),
+        ("MCP Python SDK (MCPServer), tools/list", &sdk_list),
+    ] {
+        println!(
+            "{:<40} {:>10} {:>10} {:>10}",
+            name,
+            micros(stats.p50),
+            micros(stats.p99),
+            micros(stats.mean)
+        );
+    }
+    println!(
+        "tools/call: riverse mcp is {:.1}x faster at p50, {:.1}x at p99 (goal: p50 <= 50 µs and >= 20x)",
+        sdk.p50.as_secs_f64() / ours.p50.as_secs_f64(),
+        sdk.p99.as_secs_f64() / ours.p99.as_secs_f64()
+    );
+    println!(
+        "tools/list: riverse mcp is {:.1}x faster at p50",
+        sdk_list.p50.as_secs_f64() / ours_list.p50.as_secs_f64()
+    );
+    Ok(())
+}
+
+fn micros(duration: Duration) -> String {
+    format!("{:.1} µs", duration.as_secs_f64() * 1e6)
+}
+
+struct Stats {
+    p50: Duration,
+    p99: Duration,
+    mean: Duration,
+}
+
+/// A server under test, killed on drop.
+struct Server {
+    child: Child,
+    stdin: BufWriter<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start(command: &mut Command) -> anyhow::Result<Server> {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("can't start the server")?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            bail!("the server's stdio could not be captured");
+        };
+        Ok(Server {
+            child,
+            stdin: BufWriter::new(stdin),
+            stdout: BufReader::new(stdout),
+            line: String::new(),
+        })
+    }
+
+    fn send(&mut self, message: &Value) -> anyhow::Result<()> {
+        writeln!(self.stdin, "{message}")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+
+    /// Reads lines until the response to `id`, skipping notifications.
+    fn response(&mut self, id: u64) -> anyhow::Result<&str> {
+        loop {
+            self.line.clear();
+            if self.stdout.read_line(&mut self.line)? == 0 {
+                bail!("the server closed its stdout");
+            }
+            // A cheap check keeps JSON parsing out of the measured loop.
+            if self.line.contains(&format!("\"id\":{id}"))
+                || self.line.contains(&format!("\"id\": {id}"))
+            {
+                return Ok(&self.line);
+            }
+        }
+    }
+}
+
+/// What is sent, and a piece of text its reply must contain.
+#[derive(Clone, Copy)]
+enum Request {
+    /// `tools/call` of `ping`: the whole path, the Python tool included.
+    CallPing,
+    /// `tools/list`: the MCP layer alone, no Python involved.
+    ListTools,
+}
+
+impl Request {
+    fn line(self, id: u64) -> String {
+        let message = match self {
+            Request::CallPing => json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "ping", "arguments": {}}
+            }),
+            Request::ListTools => {
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}})
+            }
+        };
+        format!("{message}\n")
+    }
+
+    fn expected(self) -> &'static str {
+        match self {
+            Request::CallPing => "pong",
+            Request::ListTools => "\"ping\"",
+        }
+    }
+}
+
+fn measure(
+    command: &mut Command,
+    request: Request,
+    warmup: usize,
+    calls: usize,
+) -> anyhow::Result<Stats> {
+    let mut server = Server::start(command)?;
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "riverse-bench", "version": "0"}
+        }
+    }))?;
+    server.response(0)?;
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    let mut samples = Vec::with_capacity(calls);
+    for id in 1..=(warmup + calls) as u64 {
+        let line = request.line(id);
+        let started = Instant::now();
+        server.stdin.write_all(line.as_bytes())?;
+        server.stdin.flush()?;
+        let reply = server.response(id)?;
+        let elapsed = started.elapsed();
+        if !reply.contains(request.expected()) {
+            bail!("unexpected reply: {reply}");
+        }
+        if id as usize > warmup {
+            samples.push(elapsed);
+        }
+    }
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
+    let total: Duration = samples.iter().sum();
+    Ok(Stats {
+        p50: at(0.50),
+        p99: at(0.99),
+        mean: total / samples.len().max(1) as u32,
+    })
+}

@@ -1,0 +1,310 @@
+//! `riverse chat`: a conversation on a terminal, or one message per line of
+//! piped input.
+//!
+//! On a terminal, lines are read with a line editor and a history file; Ctrl-C
+//! while a turn runs cancels that turn, and at the prompt clears the line;
+//! Ctrl-D or `/exit` leaves. With piped input, each line is a message (or a
+//! command), answers go to stdout and tool progress to stderr, and the chat
+//! ends with its input.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use riverse_agent::{Agent, Settings, TurnEvent, build_agent};
+use riverse_llm::Message;
+use riverse_tool::Status;
+use rustyline::error::ReadlineError;
+use tokio::io::AsyncBufReadExt;
+
+use crate::output::Exit;
+
+/// The longest tool error shown on one progress line.
+const MAX_ERROR_CHARS: usize = 200;
+
+const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
+
+pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
+    let agent = build_agent(settings).await?;
+    let mut input = if io::stdin().is_terminal() {
+        let input = Input::terminal()?;
+        let tools = agent.registry().available_manifests().count();
+        eprintln!(
+            "Riverse: {}, {tools} tools. {HELP}; Ctrl-C cancels a turn, Ctrl-D leaves.",
+            agent.provider().describe()
+        );
+        input
+    } else {
+        Input::piped()
+    };
+    let mut history: Vec<Message> = Vec::new();
+    while let Some(line) = input.next_line().await? {
+        let line = line.trim();
+        match line {
+            "" => {}
+            "/exit" | "/quit" => break,
+            "/reset" => {
+                history.clear();
+                eprintln!("(conversation cleared)");
+            }
+            "/tools" => print_tools(&agent)?,
+            "/help" => eprintln!("{HELP}"),
+            command if command.starts_with('/') => eprintln!("unknown command {command}; {HELP}"),
+            message => {
+                if let Some(messages) = run_turn(&agent, &history, message).await? {
+                    history.extend(messages);
+                }
+            }
+        }
+    }
+    input.save_history();
+    Ok(Exit::Success)
+}
+
+/// One turn, cancelled by Ctrl-C. Returns the messages to keep, or `None`
+/// when the turn failed or was cancelled (the history stays as it was).
+async fn run_turn(
+    agent: &Agent,
+    history: &[Message],
+    message: &str,
+) -> anyhow::Result<Option<Vec<Message>>> {
+    let mut progress = Progress::new();
+    let mut answer = StreamedText::new(io::stdout());
+    let mut on_event = |event: TurnEvent| match event {
+        TurnEvent::AnswerDelta(text) => answer.write(&text),
+        other => progress.show(&other),
+    };
+    let outcome = tokio::select! {
+        turn = agent.turn(history, message, &mut on_event) => Some(turn),
+        _ = tokio::signal::ctrl_c() => None,
+    };
+    answer.finish_line()?;
+    match outcome {
+        Some(Ok(turn)) => Ok(Some(turn.messages)),
+        Some(Err(err)) => {
+            eprintln!("riverse: {err}");
+            Ok(None)
+        }
+        None => {
+            eprintln!("(cancelled)");
+            Ok(None)
+        }
+    }
+}
+
+fn print_tools(agent: &Agent) -> anyhow::Result<()> {
+    let mut out = String::new();
+    for entry in agent.registry().entries() {
+        let name = entry.name.as_deref().unwrap_or("-");
+        match (entry.status, &entry.manifest) {
+            (Status::Available, Some(manifest)) => {
+                let description = manifest.description.lines().next().unwrap_or_default();
+                out.push_str(&format!("{name}: {description}\n"));
+            }
+            (status, _) => {
+                let error = entry.error.as_deref().unwrap_or_default();
+                out.push_str(&format!(
+                    "{name} ({}): {}\n",
+                    status.as_str(),
+                    first_line(error)
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no tools\n");
+    }
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// Where messages come from.
+enum Input {
+    Terminal {
+        /// Boxed: it is large, and moves to a blocking thread for each line.
+        editor: Option<Box<rustyline::DefaultEditor>>,
+        history_file: Option<PathBuf>,
+    },
+    Piped(tokio::io::Lines<tokio::io::BufReader<tokio::io::Stdin>>),
+}
+
+impl Input {
+    fn terminal() -> anyhow::Result<Input> {
+        let mut editor = rustyline::DefaultEditor::new().context("can't set up line editing")?;
+        let history_file = history_file();
+        if let Some(file) = &history_file {
+            // A missing or unreadable history only means starting afresh.
+            let _ = editor.load_history(file);
+        }
+        Ok(Input::Terminal {
+            editor: Some(Box::new(editor)),
+            history_file,
+        })
+    }
+
+    fn piped() -> Input {
+        Input::Piped(tokio::io::BufReader::new(tokio::io::stdin()).lines())
+    }
+
+    /// The next line, or `None` at the end of input.
+    async fn next_line(&mut self) -> anyhow::Result<Option<String>> {
+        match self {
+            Input::Piped(lines) => {
+                // Ctrl-C no longer ends the program once a turn has listened
+                // for it, so waiting for input listens too.
+                tokio::select! {
+                    line = lines.next_line() => Ok(line.context("can't read standard input")?),
+                    _ = tokio::signal::ctrl_c() => Ok(None),
+                }
+            }
+            Input::Terminal { editor, .. } => loop {
+                let Some(mut owned) = editor.take() else {
+                    return Ok(None);
+                };
+                // The editor blocks its thread while it reads.
+                let (owned, line) = tokio::task::spawn_blocking(move || {
+                    let line = owned.readline("> ");
+                    (owned, line)
+                })
+                .await
+                .context("the line editor stopped")?;
+                *editor = Some(owned);
+                match line {
+                    Ok(line) => {
+                        if let Some(editor) = editor.as_mut()
+                            && !line.trim().is_empty()
+                        {
+                            let _ = editor.add_history_entry(line.as_str());
+                        }
+                        return Ok(Some(line));
+                    }
+                    Err(ReadlineError::Interrupted) => continue,
+                    Err(ReadlineError::Eof) => return Ok(None),
+                    Err(err) => return Err(err).context("can't read from the terminal"),
+                }
+            },
+        }
+    }
+
+    fn save_history(&mut self) {
+        if let Input::Terminal {
+            editor: Some(editor),
+            history_file: Some(file),
+        } = self
+        {
+            if let Some(parent) = file.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            if let Err(err) = editor.save_history(file) {
+                tracing::warn!("can't save the chat history to {}: {err}", file.display());
+            }
+        }
+    }
+}
+
+/// `$XDG_STATE_HOME/riverse/chat_history`, or under `~/.local/state`.
+fn history_file() -> Option<PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state"))
+        })?;
+    Some(state.join("riverse").join("chat_history"))
+}
+
+/// Tool calls as they start and finish, on stderr.
+pub(super) struct Progress;
+
+impl Progress {
+    pub(super) fn new() -> Self {
+        Progress
+    }
+
+    pub(super) fn show(&mut self, event: &TurnEvent) {
+        match event {
+            TurnEvent::ToolCallStarted { tool, params, .. } => {
+                eprintln!("  → {tool} {params}");
+            }
+            TurnEvent::ToolCallFinished(record) => {
+                let took = milliseconds(record.duration);
+                if record.success {
+                    eprintln!("  ✓ {} ({took})", record.tool);
+                } else {
+                    eprintln!(
+                        "  ✗ {} ({took}): {}",
+                        record.tool,
+                        shorten(&first_line(&record.error))
+                    );
+                }
+            }
+            TurnEvent::AnswerDelta(_) | TurnEvent::Done { .. } => {}
+        }
+    }
+}
+
+/// Answer text written as it streams in. A failed write (a closed pipe) is
+/// kept and reported once the turn is over.
+pub(super) struct StreamedText<W: Write> {
+    out: W,
+    /// Whether the last thing written ended a line.
+    at_line_start: bool,
+    failed: Option<io::Error>,
+}
+
+impl<W: Write> StreamedText<W> {
+    pub(super) fn new(out: W) -> Self {
+        StreamedText {
+            out,
+            at_line_start: true,
+            failed: None,
+        }
+    }
+
+    pub(super) fn write(&mut self, text: &str) {
+        if self.failed.is_some() || text.is_empty() {
+            return;
+        }
+        match self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|()| self.out.flush())
+        {
+            Ok(()) => self.at_line_start = text.ends_with('\n'),
+            Err(err) => self.failed = Some(err),
+        }
+    }
+
+    /// Ends the last line, and reports a write that failed.
+    pub(super) fn finish_line(&mut self) -> io::Result<()> {
+        if let Some(err) = self.failed.take() {
+            return Err(err);
+        }
+        if !self.at_line_start {
+            self.out.write_all(b"\n")?;
+            self.out.flush()?;
+            self.at_line_start = true;
+        }
+        Ok(())
+    }
+}
+
+fn milliseconds(duration: Duration) -> String {
+    format!("{} ms", duration.as_millis())
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
+fn shorten(text: &str) -> String {
+    if text.chars().count() > MAX_ERROR_CHARS {
+        let cut: String = text.chars().take(MAX_ERROR_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        text.to_owned()
+    }
+}

@@ -1,0 +1,26 @@
+//! `riverse mcp`: the registry served as an MCP server on stdio.
+//!
+//! stdout carries the protocol and nothing else; what goes wrong is logged on
+//! stderr, where MCP hosts collect a server's logs.
+
+use anyhow::Context;
+use riverse_agent::{Settings, build_registry};
+use riverse_tool::Status;
+
+use crate::output::Exit;
+
+pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
+    let registry = build_registry(settings).await;
+    for entry in registry.entries() {
+        if let (Status::Error | Status::Conflict, Some(error)) = (entry.status, &entry.error) {
+            let name = entry.name.as_deref().unwrap_or("-");
+            tracing::warn!("not serving {name} ({}): {error}", entry.source);
+        }
+    }
+    let served = registry.available_manifests().count();
+    tracing::info!("serving {served} tools over mcp on stdio");
+    riverse_mcp::serve_stdio(registry)
+        .await
+        .context("riverse mcp")?;
+    Ok(Exit::Success)
+}

@@ -1,0 +1,243 @@
+//! `riverse ask`, against the scripted server.
+
+use std::net::TcpListener;
+use std::process::{Command, Output};
+
+use pretty_assertions::assert_eq;
+use riverse_test_support::Project;
+use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use serde_json::{Value, json};
+
+/// The tool of DESIGN.md section 1.
+pub(super) const WEATHER: &str = r#"
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+class WeatherTool(BaseTool):
+    def __init__(self, config):
+        self.config = config
+    def manifest(self):
+        return ToolManifest(
+            name="weather",
+            description="Get the current weather of a city",
+            parameters={"city": "City name, e.g. Tokyo, London"},
+            examples=["What's the weather in Tokyo?"],
+        )
+    def execute(self, params):
+        return ToolResult(success=True, data=f"{params['city']}: 21°C, sunny")
+"#;
+
+/// `riverse --dir PROJECT`, with no LLM settings leaking in from the
+/// environment.
+pub(super) fn riverse(project: &Project) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_riverse"));
+    command
+        .arg("--dir")
+        .arg(project.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("RIVERSE_CONFIG")
+        .env_remove("RUST_LOG")
+        .env("XDG_STATE_HOME", project.path().join("state"));
+    command
+}
+
+/// A project with the weather tool whose settings point at `server`.
+pub(super) fn project_for(server: &OpenAiServer, extra: &str) -> Project {
+    let project = Project::new();
+    project.tool("weather.py", WEATHER).settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"{}\", api_key: sk-file, max_retries: 0}}\n{extra}",
+        server.url()
+    ));
+    project
+}
+
+pub(super) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn ask(project: &Project, args: &[&str]) -> Output {
+    riverse(project).arg("ask").args(args).output().unwrap()
+}
+
+/// A loopback port nothing listens on.
+fn closed_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn ask_prints_the_answer_after_running_the_tool() {
+    let server = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text("It is 21°C and sunny in Tokyo."),
+    ]);
+    let project = project_for(&server, "");
+    let output = ask(&project, &["What's the weather in Tokyo?"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(text(&output.stdout), "It is 21°C and sunny in Tokyo.\n");
+    assert!(
+        stderr.contains("→ weather {\"city\":\"Tokyo\"}"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("✓ weather ("), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests[0].header("authorization"), Some("Bearer sk-file"));
+    assert_eq!(
+        requests[1].tool_results(),
+        vec![("c1".into(), "Tokyo: 21°C, sunny".into())]
+    );
+    server.assert_every_tool_result_answers_a_call();
+}
+
+#[test]
+fn ask_json_prints_one_document_with_every_tool_call() {
+    let server = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Oslo"})),
+        ev_text("Oslo is sunny."),
+    ]);
+    let project = project_for(&server, "");
+    let output = ask(&project, &["Weather in Oslo?", "--json"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let mut document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let duration = document["tool_calls"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("duration_ms")
+        .unwrap();
+    assert!(duration.is_u64(), "{duration}");
+    assert_eq!(
+        document,
+        json!({
+            "answer": "Oslo is sunny.",
+            "tool_calls": [{"tool": "weather", "params": {"city": "Oslo"}, "success": true,
+                            "data": "Oslo: 21°C, sunny", "error": ""}]
+        })
+    );
+}
+
+#[test]
+fn ask_exits_1_with_one_line_when_the_llm_cannot_be_reached() {
+    let port = closed_port();
+    let project = Project::new();
+    project.settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"http://127.0.0.1:{port}\", max_retries: 0}}\n"
+    ));
+    for args in [&["hello"][..], &["hello", "--json"][..]] {
+        let output = ask(&project, args);
+        assert_eq!(output.status.code(), Some(1));
+        assert_eq!(text(&output.stdout), "");
+        assert_eq!(
+            text(&output.stderr),
+            format!(
+                "riverse: can't reach the LLM at http://127.0.0.1:{port}/v1/chat/completions: connection refused \
+                 (check openai.api_base in settings.yaml or OPENAI_BASE_URL)\n"
+            )
+        );
+    }
+}
+
+/// A project on the embedded default (no `llm_provider`), with the weather tool
+/// and the model in the cache the tests share.
+fn embedded_project() -> Project {
+    riverse_test_support::model::embedded_model();
+    let project = Project::new();
+    project.tool("weather.py", WEATHER);
+    project
+}
+
+#[test]
+fn ask_on_the_embedded_default_calls_a_python_tool_and_answers_from_its_result() {
+    let project = embedded_project();
+    let output = ask(&project, &["What's the weather in Tokyo?", "--json"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let calls = document["tool_calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{document}");
+    assert_eq!(calls[0]["tool"], "weather");
+    assert_eq!(calls[0]["params"], json!({"city": "Tokyo"}));
+    assert_eq!(calls[0]["success"], true);
+    assert_eq!(calls[0]["data"], "Tokyo: 21°C, sunny");
+    assert!(
+        !document["answer"].as_str().unwrap().trim().is_empty(),
+        "{document}"
+    );
+}
+
+#[test]
+fn ask_on_the_embedded_default_shows_the_chosen_call_and_answers_small_talk_without_tools() {
+    let project = embedded_project();
+    let output = ask(&project, &["Is it raining in London?"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("weather"),
+        "the chosen call is shown: {stderr}"
+    );
+    assert!(!text(&output.stdout).trim().is_empty());
+
+    let output = ask(&project, &["Thank you, that was nice!", "--json"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["tool_calls"], json!([]), "{document}");
+}
+
+#[test]
+fn a_missing_embedded_model_file_is_one_line_naming_it() {
+    let project = Project::new();
+    project.settings("embedded: {model_path: models/absent.gguf}\n");
+    let output = ask(&project, &["hello"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("absent.gguf"), "{stderr}");
+}
+
+#[test]
+fn environment_variables_override_the_key_and_base_url_of_the_file() {
+    let server = OpenAiServer::start([ev_text("from the env server")]);
+    let project = Project::new();
+    project.settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"http://127.0.0.1:{}\", api_key: from-file, max_retries: 0}}\n",
+        closed_port()
+    ));
+    let output = riverse(&project)
+        .args(["ask", "hi"])
+        .env("OPENAI_API_KEY", "sk-env")
+        .env("OPENAI_BASE_URL", server.base_url())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "from the env server\n");
+    let request = server.single_request();
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.header("authorization"), Some("Bearer sk-env"));
+}
+
+#[test]
+fn a_bad_llm_setting_names_its_key() {
+    let project = Project::new();
+    project.settings("llm_provider: openai\nopenai: {temperature: 7}\n");
+    let output = ask(&project, &["hi"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("openai.temperature: expected a number from 0 to 2, got 7"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_japanese_answer_is_printed_intact() {
+    let server = OpenAiServer::start([ev_text("東京は晴れです。").split_bytes(4)]);
+    let project = project_for(&server, "language: ja");
+    let output = ask(&project, &["東京の天気は？"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "東京は晴れです。\n");
+    let sent = server.single_request().roles_and_contents();
+    assert!(sent[0].1.starts_with("あなたは Riverse"), "{sent:?}");
+    assert_eq!(sent[1].1, "東京の天気は？");
+}

@@ -1,0 +1,185 @@
+//! `riverse chat` with piped input: one message per line.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use pretty_assertions::assert_eq;
+use riverse_test_support::openai::{OpenAiServer, ev_status, ev_text, ev_tool_call};
+use riverse_test_support::{Project, simple_tool};
+use serde_json::json;
+
+use super::ask::{project_for, riverse, text};
+
+fn chat(project: &Project, input: &str) -> Output {
+    let mut child = riverse(project)
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn each_line_is_a_message_and_the_history_carries_over() {
+    let server = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text("Sunny in Tokyo."),
+        ev_text("You asked about Tokyo."),
+    ]);
+    let project = project_for(&server, "");
+    let output = chat(&project, "Weather in Tokyo?\n\nWhich city was it?\n");
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        text(&output.stdout),
+        "Sunny in Tokyo.\nYou asked about Tokyo.\n"
+    );
+    assert!(
+        stderr.contains("→ weather") && stderr.contains("✓ weather ("),
+        "{stderr}"
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let contents: Vec<String> = requests[2]
+        .roles_and_contents()
+        .into_iter()
+        .skip(1)
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(
+        contents,
+        [
+            "Weather in Tokyo?",
+            "",
+            "Tokyo: 21°C, sunny",
+            "Sunny in Tokyo.",
+            "Which city was it?"
+        ]
+        .map(String::from)
+    );
+    server.assert_every_tool_result_answers_a_call();
+}
+
+#[test]
+fn slash_commands_list_tools_reset_the_conversation_and_exit() {
+    let server = OpenAiServer::start([ev_text("first"), ev_text("second")]);
+    let project = project_for(&server, "");
+    let output = chat(
+        &project,
+        "hello\n/reset\nagain\n/tools\n/nonsense\n/exit\nnever sent\n",
+    );
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        stdout,
+        "first\nsecond\nweather: Get the current weather of a city\n"
+    );
+    assert!(stderr.contains("(conversation cleared)"), "{stderr}");
+    assert!(stderr.contains("unknown command /nonsense"), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "nothing after /exit is sent");
+    let after_reset: Vec<String> = requests[1]
+        .roles_and_contents()
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    assert_eq!(after_reset, ["system", "user"]);
+}
+
+#[test]
+fn an_llm_error_ends_the_turn_but_not_the_chat() {
+    let server = OpenAiServer::start([ev_status(401, "bad key"), ev_text("fine now")]);
+    let project = project_for(&server, "");
+    let output = chat(&project, "one\ntwo\n");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("401 Unauthorized: bad key"), "{stderr}");
+    assert_eq!(text(&output.stdout), "fine now\n");
+    let roles: Vec<String> = server.requests()[1]
+        .roles_and_contents()
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    assert_eq!(roles, ["system", "user"], "a failed turn leaves no history");
+}
+
+#[test]
+fn ctrl_c_cancels_the_running_turn_and_the_chat_goes_on() {
+    let server = OpenAiServer::start([
+        ev_tool_call("c1", "sleeper", json!({})),
+        ev_text("next answer"),
+    ]);
+    let project = project_for(&server, "");
+    project.tool(
+        "sleeper.py",
+        &simple_tool(
+            "sleeper",
+            "import time\ntime.sleep(60)\nreturn ToolResult(True, 'late')",
+        ),
+    );
+    let mut child = riverse(&project)
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (lines_tx, lines) = mpsc::channel::<String>();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let _ = lines_tx.send(line.unwrap_or_default());
+        }
+    });
+    let wait_for = |needle: &str| -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            match lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) => {
+                    let found = line.contains(needle);
+                    seen.push(line);
+                    if found {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no {needle:?} on stderr; saw {seen:?}"),
+            }
+        }
+    };
+    writeln!(stdin, "sleep please").unwrap();
+    wait_for("→ sleeper");
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    wait_for("(cancelled)");
+    writeln!(stdin, "still there?").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(text(&output.stdout), "next answer\n");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let last: Vec<String> = requests[1]
+        .roles_and_contents()
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(
+        last[1..],
+        ["still there?".to_owned()],
+        "the cancelled turn left no history"
+    );
+}

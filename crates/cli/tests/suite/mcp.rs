@@ -1,0 +1,190 @@
+//! `riverse mcp` driven by the official MCP Python SDK's client.
+
+use pretty_assertions::assert_eq;
+use riverse_test_support::venv::mcp_python;
+
+use super::command::riverse;
+use riverse_test_support::{Project, fixture};
+use serde_json::{Value, json};
+
+/// A project serving the `mcp_served.py` tools.
+fn project(settings: &str) -> Project {
+    let project = Project::new();
+    project.fixture("mcp_served.py").settings(settings);
+    project
+}
+
+/// Runs the SDK client against `riverse --dir PROJECT mcp` through `steps`
+/// and returns what it saw, one value per step. `mode` is the client's:
+/// `auto` (what the SDK does unless told) or `legacy` (the initialize
+/// handshake of MCP hosts before 2026).
+fn drive(project: &Project, mode: &str, steps: Value) -> Vec<Value> {
+    let plan = json!({
+        "command": [env!("CARGO_BIN_EXE_riverse"), "--dir", project.path(), "mcp"],
+        "mode": mode,
+        "steps": steps,
+    });
+    let plan_file = project.path().join("plan.json");
+    std::fs::write(&plan_file, plan.to_string()).unwrap();
+    let client = project.path().join("mcp_sdk_client.py");
+    std::fs::write(&client, fixture("mcp_sdk_client.py")).unwrap();
+    let output = std::process::Command::new(mcp_python())
+        .arg(&client)
+        .arg(&plan_file)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the sdk client failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("{err}: {stdout}\n{stderr}"))
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"call": name, "arguments": arguments})
+}
+
+fn ok(text: &str) -> Value {
+    json!({"isError": false, "text": text})
+}
+
+#[test]
+fn an_sdk_client_lists_and_calls_the_served_tools() {
+    let project = project("");
+    let seen = drive(
+        &project,
+        "auto",
+        json!([
+            {"list": true},
+            call("shout", json!({"text": "héllo, 世界 🌏", "times": 2})),
+            call("raising", json!({})),
+            call("nope", json!({})),
+            call("shout", json!({"text": "still here"})),
+        ]),
+    );
+    let tools = seen[0]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["shout", "raising", "hanging", "crashing", "rendezvous"]
+    );
+    let shout = tools.iter().find(|tool| tool["name"] == "shout").unwrap();
+    assert_eq!(
+        shout,
+        &json!({
+            "name": "shout",
+            "description": "Repeat text in capitals, a number of times\n\nExamples:\n- Shout hello\n- Say 'ok' three times, loudly",
+            "inputSchema": {"type": "object", "properties": {
+                "text": {"type": "string", "description": "What to repeat"},
+                "times": {"type": "integer", "description": "How many times"}
+            }}
+        })
+    );
+    assert_eq!(seen[1], ok("HÉLLO, 世界 🌏 HÉLLO, 世界 🌏"));
+    assert_eq!(seen[2]["isError"], true);
+    let raised = seen[2]["text"].as_str().unwrap();
+    assert!(
+        raised.contains("RuntimeError: the raising tool raised"),
+        "{raised}"
+    );
+    let unknown = seen[3]["protocolError"].as_str().unwrap_or_default();
+    assert!(unknown.contains("unknown tool \"nope\""), "{:?}", seen[3]);
+    assert_eq!(seen[4], ok("STILL HERE"));
+}
+
+#[test]
+fn a_hanging_tool_and_a_crashing_tool_fail_alone() {
+    let project = project("tools:\n  hanging: {timeout: 1}\n");
+    let seen = drive(
+        &project,
+        "legacy",
+        json!([
+            call("hanging", json!({})),
+            call("shout", json!({"text": "after the hang"})),
+            call("crashing", json!({})),
+            call("shout", json!({"text": "after the crash"})),
+        ]),
+    );
+    assert_eq!(
+        seen[0],
+        json!({"isError": true, "text": "tool \"hanging\" timed out after 1s; its worker was killed and a fresh one will serve later calls"})
+    );
+    assert_eq!(seen[1], ok("AFTER THE HANG"));
+    assert_eq!(seen[2]["isError"], true);
+    let crashed = seen[2]["text"].as_str().unwrap();
+    assert!(
+        crashed.starts_with("tool \"crashing\" crashed: "),
+        "{crashed}"
+    );
+    assert_eq!(seen[3], ok("AFTER THE CRASH"));
+}
+
+#[test]
+fn slow_calls_in_flight_at_once_run_side_by_side() {
+    let project = project("python: {workers: 4}\n");
+    let place = project.path().join("meeting");
+    let calls: Vec<Value> = (0..4)
+        .map(|me| call("rendezvous", json!({"dir": place, "me": me, "n": 4})))
+        .collect();
+    let seen = drive(&project, "auto", json!([{"concurrent": calls}]));
+    // Each call waits until all four are inside the tool at once, which only
+    // happens if none waits for another to finish.
+    assert_eq!(
+        seen[0],
+        json!([ok("met 4"), ok("met 4"), ok("met 4"), ok("met 4")])
+    );
+}
+
+#[test]
+fn mcp_servers_from_settings_are_listed_and_called() {
+    let project = Project::new();
+    project.file("mcp_sdk_server.py", &fixture("mcp_sdk_server.py"));
+    let python = mcp_python();
+    project.settings(&format!(
+        "mcp:\n  enabled: true\n  startup_timeout: 120\n  servers:\n    \
+         - {{name: ghost, command: riverse-no-such-server}}\n    \
+         - {{name: demo, command: {python:?}, args: [mcp_sdk_server.py]}}\n",
+        python = python.display().to_string()
+    ));
+    let listed = riverse(&project, &["tools", "--json"]);
+    listed.exits(0);
+    let tools: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let tools = tools["tools"].as_array().unwrap();
+    assert_eq!(
+        tools[0],
+        json!({
+            "name": null, "description": null, "parameters": {}, "examples": [], "parameter_types": {},
+            "source": {"kind": "mcp", "server": "ghost"}, "status": "error",
+            "error": "mcp server \"ghost\": can't start riverse-no-such-server: No such file or directory (os error 2); check its command in mcp.servers"
+        })
+    );
+    let describe = tools
+        .iter()
+        .find(|tool| tool["name"] == "mcp_demo_describe")
+        .unwrap();
+    assert_eq!(describe["source"], json!({"kind": "mcp", "server": "demo"}));
+    assert_eq!(describe["status"], "available");
+    assert_eq!(
+        describe["parameter_types"],
+        json!({"count": "int", "ratio": "float", "loud": "bool"})
+    );
+
+    let called = riverse(
+        &project,
+        &[
+            "call",
+            "mcp_demo_describe",
+            "count=5",
+            "ratio=2",
+            "loud=no",
+            "word=né",
+        ],
+    );
+    called.exits(0);
+    assert_eq!(called.stdout, "int:5 float:2.0 bool:False né\n");
+}

@@ -1,0 +1,128 @@
+//! Which settings file is read, and what a broken one does.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use super::command::{Ran, project, riverse, riverse_in, run};
+
+/// The config the `config_reader` tool received.
+fn received(ran: &Ran) -> Value {
+    let printed: Value = serde_json::from_str(&ran.exits(0).stdout).unwrap();
+    printed["config"].clone()
+}
+
+#[test]
+fn a_malformed_settings_file_is_named_with_line_and_column() {
+    let project = project(&["echo.py"]);
+    project.settings("tools:\n  enabled: true\n   dir: [agent/tools\n");
+    let ran = riverse(&project, &["tools"]);
+    let file = project.path().join("settings.yaml");
+    assert_eq!(ran.exits(1).stdout, "");
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "riverse: {}: mapping values are not allowed in this context at line 3 column 7\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_names_the_key_line_and_column() {
+    let project = project(&["echo.py"]);
+    project.settings("python:\n  workers: many\n");
+    let ran = riverse(&project, &["call", "echo", "text=hi"]);
+    let file = project.path().join("settings.yaml");
+    assert_eq!(
+        ran.exits(1).stderr,
+        format!(
+            "riverse: {}: python.workers: invalid type: string \"many\", expected usize at line 2 column 12\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn an_invalid_value_names_the_key() {
+    let project = project(&["echo.py"]);
+    project.settings("tools:\n  echo: {timeout: -1}\n");
+    let ran = riverse(&project, &["tools"]);
+    let file = project.path().join("settings.yaml");
+    assert_eq!(
+        ran.exits(1).stderr,
+        format!(
+            "riverse: {}: tools.echo.timeout: expected a positive number of seconds, got -1\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn unknown_keys_reach_the_tools_config() {
+    let project = project(&["config_reader.py"]);
+    project.settings("language: ja\nmy_service:\n  url: http://localhost:1\n  retries: 3\ntools:\n  config_reader: {colour: blue}\n");
+    let ran = riverse(&project, &["call", "config_reader"]);
+    assert_eq!(
+        received(&ran),
+        json!({
+            "language": "ja",
+            "my_service": {"url": "http://localhost:1", "retries": 3},
+            "tools": {"config_reader": {"colour": "blue"}},
+        })
+    );
+}
+
+#[test]
+fn config_flag_and_riverse_config_choose_the_settings_file() {
+    let project = project(&["config_reader.py"]);
+    project
+        .settings("source: project\n")
+        .file("elsewhere/flag.yaml", "source: flag\n")
+        .file("elsewhere/env.yaml", "source: env\n");
+    let call = ["call", "config_reader"];
+    assert_eq!(
+        received(&riverse(&project, &call)),
+        json!({"source": "project"})
+    );
+
+    let ran = riverse(
+        &project,
+        &["--config", "elsewhere/flag.yaml", "call", "config_reader"],
+    );
+    assert_eq!(received(&ran), json!({"source": "flag"}));
+
+    let mut command = riverse_in(project.path(), &call);
+    command.env("RIVERSE_CONFIG", project.path().join("elsewhere/env.yaml"));
+    assert_eq!(received(&run(command)), json!({"source": "env"}));
+
+    // The flag wins over the variable.
+    let mut command = riverse_in(
+        project.path(),
+        &["--config", "elsewhere/flag.yaml", "call", "config_reader"],
+    );
+    command.env("RIVERSE_CONFIG", project.path().join("elsewhere/env.yaml"));
+    assert_eq!(received(&run(command)), json!({"source": "flag"}));
+}
+
+#[test]
+fn a_missing_config_file_is_an_error_naming_it() {
+    let project = project(&["echo.py"]);
+    let ran = riverse(&project, &["--config", "missing.yaml", "tools"]);
+    assert_eq!(
+        ran.exits(1).stderr,
+        "riverse: can't read missing.yaml: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn dir_points_at_a_project_from_anywhere() {
+    let project = project(&["echo.py"]);
+    project.settings("tools:\n  echo: {enabled: true}\n");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let dir = project.path().display().to_string();
+    let ran = run(riverse_in(
+        elsewhere.path(),
+        &["--dir", &dir, "call", "echo", "text=found"],
+    ));
+    assert_eq!(ran.exits(0).stdout, "found\n");
+}

@@ -1,0 +1,263 @@
+//! Routing evaluation and speed report for the embedded model.
+//!
+//! ```sh
+//! cargo run --release -p riverse-embedded --example route_eval -- [--split test|dev|all] [--verbose]
+//! ```
+//!
+//! Routes every message of `eval/routing-cases.json` against the ten
+//! manifests of `eval/routing-tools.json` and reports, per language, tool
+//! accuracy and full-call accuracy on messages that need a tool, and how
+//! often small talk is routed to no tool. An expected parameter lists the
+//! acceptable values; `"*"` accepts any value or none; a parameter the case
+//! does not list must be absent. Then it measures speed: routing time for a
+//! warm process (median over the cases, after the tool set's prompt is
+//! prefilled), prompt processing and generation tokens per second.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use riverse_embedded::{EmbeddedModel, EmbeddedOptions, Route};
+use riverse_tool::ToolManifest;
+use serde_json::Value;
+
+struct Case {
+    lang: String,
+    message: String,
+    tool: Option<String>,
+    params: BTreeMap<String, Vec<Value>>,
+}
+
+#[derive(Default)]
+struct Tally {
+    tool_cases: usize,
+    right_tool: usize,
+    right_call: usize,
+    talk_cases: usize,
+    talk_to_none: usize,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let split = args
+        .iter()
+        .position(|arg| arg == "--split")
+        .and_then(|index| args.get(index + 1))
+        .map_or("test", String::as_str)
+        .to_owned();
+    let verbose = args.iter().any(|arg| arg == "--verbose");
+    let option = |name: &str| {
+        args.iter()
+            .position(|arg| arg == name)
+            .and_then(|index| args.get(index + 1))
+            .cloned()
+    };
+    let mut dump = option("--dump").map(|path| std::fs::File::create(path).unwrap());
+
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+    let tools: Vec<ToolManifest> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("routing-tools.json")).unwrap())
+            .expect("routing-tools.json holds manifests");
+    let cases_path = option("--cases").map_or_else(|| dir.join("routing-cases.json"), Into::into);
+    let cases = load_cases(&cases_path, &split);
+
+    let started = Instant::now();
+    let model = EmbeddedModel::load(&EmbeddedOptions::default()).expect("load the model");
+    let load_time = started.elapsed();
+
+    let started = Instant::now();
+    model.route("warm up", &tools, &[]).unwrap();
+    let prefix_time = started.elapsed();
+
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut timings = Vec::new();
+    for case in &cases {
+        let started = Instant::now();
+        let report = model.route_report(&case.message, &tools).unwrap();
+        timings.push(started.elapsed());
+        let tally = tallies.entry(case.lang.clone()).or_default();
+        let (chosen, params) = match &report.route {
+            Route::None => (None, None),
+            Route::Call { tool, params } => (Some(tool.as_str()), Some(params)),
+        };
+        let right_tool = chosen == case.tool.as_deref();
+        let right_call =
+            right_tool && params.is_none_or(|params| params_match(&case.params, params));
+        match &case.tool {
+            Some(_) => {
+                tally.tool_cases += 1;
+                tally.right_tool += usize::from(right_tool);
+                tally.right_call += usize::from(right_call);
+            }
+            None => {
+                tally.talk_cases += 1;
+                tally.talk_to_none += usize::from(right_tool);
+            }
+        }
+        if let Some(dump) = &mut dump {
+            use std::io::Write;
+            let scores: Vec<Value> = report
+                .scores
+                .iter()
+                .map(|s| serde_json::json!({"name": s.name, "model": s.model, "similarity": s.similarity}))
+                .collect();
+            let line = serde_json::json!({
+                "lang": case.lang, "message": case.message, "expected": case.tool,
+                "chosen": chosen, "right_call": right_call, "scores": scores,
+            });
+            writeln!(dump, "{line}").unwrap();
+        }
+        if verbose || !right_call {
+            let mark = if right_call { "ok  " } else { "MISS" };
+            let scores: Vec<String> = report
+                .scores
+                .iter()
+                .map(|s| format!("{}={:.1}/{:.2}", s.name, s.model, s.similarity))
+                .collect();
+            println!(
+                "{mark} [{}] {:?} -> {} (expected {}) [{}]",
+                case.lang,
+                case.message,
+                describe(&report.route),
+                case.tool.as_deref().unwrap_or("none"),
+                scores.join(" ")
+            );
+        }
+    }
+
+    println!("\nrouting, split {split}, {} tools", tools.len());
+    println!("| language | tool choice | full call | small talk → none |");
+    println!("| --- | --- | --- | --- |");
+    for (lang, tally) in &tallies {
+        println!(
+            "| {lang} | {} | {} | {} |",
+            percent(tally.right_tool, tally.tool_cases),
+            percent(tally.right_call, tally.tool_cases),
+            percent(tally.talk_to_none, tally.talk_cases),
+        );
+    }
+    let talk: (usize, usize) = tallies
+        .values()
+        .fold((0, 0), |(a, b), t| (a + t.talk_to_none, b + t.talk_cases));
+    println!("| all small talk | | | {} |", percent(talk.0, talk.1));
+
+    timings.sort();
+    let median = timings[timings.len() / 2];
+    let p90 = timings[timings.len() * 9 / 10];
+    println!("\nspeed");
+    println!("| measure | value |");
+    println!("| --- | --- |");
+    println!("| model load | {} |", ms(load_time));
+    println!(
+        "| first route (prefills the tool set's prompts) | {} |",
+        ms(prefix_time)
+    );
+    println!(
+        "| warm routing decision, median of {} | {} |",
+        timings.len(),
+        ms(median)
+    );
+    println!("| warm routing decision, p90 | {} |", ms(p90));
+
+    let (prompt_rate, generation_rate) = throughput(&model);
+    println!("| prompt processing | {prompt_rate:.0} tok/s |");
+    println!("| generation | {generation_rate:.1} tok/s |");
+}
+
+fn load_cases(path: &Path, split: &str) -> Vec<Case> {
+    let raw: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    raw.into_iter()
+        .filter(|case| split == "all" || case["split"] == split)
+        .map(|case| Case {
+            lang: case["lang"].as_str().unwrap().to_owned(),
+            message: case["message"].as_str().unwrap().to_owned(),
+            tool: case["tool"].as_str().map(str::to_owned),
+            params: case["params"]
+                .as_object()
+                .map(|params| {
+                    params
+                        .iter()
+                        .map(|(key, values)| (key.clone(), values.as_array().unwrap().clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+fn params_match(
+    expected: &BTreeMap<String, Vec<Value>>,
+    actual: &serde_json::Map<String, Value>,
+) -> bool {
+    let extra = actual.keys().any(|key| !expected.contains_key(key));
+    let each = expected.iter().all(|(key, accepted)| {
+        if accepted.iter().any(|value| value == "*") {
+            return true;
+        }
+        actual
+            .get(key)
+            .is_some_and(|value| accepted.iter().any(|want| same(want, value)))
+    });
+    !extra && each
+}
+
+fn same(want: &Value, got: &Value) -> bool {
+    match (want, got) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::String(a), Value::String(b)) => a.trim().eq_ignore_ascii_case(b.trim()),
+        _ => want == got,
+    }
+}
+
+fn describe(route: &Route) -> String {
+    match route {
+        Route::None => "none".to_owned(),
+        Route::Call { tool, params } => format!("{tool} {}", Value::Object(params.clone())),
+    }
+}
+
+/// Prompt tokens per second over a ~500-token prompt, and generated tokens
+/// per second over 128 tokens; the median of three runs each.
+fn throughput(model: &EmbeddedModel) -> (f64, f64) {
+    let turn = "<|im_start|>user\nDescribe the water cycle, the seasons, and how clouds form, \
+                in simple words for a child.<|im_end|>\n";
+    let long_prompt = format!(
+        "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{}<|im_start|>assistant\n",
+        turn.repeat(16)
+    );
+    let mut prompt_rates = Vec::new();
+    let mut generation_rates = Vec::new();
+    for _ in 0..3 {
+        let completion = model.complete(&long_prompt, 1, &mut |_| {}).unwrap();
+        prompt_rates.push(completion.prompt_tokens as f64 / completion.prompt_time.as_secs_f64());
+        let short = format!(
+            "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{turn}<|im_start|>assistant\n"
+        );
+        let completion = model.complete(&short, 128, &mut |_| {}).unwrap();
+        generation_rates
+            .push(completion.generated_tokens as f64 / completion.generation_time.as_secs_f64());
+    }
+    (median(prompt_rates), median(generation_rates))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn percent(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "–".to_owned()
+    } else {
+        format!(
+            "{:.0} % ({part}/{whole})",
+            100.0 * part as f64 / whole as f64
+        )
+    }
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.0} ms", duration.as_secs_f64() * 1000.0)
+}

@@ -1,0 +1,145 @@
+//! The final answer: a short reply to the last user message, grounded in
+//! the tool results of this turn when there are any.
+
+use crate::chat::{ChatMessage, Role, open_assistant, push_turn};
+use crate::generate::{GenerationLimits, NumberGrounding};
+
+/// The system prompt when the conversation brings none.
+const DEFAULT_SYSTEM: &str = "You are a helpful assistant. Reply briefly and politely.";
+
+/// Added to the system prompt when tools ran: a tiny model otherwise
+/// ignores the results and answers from its own (wrong) memory.
+const GROUNDED_SYSTEM: &str = "Answer the user's message in one or two short sentences \
+    using only the tool results given with it. If a tool failed, say so and give its error.";
+
+/// Earlier user/assistant messages kept in the prompt; more only dilute a
+/// small model's attention and cost prompt time.
+const HISTORY_MESSAGES: usize = 4;
+
+/// Longest history message kept, in characters.
+const HISTORY_CHARS: usize = 300;
+
+/// The prompt for answering `conversation`, and the texts generated numbers
+/// must come from (`None` when no tool ran: nothing to ground in).
+pub(crate) fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGrounding>) {
+    let last_user = conversation
+        .iter()
+        .rposition(|message| matches!(message, ChatMessage::User(_)));
+    let results: Vec<(&str, &str)> = conversation
+        .iter()
+        .skip(last_user.map_or(0, |index| index + 1))
+        .filter_map(|message| match message {
+            ChatMessage::ToolResult { tool, content } => Some((tool.as_str(), content.as_str())),
+            _ => None,
+        })
+        .collect();
+
+    let mut system = conversation
+        .iter()
+        .find_map(|message| match message {
+            ChatMessage::System(text) => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| DEFAULT_SYSTEM.to_owned());
+    if !results.is_empty() {
+        system.push('\n');
+        system.push_str(GROUNDED_SYSTEM);
+    }
+    let mut prompt = String::new();
+    push_turn(&mut prompt, Role::System, &system);
+
+    let history_end = last_user.unwrap_or(conversation.len());
+    let history: Vec<(Role, &str)> = conversation[..history_end]
+        .iter()
+        .filter_map(|message| match message {
+            ChatMessage::User(text) => Some((Role::User, text.as_str())),
+            ChatMessage::Assistant(text) if !text.trim().is_empty() => {
+                Some((Role::Assistant, text.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    for (role, text) in history
+        .iter()
+        .skip(history.len().saturating_sub(HISTORY_MESSAGES))
+    {
+        push_turn(&mut prompt, *role, &clip(text, HISTORY_CHARS));
+    }
+
+    let question = last_user
+        .and_then(|index| match &conversation[index] {
+            ChatMessage::User(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .unwrap_or("");
+    let mut turn = question.trim().to_owned();
+    if !results.is_empty() {
+        turn.push_str("\n\nTool results:");
+        for (tool, content) in &results {
+            turn.push_str(&format!("\n{tool}: {}", content.trim()));
+        }
+    }
+    push_turn(&mut prompt, Role::User, &turn);
+    open_assistant(&mut prompt);
+
+    let grounding = (!results.is_empty()).then(|| {
+        NumberGrounding::new(
+            results
+                .iter()
+                .map(|(_, content)| *content)
+                .chain(std::iter::once(question)),
+        )
+    });
+    (prompt, grounding)
+}
+
+/// Generation settings for answers.
+pub(crate) fn answer_limits(max_tokens: usize) -> GenerationLimits {
+    GenerationLimits {
+        max_tokens,
+        repeat_penalty: 1.15,
+        penalty_window: 64,
+    }
+}
+
+fn clip(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_results_of_this_turn_join_the_question() {
+        let conversation = [
+            ChatMessage::user("hi"),
+            ChatMessage::assistant("Hello!"),
+            ChatMessage::user("time in Tokyo?"),
+            ChatMessage::ToolResult {
+                tool: "clock".into(),
+                content: "Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)".into(),
+            },
+        ];
+        let (prompt, grounding) = answer_prompt(&conversation);
+        assert!(prompt.contains(GROUNDED_SYSTEM), "{prompt}");
+        assert!(
+            prompt.ends_with(
+                "<|im_start|>user\ntime in Tokyo?\n\nTool results:\nclock: Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)<|im_end|>\n<|im_start|>assistant\n"
+            ),
+            "{prompt}"
+        );
+        assert!(prompt.contains("<|im_start|>assistant\nHello!<|im_end|>"));
+        assert!(grounding.is_some());
+    }
+
+    #[test]
+    fn without_tool_results_nothing_is_grounded() {
+        let (prompt, grounding) = answer_prompt(&[ChatMessage::user("Hello")]);
+        assert!(prompt.contains(DEFAULT_SYSTEM));
+        assert!(grounding.is_none());
+    }
+}

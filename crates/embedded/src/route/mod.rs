@@ -1,0 +1,211 @@
+//! Routing: which tool a message calls, and with which parameters, such that
+//! the answer is always a valid call.
+//!
+//! Two stages. The choice stage scores every tool name (and `none`) as the
+//! model's reply on a few-shot prompt, calibrated against content-free
+//! messages, and adds the character n-gram similarity between the message and
+//! each tool's description and examples; `none` wins unless a tool beats it.
+//! The parameter stage fills the chosen tool's declared parameters one by one
+//! with constrained decoding (see [`values`]). Both prompts' fixed parts are
+//! prefilled once per tool set and forked per message.
+
+mod choose;
+mod prompt;
+mod spans;
+mod values;
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use riverse_tool::{Params, ToolManifest};
+
+use crate::engine::{Engine, State};
+use crate::error::Result;
+use crate::prompt_cache::PromptCache;
+
+pub use choose::CandidateScore;
+use choose::{ChoicePrefix, decide};
+use values::{MessageSpans, ValueTokens, decode_value};
+
+/// What a message asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Route {
+    /// No tool: answer directly.
+    None,
+    /// Call `tool` (one of the offered manifests' names) with `params`, which
+    /// holds only parameters that tool declares, each of its declared type.
+    Call { tool: String, params: Params },
+}
+
+/// A routing decision with the scores behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteReport {
+    pub route: Route,
+    /// Every offered tool, then `none`.
+    pub scores: Vec<CandidateScore>,
+}
+
+/// Prefilled prompts kept per process, most recently used last.
+const KEPT_PREFIXES: usize = 8;
+
+/// Routing state shared by every call on one model: prefilled prompts and
+/// token tables.
+#[derive(Default)]
+pub(crate) struct Router {
+    choices: Mutex<Vec<(u64, Arc<ChoicePrefix>)>>,
+    params: Mutex<Vec<(u64, Arc<State>)>>,
+    value_tokens: OnceLock<ValueTokens>,
+    /// Where prefilled prompts are kept between processes, if anywhere.
+    disk: Option<PromptCache>,
+}
+
+impl Router {
+    pub fn new(disk: Option<PromptCache>) -> Self {
+        Router {
+            disk,
+            ..Router::default()
+        }
+    }
+
+    pub fn route(
+        &self,
+        engine: &Engine,
+        message: &str,
+        tools: &[ToolManifest],
+    ) -> Result<RouteReport> {
+        if tools.is_empty() {
+            return Ok(RouteReport {
+                route: Route::None,
+                scores: Vec::new(),
+            });
+        }
+        let choice = self.choice_prefix(engine, tools)?;
+        let scores = choice.score(engine, message)?;
+        let route = match decide(&scores) {
+            None => Route::None,
+            Some(index) => {
+                let tool = &tools[index];
+                Route::Call {
+                    tool: tool.name.clone(),
+                    params: self.fill_params(engine, tool, message)?,
+                }
+            }
+        };
+        Ok(RouteReport { route, scores })
+    }
+
+    fn choice_prefix(&self, engine: &Engine, tools: &[ToolManifest]) -> Result<Arc<ChoicePrefix>> {
+        let key = fingerprint(&prompt::choice_prefix(tools));
+        if let Some(found) = recall(&self.choices, key) {
+            return Ok(found);
+        }
+        // Built outside the lock: a second tool set need not wait for the
+        // first, and two callers building the same prefix only waste time.
+        let built = Arc::new(ChoicePrefix::build(engine, tools, self.disk.as_ref())?);
+        remember(&self.choices, key, built.clone());
+        Ok(built)
+    }
+
+    fn params_prefix(&self, engine: &Engine, tool: &ToolManifest) -> Result<Arc<State>> {
+        let text = prompt::params_prefix(tool);
+        let key = fingerprint(&text);
+        if let Some(found) = recall(&self.params, key) {
+            return Ok(found);
+        }
+        let disk_key = format!("params\n{text}");
+        let layers = engine.weights.config.layers;
+        let built = match self
+            .disk
+            .as_ref()
+            .and_then(|disk| disk.load(&disk_key, layers))
+        {
+            Some((state, _)) => Arc::new(state),
+            None => {
+                let state = engine.prefill(&text)?;
+                if let Some(disk) = &self.disk {
+                    disk.save(&disk_key, &state, &[]);
+                }
+                Arc::new(state)
+            }
+        };
+        remember(&self.params, key, built.clone());
+        Ok(built)
+    }
+
+    fn fill_params(&self, engine: &Engine, tool: &ToolManifest, message: &str) -> Result<Params> {
+        let mut params = Params::new();
+        if tool.parameters.is_empty() {
+            return Ok(params);
+        }
+        let tokens = match self.value_tokens.get() {
+            Some(tokens) => tokens,
+            None => {
+                let built = ValueTokens::new(engine)?;
+                self.value_tokens.get_or_init(|| built)
+            }
+        };
+        let prefix = self.params_prefix(engine, tool)?;
+        let mut state = engine.extend(&prefix, &prompt::params_suffix(message))?;
+        let spans = MessageSpans::new(message, tool);
+        let mut taken: Vec<Range<usize>> = Vec::new();
+        let count = tool.parameters.len();
+        let mut closing = "";
+        for (index, name) in tool.parameters.keys().enumerate() {
+            let key = format!("{closing}{}", prompt::param_key(index, name));
+            state = engine.extend(&state, &key)?;
+            let close = if index + 1 == count { "}" } else { "," };
+            let decoded = decode_value(
+                engine,
+                tokens,
+                &state,
+                tool.param_type(name),
+                &spans,
+                &taken,
+                close,
+            )?;
+            state = decoded.state;
+            closing = match &decoded.value {
+                Some(serde_json::Value::String(_)) => "\"",
+                Some(_) => "",
+                None => " null",
+            };
+            if let Some(span) = decoded.taken {
+                taken.push(span);
+            }
+            if let Some(value) = decoded.value {
+                params.insert(name.clone(), value);
+            }
+        }
+        Ok(params)
+    }
+}
+
+fn fingerprint(text: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn recall<T>(store: &Mutex<Vec<(u64, Arc<T>)>>, key: u64) -> Option<Arc<T>> {
+    let mut entries = store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let index = entries.iter().position(|(k, _)| *k == key)?;
+    let entry = entries.remove(index);
+    let found = entry.1.clone();
+    entries.push(entry);
+    Some(found)
+}
+
+fn remember<T>(store: &Mutex<Vec<(u64, Arc<T>)>>, key: u64, value: Arc<T>) {
+    let mut entries = store
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    entries.retain(|(k, _)| *k != key);
+    entries.push((key, value));
+    if entries.len() > KEPT_PREFIXES {
+        entries.remove(0);
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the embedded model. They run the real 98 MB model,
+//! fetched once into the cache by `riverse_test_support::model`, and load it
+//! once per test binary.
+
+mod suite;

@@ -1,0 +1,57 @@
+//! A conversation as providers see it.
+
+use riverse_tool::ToolManifest;
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    System(String),
+    User(String),
+    /// What the model said; `tool_calls` is empty for a plain answer.
+    Assistant {
+        content: String,
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, answering the call with id `call_id`.
+    Tool {
+        call_id: String,
+        content: String,
+    },
+}
+
+impl Message {
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::Assistant {
+            content: content.into(),
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+/// A call the model asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// Unique within the conversation; the result message quotes it.
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model wrote them: JSON text, not yet checked,
+    /// because a model may write anything and the agent reports it back.
+    pub arguments: String,
+}
+
+/// What one completion is asked.
+#[derive(Debug, Clone, Copy)]
+pub struct ChatRequest<'a> {
+    pub messages: &'a [Message],
+    /// The tools the model may call; empty offers none.
+    pub tools: &'a [ToolManifest],
+    /// `None` uses the provider's configured temperature.
+    pub temperature: Option<f32>,
+}
+
+/// What one completion answered.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatResponse {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+}

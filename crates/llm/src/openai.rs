@@ -1,0 +1,519 @@
+//! Any OpenAI-compatible `/chat/completions` endpoint: OpenAI, DeepSeek, Groq,
+//! vLLM, the llama.cpp server, Ollama's `/v1`.
+//!
+//! The wire types are lenient on purpose: compatible servers differ in which
+//! fields they send, so only what Riverse reads is declared, and most of it is
+//! optional.
+
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use reqwest::header::CONTENT_TYPE;
+use riverse_tool::{ToolManifest, input_schema};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::http::{Endpoint, Hints, RetryPolicy, one_line};
+use crate::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall};
+
+/// Where and how to reach the endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenAiOptions {
+    /// The URL that `/chat/completions` is appended to, version path included:
+    /// `https://api.openai.com/v1`.
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer`; `None` or empty sends no header.
+    pub api_key: Option<String>,
+    pub model: String,
+    /// `None` leaves the server's default.
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+    /// How long the endpoint may stay silent before the request fails.
+    pub timeout: Duration,
+    pub retry: RetryPolicy,
+}
+
+/// An OpenAI-compatible chat completions endpoint.
+#[derive(Debug)]
+pub struct OpenAiProvider {
+    endpoint: Endpoint,
+    model: String,
+    temperature: Option<f32>,
+    max_tokens: Option<u32>,
+}
+
+impl OpenAiProvider {
+    pub fn new(options: OpenAiOptions) -> Result<Self, Error> {
+        let hints = Hints {
+            unreachable: Some("check openai.api_base in settings.yaml or OPENAI_BASE_URL".into()),
+            unauthorized: Some(
+                "the API key was refused: set openai.api_key in settings.yaml or OPENAI_API_KEY"
+                    .into(),
+            ),
+            not_found: Some(format!(
+                "check the model name (openai.model is \"{}\") and openai.api_base",
+                options.model
+            )),
+        };
+        OpenAiProvider::with_hints(options, hints)
+    }
+
+    pub(crate) fn with_hints(options: OpenAiOptions, hints: Hints) -> Result<Self, Error> {
+        let url = format!(
+            "{}/chat/completions",
+            options.base_url.trim_end_matches('/')
+        );
+        Ok(OpenAiProvider {
+            endpoint: Endpoint::new(url, options.api_key, options.timeout, options.retry, hints)?,
+            model: options.model,
+            temperature: options.temperature,
+            max_tokens: options.max_tokens,
+        })
+    }
+
+    /// The full URL requests go to.
+    pub fn url(&self) -> &str {
+        self.endpoint.url()
+    }
+
+    fn body(&self, request: &ChatRequest<'_>, stream: bool) -> Value {
+        let messages: Vec<Value> = request.messages.iter().map(wire_message).collect();
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("messages".into(), Value::Array(messages));
+        body.insert("stream".into(), json!(stream));
+        if let Some(temperature) = request.temperature.or(self.temperature) {
+            body.insert("temperature".into(), json!(temperature));
+        }
+        if let Some(max_tokens) = self.max_tokens {
+            body.insert("max_tokens".into(), json!(max_tokens));
+        }
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request.tools.iter().map(function_definition).collect();
+            body.insert("tools".into(), Value::Array(tools));
+        }
+        Value::Object(body)
+    }
+
+    fn malformed(&self, detail: impl Into<String>) -> Error {
+        Error::Malformed {
+            endpoint: self.endpoint.url().to_owned(),
+            detail: detail.into(),
+        }
+    }
+
+    async fn read_whole(&self, response: reqwest::Response) -> Result<ChatResponse, Error> {
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|err| self.endpoint.transport_error(&err))?;
+        let completion: Completion = serde_json::from_slice(&bytes).map_err(|err| {
+            self.malformed(format!(
+                "{err}: {}",
+                one_line(&String::from_utf8_lossy(&bytes))
+            ))
+        })?;
+        if let Some(error) = completion.error {
+            return Err(self.stream_error(&error));
+        }
+        let Some(choice) = completion.choices.into_iter().next() else {
+            return Err(self.malformed("no choices in the reply"));
+        };
+        let mut assembly = Assembly {
+            text: choice.message.content.unwrap_or_default(),
+            calls: Vec::new(),
+        };
+        for call in choice.message.tool_calls.unwrap_or_default() {
+            let function = call.function.unwrap_or_default();
+            assembly.calls.push(PartialCall {
+                index: None,
+                id: call.id.unwrap_or_default(),
+                name: function.name.unwrap_or_default(),
+                arguments: arguments_text(function.arguments),
+            });
+        }
+        Ok(assembly.finish())
+    }
+
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        mut on_text: Option<TextSink<'_>>,
+    ) -> Result<ChatResponse, Error> {
+        let mut events = response.bytes_stream().eventsource();
+        let mut assembly = Assembly::default();
+        while let Some(event) = events.next().await {
+            let event = event.map_err(|err| match err {
+                eventsource_stream::EventStreamError::Transport(err) => {
+                    self.endpoint.transport_error(&err)
+                }
+                other => self.malformed(other.to_string()),
+            })?;
+            let data = event.data.trim();
+            if data == "[DONE]" {
+                break;
+            }
+            if data.is_empty() {
+                continue;
+            }
+            let chunk: Chunk = serde_json::from_str(data)
+                .map_err(|err| self.malformed(format!("{err}: {}", one_line(data))))?;
+            if let Some(error) = chunk.error {
+                return Err(self.stream_error(&error));
+            }
+            for choice in chunk.choices {
+                if let Some(text) = choice.delta.content.filter(|text| !text.is_empty()) {
+                    if let Some(sink) = on_text.as_mut() {
+                        sink(&text);
+                    }
+                    assembly.text.push_str(&text);
+                }
+                for delta in choice.delta.tool_calls.unwrap_or_default() {
+                    assembly.apply(delta);
+                }
+            }
+        }
+        Ok(assembly.finish())
+    }
+
+    fn stream_error(&self, error: &Value) -> Error {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .map(one_line)
+            .unwrap_or_else(|| one_line(&error.to_string()));
+        Error::Status {
+            endpoint: self.endpoint.url().to_owned(),
+            status: "an error".into(),
+            code: 0,
+            message,
+            hint: None,
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Provider for OpenAiProvider {
+    fn describe(&self) -> String {
+        format!("{} at {}", self.model, self.endpoint.url())
+    }
+
+    fn supports_tools(&self) -> bool {
+        true
+    }
+
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        on_text: Option<TextSink<'_>>,
+    ) -> Result<ChatResponse, Error> {
+        let stream = on_text.is_some();
+        let response = self
+            .endpoint
+            .post_json(&self.body(&request, stream))
+            .await?;
+        let is_json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/json"));
+        // A server may ignore `stream: true` and answer in one piece.
+        if stream && !is_json {
+            self.read_stream(response, on_text).await
+        } else {
+            let reply = self.read_whole(response).await?;
+            if let Some(sink) = on_text.filter(|_| !reply.text.is_empty()) {
+                sink(&reply.text);
+            }
+            Ok(reply)
+        }
+    }
+}
+
+/// A manifest as a function the model may call: the description with the
+/// examples appended, and the JSON Schema of its parameters.
+pub fn function_definition(manifest: &ToolManifest) -> Value {
+    let mut description = manifest.description.clone();
+    if !manifest.examples.is_empty() {
+        let examples: Vec<String> = manifest
+            .examples
+            .iter()
+            .map(|e| format!("\"{e}\""))
+            .collect();
+        description.push_str(&format!("\nExamples: {}", examples.join(", ")));
+    }
+    json!({
+        "type": "function",
+        "function": {
+            "name": manifest.name,
+            "description": description,
+            "parameters": input_schema(manifest),
+        }
+    })
+}
+
+fn wire_message(message: &Message) -> Value {
+    match message {
+        Message::System(content) => json!({"role": "system", "content": content}),
+        Message::User(content) => json!({"role": "user", "content": content}),
+        Message::Assistant {
+            content,
+            tool_calls,
+        } if !tool_calls.is_empty() => {
+            let calls: Vec<Value> = tool_calls
+                .iter()
+                .map(|call| {
+                    json!({
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    })
+                })
+                .collect();
+            let content = if content.is_empty() {
+                Value::Null
+            } else {
+                json!(content)
+            };
+            json!({"role": "assistant", "content": content, "tool_calls": calls})
+        }
+        Message::Assistant { content, .. } => json!({"role": "assistant", "content": content}),
+        Message::Tool { call_id, content } => {
+            json!({"role": "tool", "tool_call_id": call_id, "content": content})
+        }
+    }
+}
+
+/// Arguments as text: the standard is a JSON string, but some servers send
+/// the object itself.
+fn arguments_text(arguments: Option<Value>) -> String {
+    match arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    }
+}
+
+/// A reply being put together from streamed deltas.
+#[derive(Default)]
+struct Assembly {
+    text: String,
+    calls: Vec<PartialCall>,
+}
+
+struct PartialCall {
+    /// The `index` deltas name this call by, when the server sends one.
+    index: Option<usize>,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+impl Assembly {
+    /// Adds one tool-call delta: the first piece of a call carries its id and
+    /// name, later pieces more of its arguments.
+    fn apply(&mut self, delta: DeltaToolCall) {
+        let id = delta.id.filter(|id| !id.is_empty());
+        let existing = match (delta.index, &id) {
+            (Some(index), _) => self
+                .calls
+                .iter()
+                .rposition(|call| call.index == Some(index)),
+            (None, Some(id)) => self.calls.iter().rposition(|call| &call.id == id),
+            (None, None) => self.calls.len().checked_sub(1),
+        };
+        // The same index under a new id is a new call (servers that send each
+        // call whole, all at index 0).
+        let existing = existing.filter(|&at| match &id {
+            Some(id) => self.calls[at].id.is_empty() || &self.calls[at].id == id,
+            None => true,
+        });
+        let at = match existing {
+            Some(at) => at,
+            None => {
+                self.calls.push(PartialCall {
+                    index: delta.index,
+                    id: String::new(),
+                    name: String::new(),
+                    arguments: String::new(),
+                });
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[at];
+        if let Some(id) = id {
+            call.id = id;
+        }
+        if let Some(function) = delta.function {
+            if let Some(name) = function.name {
+                call.name.push_str(&name);
+            }
+            call.arguments.push_str(&arguments_text(function.arguments));
+        }
+    }
+
+    fn finish(self) -> ChatResponse {
+        let tool_calls = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(position, call)| ToolCall {
+                id: if call.id.is_empty() {
+                    format!("call_{position}")
+                } else {
+                    call.id
+                },
+                name: call.name,
+                arguments: call.arguments,
+            })
+            .collect();
+        ChatResponse {
+            text: self.text,
+            tool_calls,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    #[serde(default)]
+    choices: Vec<CompletionChoice>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct CompletionChoice {
+    message: CompletionMessage,
+}
+
+#[derive(Deserialize)]
+struct CompletionMessage {
+    content: Option<String>,
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    id: Option<String>,
+    function: Option<WireFunction>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireFunction {
+    name: Option<String>,
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<ChunkChoice>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct ChunkChoice {
+    #[serde(default)]
+    delta: Delta,
+}
+
+#[derive(Deserialize, Default)]
+struct Delta {
+    content: Option<String>,
+    tool_calls: Option<Vec<DeltaToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct DeltaToolCall {
+    index: Option<usize>,
+    id: Option<String>,
+    function: Option<WireFunction>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn delta(value: Value) -> DeltaToolCall {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn tool_call_deltas_are_joined_by_index() {
+        let mut assembly = Assembly::default();
+        assembly.apply(delta(
+            json!({"index": 0, "id": "a", "function": {"name": "weather", "arguments": ""}}),
+        ));
+        assembly.apply(delta(
+            json!({"index": 1, "id": "b", "function": {"name": "clock", "arguments": "{}"}}),
+        ));
+        assembly.apply(delta(
+            json!({"index": 0, "function": {"arguments": "{\"city\": "}}),
+        ));
+        assembly.apply(delta(
+            json!({"index": 0, "function": {"arguments": "\"Tokyo\"}"}}),
+        ));
+        let response = assembly.finish();
+        assert_eq!(
+            response.tool_calls,
+            vec![
+                ToolCall {
+                    id: "a".into(),
+                    name: "weather".into(),
+                    arguments: r#"{"city": "Tokyo"}"#.into()
+                },
+                ToolCall {
+                    id: "b".into(),
+                    name: "clock".into(),
+                    arguments: "{}".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn whole_calls_at_one_index_stay_apart_and_get_ids() {
+        let mut assembly = Assembly::default();
+        assembly.apply(delta(
+            json!({"index": 0, "id": "x", "function": {"name": "a", "arguments": {"k": 1}}}),
+        ));
+        assembly.apply(delta(
+            json!({"index": 0, "id": "y", "function": {"name": "b", "arguments": "{}"}}),
+        ));
+        // A piece with neither index nor id continues the last call.
+        assembly.apply(delta(json!({"function": {"arguments": ""}})));
+        let calls = assembly.finish().tool_calls;
+        let summary: Vec<(&str, &str, &str)> = calls
+            .iter()
+            .map(|c| (c.id.as_str(), c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(summary, vec![("x", "a", r#"{"k":1}"#), ("y", "b", "{}")]);
+        let mut assembly = Assembly::default();
+        assembly.apply(delta(json!({"function": {"name": "c", "arguments": "{}"}})));
+        assert_eq!(assembly.finish().tool_calls[0].id, "call_0");
+    }
+
+    #[test]
+    fn a_function_carries_its_examples_and_schema() {
+        let manifest: ToolManifest = serde_json::from_value(json!({
+            "name": "weather", "description": "Get the weather",
+            "parameters": {"city": "City name", "days": "How many days"},
+            "parameter_types": {"days": "int"},
+            "examples": ["Weather in Tokyo?", "Rain in London?"]
+        }))
+        .unwrap();
+        assert_eq!(
+            function_definition(&manifest),
+            json!({"type": "function", "function": {
+                "name": "weather",
+                "description": "Get the weather\nExamples: \"Weather in Tokyo?\", \"Rain in London?\"",
+                "parameters": {"type": "object", "properties": {
+                    "city": {"type": "string", "description": "City name"},
+                    "days": {"type": "integer", "description": "How many days"}
+                }}
+            }})
+        );
+    }
+}

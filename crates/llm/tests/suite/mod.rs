@@ -1,0 +1,3 @@
+mod errors;
+mod ollama;
+mod openai;

@@ -1,0 +1,416 @@
+//! MCP servers as a tool source.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource, sanitize_name};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use tokio::time::Instant;
+
+use crate::Error;
+use crate::manifest::{restore_structured, translate};
+use crate::process::{Launch, ServerProcess};
+
+/// How long a call that lost its server waits for the exit status, to say how
+/// the server ended.
+const DEATH_GRACE: Duration = Duration::from_secs(2);
+
+/// What the MCP source needs from the settings.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    pub servers: Vec<ServerSpec>,
+    /// Every server must have listed its tools within this (`mcp.startup_timeout`).
+    pub startup_timeout: Duration,
+    /// Stdio servers run here; a relative command resolves against it.
+    pub project_dir: PathBuf,
+}
+
+/// One entry of `mcp.servers`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    /// Names the server in tool names, logs and errors.
+    pub name: String,
+    pub transport: ServerTransport,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerTransport {
+    /// A command speaking MCP on its stdin and stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        /// Added to Riverse's own environment.
+        env: BTreeMap<String, String>,
+    },
+    /// A server reached over streamable HTTP.
+    Http {
+        url: String,
+        /// Sent with every request (`Authorization`, API keys).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// Starts every server at once and yields each one's tools, or one failure
+/// that names the server and says what went wrong. Servers are reported in the
+/// order given, whatever order they start in.
+pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
+    let startups = options.servers.iter().map(|spec| {
+        let link = Arc::new(ServerLink {
+            spec: spec.clone(),
+            project_dir: options.project_dir.clone(),
+            session: tokio::sync::Mutex::new(None),
+            spawned: Mutex::new(None),
+        });
+        async move {
+            let started = tokio::time::timeout(options.startup_timeout, link.start()).await;
+            let tools = match started {
+                Ok(Ok(tools)) => tools,
+                Ok(Err(err)) => return vec![link.failure(err.to_string())],
+                Err(_elapsed) => {
+                    let err = Error::StartupTimedOut {
+                        server: link.spec.name.clone(),
+                        after: seconds(options.startup_timeout),
+                        detail: link.release_spawned(),
+                    };
+                    return vec![link.failure(err.to_string())];
+                }
+            };
+            tracing::debug!(target: "mcp", "{}: {} tools", link.spec.name, tools.len());
+            tools
+                .into_iter()
+                .map(|tool| {
+                    let description = tool.description.as_deref().unwrap_or_default();
+                    let name = sanitize_name(&format!("mcp_{}_{}", link.spec.name, tool.name));
+                    let translated = translate(&name, description, &tool.input_schema);
+                    Found::Tool {
+                        tool: Arc::new(McpTool {
+                            manifest: translated.manifest,
+                            structured: translated.structured,
+                            remote_name: tool.name.to_string(),
+                            source: ToolSource::Mcp {
+                                server: link.spec.name.clone(),
+                            },
+                            link: link.clone(),
+                        }),
+                        available: true,
+                    }
+                })
+                .collect()
+        }
+    });
+    futures_util::future::join_all(startups)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// `2s`, `0.5s`.
+fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0}s")
+    } else {
+        format!("{secs}s")
+    }
+}
+
+/// One tool of an MCP server.
+pub struct McpTool {
+    manifest: ToolManifest,
+    /// Parameters to send as JSON structures (see `manifest`).
+    structured: Vec<String>,
+    /// The tool's name on its server.
+    remote_name: String,
+    source: ToolSource,
+    link: Arc<ServerLink>,
+}
+
+#[async_trait::async_trait]
+impl Tool for McpTool {
+    fn manifest(&self) -> &ToolManifest {
+        &self.manifest
+    }
+
+    fn source(&self) -> &ToolSource {
+        &self.source
+    }
+
+    async fn call(&self, mut params: Params, timeout: Duration) -> ToolResult {
+        let name = &self.manifest.name;
+        let server = &self.link.spec.name;
+        let deadline = Instant::now() + timeout;
+        let timed_out = || {
+            ToolResult::failure(format!(
+                "tool \"{name}\" timed out after {}; mcp server \"{server}\" was sent notifications/cancelled",
+                seconds(timeout)
+            ))
+        };
+        let connected = match tokio::time::timeout_at(deadline, self.link.connected()).await {
+            Ok(Ok(connected)) => connected,
+            Ok(Err(err)) => {
+                return ToolResult::failure(format!("tool \"{name}\" could not run: {err}"));
+            }
+            Err(_elapsed) => {
+                return ToolResult::failure(format!(
+                    "tool \"{name}\" timed out after {} while mcp server \"{server}\" restarted",
+                    seconds(timeout)
+                ));
+            }
+        };
+        restore_structured(&mut params, &self.structured);
+        let request = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(params);
+        // Dropping the request at the deadline makes rmcp send notifications/cancelled.
+        let reply = match tokio::time::timeout_at(deadline, connected.peer.call_tool(request)).await
+        {
+            Ok(reply) => reply,
+            Err(_elapsed) => return timed_out(),
+        };
+        match reply {
+            Ok(result) => {
+                let texts: Vec<&str> = result
+                    .content
+                    .iter()
+                    .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
+                    .collect();
+                let mut text = texts.join("\n");
+                // A server that answers only in structured content is read as JSON.
+                if let (true, Some(structured)) =
+                    (result.content.is_empty(), &result.structured_content)
+                {
+                    text = structured.to_string();
+                }
+                if result.is_error == Some(true) {
+                    ToolResult::failure(text)
+                } else {
+                    ToolResult::ok(text)
+                }
+            }
+            Err(ServiceError::McpError(error)) => ToolResult::failure(format!(
+                "tool \"{name}\": mcp server \"{server}\" refused the call: {}",
+                error.message
+            )),
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                let death = match &connected.process {
+                    Some(process) => process.death(DEATH_GRACE).await,
+                    None => "the connection was closed".to_owned(),
+                };
+                ToolResult::failure(format!(
+                    "tool \"{name}\": mcp server \"{server}\" died during the call ({death}); it will be restarted on the next call"
+                ))
+            }
+            Err(other) => {
+                ToolResult::failure(format!("tool \"{name}\": mcp server \"{server}\": {other}"))
+            }
+        }
+    }
+}
+
+/// What Riverse tells servers about itself, and what it does with their
+/// notifications.
+struct Client {
+    server: String,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        // The handshake revision: the one every server of the last years knows.
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("riverse", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::info!(
+            target: "mcp",
+            "{}: the server changed its tools; Riverse lists them again when it restarts",
+            self.server
+        );
+    }
+}
+
+/// A live session with a server.
+struct Session {
+    service: RunningService<RoleClient, Client>,
+    /// The process of a stdio server.
+    process: Option<Arc<ServerProcess>>,
+}
+
+impl Session {
+    fn is_alive(&self) -> bool {
+        !self.service.peer().is_transport_closed()
+            && self
+                .process
+                .as_ref()
+                .is_none_or(|process| process.is_running())
+    }
+}
+
+/// What a call needs from a session, taken out so calls run side by side.
+struct Connected {
+    peer: Peer<RoleClient>,
+    process: Option<Arc<ServerProcess>>,
+}
+
+/// A configured server and its session, started again when it is gone.
+struct ServerLink {
+    spec: ServerSpec,
+    project_dir: PathBuf,
+    /// `None` before the first start and after a failed restart. Held while
+    /// (re)connecting, so two calls never start two servers.
+    session: tokio::sync::Mutex<Option<Session>>,
+    /// The process last spawned, reachable before its handshake ends so that a
+    /// server that never finishes starting can still say what it printed.
+    spawned: Mutex<Option<Arc<ServerProcess>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ServerLink {
+    fn failure(&self, error: String) -> Found {
+        Found::Failure {
+            source: ToolSource::Mcp {
+                server: self.spec.name.clone(),
+            },
+            name: None,
+            error,
+        }
+    }
+
+    /// Connects and lists the server's tools.
+    async fn start(&self) -> Result<Vec<rmcp::model::Tool>, Error> {
+        let mut slot = self.session.lock().await;
+        let session = slot.insert(self.connect().await?);
+        let listed = session.service.peer().list_all_tools().await;
+        listed.map_err(|err| Error::ListFailed {
+            server: self.spec.name.clone(),
+            cause: err.to_string(),
+        })
+    }
+
+    /// What the last server process started has printed, and that process let
+    /// go of, which kills it unless a session still holds it.
+    fn release_spawned(&self) -> String {
+        let spawned = lock(&self.spawned).take();
+        spawned
+            .map(|process| process.stderr_detail())
+            .unwrap_or_default()
+    }
+
+    /// The live session, restarting the server when it is gone.
+    async fn connected(&self) -> Result<Connected, Error> {
+        let mut slot = self.session.lock().await;
+        let alive = slot.as_ref().is_some_and(Session::is_alive);
+        if !alive {
+            if slot.is_some() {
+                tracing::warn!(target: "mcp", "{}: the server is gone; starting it again", self.spec.name);
+            }
+            *slot = None;
+            *slot = Some(self.connect().await?);
+        }
+        let session = slot.as_ref().ok_or_else(|| Error::InitializeFailed {
+            server: self.spec.name.clone(),
+            cause: "no session".into(),
+        })?;
+        Ok(Connected {
+            peer: session.service.peer().clone(),
+            process: session.process.clone(),
+        })
+    }
+
+    async fn connect(&self) -> Result<Session, Error> {
+        let server = &self.spec.name;
+        let client = Client {
+            server: server.clone(),
+        };
+        match &self.spec.transport {
+            ServerTransport::Stdio { command, args, env } => {
+                let (process, stdout, stdin) = ServerProcess::spawn(Launch {
+                    server,
+                    command,
+                    args,
+                    env,
+                    dir: &self.project_dir,
+                })?;
+                let process = Arc::new(process);
+                *lock(&self.spawned) = Some(process.clone());
+                match client.serve((stdout, stdin)).await {
+                    Ok(service) => Ok(Session {
+                        service,
+                        process: Some(process),
+                    }),
+                    Err(err) => {
+                        // A server that exits during the handshake explains
+                        // itself better by its exit and stderr than rmcp can.
+                        let cause = match process.exit_within(DEATH_GRACE).await {
+                            Some(how) => format!("the server {how}{}", process.stderr_detail()),
+                            None => format!("{err}{}", process.stderr_detail()),
+                        };
+                        Err(Error::InitializeFailed {
+                            server: server.clone(),
+                            cause,
+                        })
+                    }
+                }
+            }
+            ServerTransport::Http { url, headers } => {
+                let transport = self.http_transport(url, headers)?;
+                let service =
+                    client
+                        .serve(transport)
+                        .await
+                        .map_err(|err| Error::InitializeFailed {
+                            server: server.clone(),
+                            cause: format!("{url}: {err}"),
+                        })?;
+                Ok(Session {
+                    service,
+                    process: None,
+                })
+            }
+        }
+    }
+
+    fn http_transport(
+        &self,
+        url: &str,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<StreamableHttpClientTransport<reqwest::Client>, Error> {
+        let invalid = |message: String| Error::InvalidConfig {
+            server: self.spec.name.clone(),
+            message,
+        };
+        let mut header_map = HeaderMap::new();
+        for (name, value) in headers {
+            let header = HeaderName::try_from(name.as_str())
+                .map_err(|err| invalid(format!("header {name:?} is not a valid name: {err}")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|err| invalid(format!("header {name:?} has an invalid value: {err}")))?;
+            header_map.insert(header, value);
+        }
+        // reqwest is built without a default TLS provider; installing ring
+        // twice is harmless, the second attempt is simply refused.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        // Default headers rather than rmcp's custom headers: these may include
+        // Authorization, which rmcp reserves for its own OAuth support.
+        let http = reqwest::Client::builder()
+            .default_headers(header_map)
+            .build()
+            .map_err(|err| invalid(format!("can't build an http client: {err}")))?;
+        let config = StreamableHttpClientTransportConfig::with_uri(url);
+        Ok(StreamableHttpClientTransport::with_client(http, config))
+    }
+}

@@ -1,0 +1,201 @@
+//! The registry served over MCP.
+
+use std::os::fd::AsFd;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use riverse_tool::{CallError, Registry, ToolManifest, ToolResult, input_schema};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::{RequestContext, RunningService, ServerInitializeError};
+use rmcp::transport::IntoTransport;
+use rmcp::{RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::net::unix::pipe;
+
+use crate::Error;
+
+/// The tool set being served, swapped whole when it changes.
+type Shared = Arc<RwLock<Arc<Registry>>>;
+
+/// Answers `tools/list` and `tools/call` from the registry. rmcp runs each
+/// request in a task of its own, so a slow call never holds up another.
+struct RegistryServer {
+    registry: Shared,
+}
+
+impl RegistryServer {
+    fn current(&self) -> Arc<Registry> {
+        self.registry
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl ServerHandler for RegistryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("riverse", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let registry = self.current();
+        Ok(ListToolsResult::with_all_items(
+            registry.available_manifests().map(mcp_tool).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let registry = self.current();
+        let arguments = request.arguments.unwrap_or_default();
+        let call = registry.call(&request.name, arguments);
+        // On notifications/cancelled the call is dropped, which stops the tool:
+        // a Python worker is killed (a fresh one serves later calls), an MCP
+        // server is sent notifications/cancelled in turn.
+        let outcome = tokio::select! {
+            outcome = call => outcome,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error(format!("tool \"{}\": cancelled by the client", request.name), None));
+            }
+        };
+        match outcome {
+            Ok(result) => Ok(call_result(result).into()),
+            // Naming a tool that is not served is the caller's mistake, not a
+            // tool failure: MCP makes it a protocol error.
+            Err(err @ (CallError::UnknownTool(_) | CallError::Unavailable { .. })) => {
+                Err(ErrorData::invalid_params(err.to_string(), None))
+            }
+        }
+    }
+}
+
+/// A manifest as MCP lists it: the schema from the parameters and their types,
+/// the examples after the description.
+fn mcp_tool(manifest: &ToolManifest) -> Tool {
+    let schema = match input_schema(manifest) {
+        Value::Object(schema) => schema,
+        _ => Map::new(),
+    };
+    Tool::new(manifest.name.clone(), described(manifest), Arc::new(schema))
+}
+
+/// The description followed by the examples, as native function calling shows
+/// them to an LLM.
+fn described(manifest: &ToolManifest) -> String {
+    if manifest.examples.is_empty() {
+        return manifest.description.clone();
+    }
+    let examples: Vec<String> = manifest
+        .examples
+        .iter()
+        .map(|example| format!("- {example}"))
+        .collect();
+    format!(
+        "{}\n\nExamples:\n{}",
+        manifest.description,
+        examples.join("\n")
+    )
+}
+
+fn call_result(result: ToolResult) -> CallToolResult {
+    if result.success {
+        return CallToolResult::success(vec![ContentBlock::text(result.data)]);
+    }
+    let text = if result.error.is_empty() {
+        "the tool failed without saying why".to_owned()
+    } else {
+        result.error
+    };
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// A registry being served to one client.
+pub struct Serving {
+    service: RunningService<RoleServer, RegistryServer>,
+    registry: Shared,
+}
+
+impl Serving {
+    /// Serves `registry` from now on and tells the client with
+    /// `notifications/tools/list_changed`.
+    pub async fn replace_registry(&self, registry: Registry) -> Result<(), Error> {
+        *self
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(registry);
+        self.service
+            .peer()
+            .notify_tool_list_changed()
+            .await
+            .map_err(|err| {
+                Error::ServeFailed(format!(
+                    "can't send notifications/tools/list_changed: {err}"
+                ))
+            })
+    }
+
+    /// Waits until the client goes away.
+    pub async fn waiting(self) -> Result<(), Error> {
+        self.service
+            .waiting()
+            .await
+            .map(|_reason| ())
+            .map_err(|err| Error::ServeFailed(err.to_string()))
+    }
+}
+
+/// Serves `registry` over `transport` once a client has initialized.
+pub async fn serve<T, E, A>(registry: Registry, transport: T) -> Result<Serving, Error>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let registry: Shared = Arc::new(RwLock::new(Arc::new(registry)));
+    let server = RegistryServer {
+        registry: registry.clone(),
+    };
+    let service = server.serve(transport).await.map_err(|err| match err {
+        ServerInitializeError::ConnectionClosed(_) => {
+            Error::ServeFailed("the client closed the connection before initializing".into())
+        }
+        other => Error::ServeFailed(other.to_string()),
+    })?;
+    Ok(Serving { service, registry })
+}
+
+/// Serves `registry` on stdin and stdout until the client closes them.
+pub async fn serve_stdio(registry: Registry) -> Result<(), Error> {
+    let serving = match stdio_pipes() {
+        Some((stdin, stdout)) => serve(registry, (stdin, stdout)).await?,
+        None => serve(registry, (tokio::io::stdin(), tokio::io::stdout())).await?,
+    };
+    serving.waiting().await
+}
+
+/// stdin and stdout as non-blocking pipes, when they are pipes (as an MCP host
+/// starts a server). Tokio's own stdin and stdout hand every read and write to
+/// a blocking thread, which costs each round trip tens of microseconds; a pipe
+/// is polled like a socket. Anything else (a file, a terminal) gets `None`.
+fn stdio_pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
+    let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let stdout = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let receiver = pipe::Receiver::from_owned_fd(stdin).ok()?;
+    let sender = pipe::Sender::from_owned_fd(stdout).ok()?;
+    Some((receiver, sender))
+}

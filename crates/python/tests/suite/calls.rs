@@ -1,0 +1,123 @@
+//! Calls: what a tool's exceptions, wrong results and huge results become,
+//! and that the pool keeps serving afterwards.
+
+use pretty_assertions::assert_eq;
+use riverse_tool::{RegistryOptions, ToolResult};
+use serde_json::json;
+
+use super::support::{assert_echo_answers, call, options, project, registry, registry_with};
+
+#[tokio::test]
+async fn an_exception_in_execute_names_the_exception_and_the_line_raising_it() {
+    let project = project(&["execute_raises.py"]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(
+        call(&registry, "execute_raises", json!({})).await,
+        ToolResult::failure(
+            "execute() raised ZeroDivisionError: division by zero (execute_raises.py:7)"
+        )
+    );
+    assert_echo_answers(&registry).await;
+}
+
+#[tokio::test]
+async fn a_result_of_the_wrong_type_is_a_failure_saying_what_was_returned() {
+    let project = project(&["wrong_return_types.py"]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(
+        call(&registry, "returns_dict", json!({})).await,
+        ToolResult::failure("execute() returned dict, expected ToolResult")
+    );
+    assert_eq!(
+        call(&registry, "returns_none", json!({})).await,
+        ToolResult::failure("execute() returned None, expected ToolResult")
+    );
+    assert_eq!(
+        call(&registry, "returns_int_data", json!({})).await,
+        ToolResult::failure("execute() returned a ToolResult whose data is int, expected str")
+    );
+    assert_echo_answers(&registry).await;
+}
+
+#[tokio::test]
+async fn a_20_mb_result_is_cut_at_a_character_boundary_with_a_marker() {
+    let project = project(&["huge_result.py"]);
+    let registry = registry(options(&project)).await;
+    let result = call(&registry, "huge_result", json!({})).await;
+    // 65,536 bytes would split a three-byte character: the cut keeps 21,845 of them.
+    let expected = format!(
+        "{}\n[output truncated: showing the first 65535 of 21000000 bytes]",
+        "あ".repeat(21_845)
+    );
+    assert!(result.success, "{}", result.error);
+    assert!(
+        result.data == expected,
+        "got {} bytes ending {:?}",
+        result.data.len(),
+        result.data.chars().rev().take(70).collect::<String>()
+    );
+    assert_echo_answers(&registry).await;
+}
+
+#[tokio::test]
+async fn the_output_cap_follows_max_output_bytes() {
+    let project = project(&["japanese.py"]);
+    let registry_options = RegistryOptions {
+        max_output_bytes: 20,
+        ..RegistryOptions::default()
+    };
+    let registry = registry_with(options(&project), registry_options).await;
+    // "こんにちは、田中さん！🌸" is 37 bytes; 20 falls inside "田", after 18.
+    assert_eq!(
+        call(&registry, "aisatsu", json!({"namae": "田中"})).await,
+        ToolResult::ok("こんにちは、\n[output truncated: showing the first 18 of 37 bytes]")
+    );
+}
+
+#[tokio::test]
+async fn japanese_results_and_errors_arrive_intact() {
+    let project = project(&["japanese.py"]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(
+        call(&registry, "aisatsu", json!({"namae": "田中"})).await,
+        ToolResult::ok("こんにちは、田中さん！🌸")
+    );
+    assert_eq!(
+        call(&registry, "aisatsu", json!({})).await,
+        ToolResult::failure("名前がありません")
+    );
+}
+
+#[tokio::test]
+async fn parameters_reach_python_as_their_declared_types() {
+    let project = project(&["typed.py"]);
+    let registry = registry(options(&project)).await;
+    let result = call(
+        &registry,
+        "typed",
+        json!({"count": "3", "ratio": "2.5", "flag": "true", "label": "7", "extra": [1]}),
+    )
+    .await;
+    assert!(result.success, "{}", result.error);
+    let report: serde_json::Value = serde_json::from_str(&result.data).unwrap();
+    assert_eq!(
+        report,
+        json!({
+            "count": ["int", 3],
+            "extra": ["list", [1]],
+            "flag": ["bool", true],
+            "label": ["str", "7"],
+            "ratio": ["float", 2.5],
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_value_that_cannot_be_coerced_fails_before_the_tool_runs() {
+    let project = project(&["typed.py"]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(
+        call(&registry, "typed", json!({"count": "three"})).await,
+        ToolResult::failure("parameter \"count\": expected an integer, got \"three\"")
+    );
+}

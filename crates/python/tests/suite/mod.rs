@@ -1,0 +1,5 @@
+mod calls;
+mod discovery;
+mod output;
+mod supervision;
+mod support;

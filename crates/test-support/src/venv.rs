@@ -1,0 +1,80 @@
+//! A Python virtual environment with the official MCP SDK, for tests that need
+//! a peer we did not write.
+//!
+//! Made once under the workspace's `target/` directory and reused: the first
+//! test to need it creates it while holding a file lock, so parallel tests and
+//! test binaries wait for that one install instead of racing. `.ci/run` makes
+//! the same environment before the tests start (`python/mcp-requirements.txt`
+//! pins what goes in).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What is installed.
+const REQUIREMENTS: &str = include_str!("../python/mcp-requirements.txt");
+
+/// The interpreter of the environment, creating it first if needed.
+///
+/// Panics with the installer's output when the environment can't be made:
+/// the tests that need it can't run without it.
+pub fn mcp_python() -> PathBuf {
+    let dir = venv_dir();
+    let python = dir.join("bin/python");
+    let marker = dir.join("riverse-requirements.txt");
+    let is_ready =
+        || std::fs::read_to_string(&marker).is_ok_and(|installed| installed == REQUIREMENTS);
+    if is_ready() {
+        return python;
+    }
+    std::fs::create_dir_all(dir.parent().expect("the venv has a parent"))
+        .expect("create target/test-venvs");
+    let lock_path = dir.with_extension("lock");
+    let lock = File::create(&lock_path)
+        .unwrap_or_else(|err| panic!("create {}: {err}", lock_path.display()));
+    lock.lock()
+        .unwrap_or_else(|err| panic!("lock {}: {err}", lock_path.display()));
+    // Another test may have finished the install while this one waited.
+    if is_ready() {
+        return python;
+    }
+    run(
+        Command::new("python3").args(["-m", "venv"]).arg(&dir),
+        "python3 -m venv",
+    );
+    let requirements = dir.join("requirements.txt");
+    std::fs::write(&requirements, REQUIREMENTS).expect("write requirements.txt");
+    run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+            ])
+            .arg(&requirements),
+        "pip install",
+    );
+    std::fs::write(&marker, REQUIREMENTS).expect("write the install marker");
+    python
+}
+
+/// `<workspace>/target/test-venvs/mcp`.
+pub fn venv_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp")
+}
+
+fn run(command: &mut Command, what: &str) {
+    let output = command
+        .output()
+        .unwrap_or_else(|err| panic!("{what} could not start: {err}"));
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
