@@ -12,6 +12,12 @@
 //! does not list must be absent. Then it measures speed: routing time for a
 //! warm process (median over the cases, after the tool set's prompt is
 //! prefilled), prompt processing and generation tokens per second.
+//!
+//! `--cold "MESSAGE"` instead times one turn in a fresh process: load, route
+//! and a grounded answer. `--prompt-cache DIR` / `--no-prompt-cache` choose
+//! where (whether) prefilled prompts are kept between processes; `--cases
+//! FILE` evaluates other cases; `--dump FILE` writes every case's scores as
+//! JSON lines.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -19,7 +25,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use riverse_embedded::{EmbeddedModel, EmbeddedOptions, Route};
+use riverse_embedded::{ChatMessage, EmbeddedModel, EmbeddedOptions, Route};
 use riverse_tool::ToolManifest;
 use serde_json::Value;
 
@@ -63,9 +69,20 @@ fn main() {
     let cases_path = option("--cases").map_or_else(|| dir.join("routing-cases.json"), Into::into);
     let cases = load_cases(&cases_path, &split);
 
+    let mut options = EmbeddedOptions::default();
+    if let Some(dir) = option("--prompt-cache") {
+        options.prompt_cache_dir = Some(dir.into());
+    }
+    if args.iter().any(|arg| arg == "--no-prompt-cache") {
+        options.prompt_cache_dir = None;
+    }
     let started = Instant::now();
-    let model = EmbeddedModel::load(&EmbeddedOptions::default()).expect("load the model");
+    let model = EmbeddedModel::load(&options).expect("load the model");
     let load_time = started.elapsed();
+    if let Some(message) = option("--cold") {
+        cold(&model, load_time, &tools, &message);
+        return;
+    }
 
     let started = Instant::now();
     model.route("warm up", &tools, &[]).unwrap();
@@ -164,6 +181,36 @@ fn main() {
     let (prompt_rate, generation_rate) = throughput(&model);
     println!("| prompt processing | {prompt_rate:.0} tok/s |");
     println!("| generation | {generation_rate:.1} tok/s |");
+}
+
+/// One cold turn in this fresh process: route `message`, then answer it from
+/// a made-up tool result, timing each part (running the tool is left out).
+fn cold(model: &EmbeddedModel, load_time: Duration, tools: &[ToolManifest], message: &str) {
+    let started = Instant::now();
+    let route = model.route(message, tools, &[]).unwrap();
+    let route_time = started.elapsed();
+    let conversation = match &route {
+        Route::None => vec![ChatMessage::user(message)],
+        Route::Call { tool, .. } => vec![
+            ChatMessage::user(message),
+            ChatMessage::ToolResult {
+                tool: tool.clone(),
+                content: "Oslo: 🌦 +7°C, wind 13 km/h".into(),
+            },
+        ],
+    };
+    let started = Instant::now();
+    let answer = model.answer(&conversation, &mut |_| {}).unwrap();
+    let answer_time = started.elapsed();
+    println!("route: {}", describe(&route));
+    println!("answer: {answer}");
+    println!(
+        "| cold turn: load {} + route {} + answer {} | {} |",
+        ms(load_time),
+        ms(route_time),
+        ms(answer_time),
+        ms(load_time + route_time + answer_time)
+    );
 }
 
 fn load_cases(path: &Path, split: &str) -> Vec<Case> {

@@ -216,7 +216,7 @@ impl Weights {
             rope_base: number("llama.rope.freq_base").unwrap_or(10_000.0) as f32,
             context: number("llama.context_length")? as usize,
         };
-        if config.kv_heads == 0 || config.heads % config.kv_heads != 0 {
+        if config.kv_heads == 0 || !config.heads.is_multiple_of(config.kv_heads) {
             return Err(invalid(format!(
                 "{} heads can't share {} key/value heads",
                 config.heads, config.kv_heads
@@ -526,7 +526,7 @@ mod tests {
         let rows: Vec<Vec<f32>> = mask.to_vec2().unwrap();
         let open = 0.0;
         let shut = f32::NEG_INFINITY;
-        let expected = vec![
+        let expected = [
             vec![open, open, open, open, shut],
             vec![open, open, open, open, open],
         ];

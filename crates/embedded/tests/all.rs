@@ -2,4 +2,7 @@
 //! fetched once into the cache by `riverse_test_support::model`, and load it
 //! once per test binary.
 
+// Helpers outside `#[test]` functions unwrap too; this is all test code.
+#![allow(clippy::unwrap_used)]
+
 mod suite;

