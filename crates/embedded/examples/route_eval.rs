@@ -16,7 +16,8 @@
 //! `--cold "MESSAGE"` instead times one turn in a fresh process: load, route
 //! and a grounded answer. `--prompt-cache DIR` / `--no-prompt-cache` choose
 //! where (whether) prefilled prompts are kept between processes; `--cases
-//! FILE` evaluates other cases; `--dump FILE` writes every case's scores as
+//! FILE` evaluates other cases, `--tools FILE` other manifests
+//! (`eval/template-tools.json`: the three tools `riverse init` writes); `--dump FILE` writes every case's scores as
 //! JSON lines.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -63,9 +64,10 @@ fn main() {
     let mut dump = option("--dump").map(|path| std::fs::File::create(path).unwrap());
 
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+    let tools_path = option("--tools").map_or_else(|| dir.join("routing-tools.json"), Into::into);
     let tools: Vec<ToolManifest> =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("routing-tools.json")).unwrap())
-            .expect("routing-tools.json holds manifests");
+        serde_json::from_str(&std::fs::read_to_string(&tools_path).unwrap())
+            .expect("the tools file holds manifests");
     let cases_path = option("--cases").map_or_else(|| dir.join("routing-cases.json"), Into::into);
     let cases = load_cases(&cases_path, &split);
 

@@ -3,6 +3,7 @@
 
 use crate::chat::{ChatMessage, Role, open_assistant, push_turn};
 use crate::generate::{GenerationLimits, NumberGrounding};
+use crate::similarity::is_cjk;
 
 /// The system prompt when the conversation brings none.
 const DEFAULT_SYSTEM: &str = "You are a helpful assistant. Reply briefly and politely.";
@@ -12,6 +13,10 @@ const DEFAULT_SYSTEM: &str = "You are a helpful assistant. Reply briefly and pol
 const GROUNDED_SYSTEM: &str = "Answer the user's message in one or two short sentences \
     using only the tool results given with it. If a tool failed, say so and give its error.";
 
+/// Added for Japanese or Chinese small talk: the model's own Japanese is
+/// garbled, its English is readable.
+const ENGLISH_ONLY: &str = "Reply in English.";
+
 /// Earlier user/assistant messages kept in the prompt; more only dilute a
 /// small model's attention and cost prompt time.
 const HISTORY_MESSAGES: usize = 4;
@@ -19,9 +24,70 @@ const HISTORY_MESSAGES: usize = 4;
 /// Longest history message kept, in characters.
 const HISTORY_CHARS: usize = 300;
 
+/// How an answer is produced.
+pub(crate) enum Plan {
+    /// Generate after `prompt`, keeping numbers to `grounding`'s sources
+    /// (`None` when no tool ran: nothing to ground in).
+    Generate {
+        prompt: String,
+        grounding: Option<NumberGrounding>,
+    },
+    /// Give the tool results as they are. The model writes almost no
+    /// Japanese or Chinese, so for such a question it would bury the results
+    /// in garbled text.
+    Verbatim(String),
+}
+
+/// Decides how to answer `conversation`.
+pub(crate) fn plan(conversation: &[ChatMessage]) -> Plan {
+    let results = this_turns_results(conversation);
+    let question = last_question(conversation);
+    if !results.is_empty() && mostly_cjk(question) {
+        let lines: Vec<String> = results
+            .iter()
+            .map(|(tool, content)| format!("{tool}: {}", content.trim()))
+            .collect();
+        return Plan::Verbatim(lines.join("\n"));
+    }
+    let (prompt, grounding) = answer_prompt(conversation);
+    Plan::Generate { prompt, grounding }
+}
+
+/// Whether at least a third of the text's letters are CJK.
+fn mostly_cjk(text: &str) -> bool {
+    let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
+    let cjk = text.chars().filter(|&c| is_cjk(c)).count();
+    letters > 0 && cjk * 3 >= letters
+}
+
+fn this_turns_results(conversation: &[ChatMessage]) -> Vec<(&str, &str)> {
+    let last_user = conversation
+        .iter()
+        .rposition(|message| matches!(message, ChatMessage::User(_)));
+    conversation
+        .iter()
+        .skip(last_user.map_or(0, |index| index + 1))
+        .filter_map(|message| match message {
+            ChatMessage::ToolResult { tool, content } => Some((tool.as_str(), content.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn last_question(conversation: &[ChatMessage]) -> &str {
+    conversation
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            ChatMessage::User(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .unwrap_or("")
+}
+
 /// The prompt for answering `conversation`, and the texts generated numbers
 /// must come from (`None` when no tool ran: nothing to ground in).
-pub(crate) fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGrounding>) {
+fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGrounding>) {
     let last_user = conversation
         .iter()
         .rposition(|message| matches!(message, ChatMessage::User(_)));
@@ -44,6 +110,10 @@ pub(crate) fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<Num
     if !results.is_empty() {
         system.push('\n');
         system.push_str(GROUNDED_SYSTEM);
+    }
+    if mostly_cjk(last_question(conversation)) {
+        system.push('\n');
+        system.push_str(ENGLISH_ONLY);
     }
     let mut prompt = String::new();
     push_turn(&mut prompt, Role::System, &system);
@@ -134,6 +204,32 @@ mod tests {
         );
         assert!(prompt.contains("<|im_start|>assistant\nHello!<|im_end|>"));
         assert!(grounding.is_some());
+    }
+
+    #[test]
+    fn a_japanese_question_gets_its_tool_results_verbatim() {
+        let conversation = [
+            ChatMessage::user("ロンドンは今何時？"),
+            ChatMessage::ToolResult {
+                tool: "clock".into(),
+                content: "Monday 2025-01-06 00:30:00 (Europe/London, UTC+0000)\n".into(),
+            },
+        ];
+        let Plan::Verbatim(text) = plan(&conversation) else {
+            panic!("expected the results as they are");
+        };
+        assert_eq!(
+            text,
+            "clock: Monday 2025-01-06 00:30:00 (Europe/London, UTC+0000)"
+        );
+    }
+
+    #[test]
+    fn japanese_small_talk_is_answered_in_english() {
+        let Plan::Generate { prompt, .. } = plan(&[ChatMessage::user("こんにちは")]) else {
+            panic!("small talk is generated");
+        };
+        assert!(prompt.contains(ENGLISH_ONLY), "{prompt}");
     }
 
     #[test]

@@ -168,13 +168,21 @@ impl EmbeddedModel {
     /// Writes the reply to the conversation's last user message, passing each
     /// piece of text to `on_piece` as it is generated, and returns the whole.
     /// [`ChatMessage::ToolResult`]s after that message ground the answer: it
-    /// can only state numbers the results (or the question) contain.
+    /// can only state numbers the results (or the question) contain. For a
+    /// Japanese or Chinese question the results are returned as they are
+    /// (`tool: data` lines), since the model cannot write those languages.
     pub fn answer(
         &self,
         conversation: &[ChatMessage],
         on_piece: &mut dyn FnMut(&str),
     ) -> Result<String> {
-        let (prompt, grounding) = answer::answer_prompt(conversation);
+        let (prompt, grounding) = match answer::plan(conversation) {
+            answer::Plan::Generate { prompt, grounding } => (prompt, grounding),
+            answer::Plan::Verbatim(text) => {
+                on_piece(&text);
+                return Ok(text);
+            }
+        };
         let engine = &self.inner.engine;
         let state = engine.prefill(&prompt)?;
         let generated = engine.generate(
@@ -254,4 +262,13 @@ pub fn model_path(options: &EmbeddedOptions) -> Result<PathBuf> {
         return Err(Error::ModelNotFound { path: cached });
     }
     fetch::ensure_cached(&cache_dir, &options.python, options.progress)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_model_can_be_shared_between_threads() {
+        fn shared<T: Send + Sync + Clone + 'static>() {}
+        shared::<super::EmbeddedModel>();
+    }
 }

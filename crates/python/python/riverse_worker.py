@@ -1,8 +1,9 @@
 """Riverse's Python worker: imports drop-in tools and serves them over MCP on stdio.
 
-The host runs this file with `python -c` and speaks newline-delimited JSON-RPC 2.0
-to it (`initialize`, `tools/list`, `tools/call`, and `riverse/discovery` for the
-fate of every file). It is also a standalone MCP server:
+The host imports this file from a copy in its cache, so Python keeps its bytecode
+(or runs it with `python -c` where there is no cache), and speaks newline-delimited
+JSON-RPC 2.0 to it (`initialize`, `tools/list`, `tools/call`, and
+`riverse/discovery` for the fate of every file). It is also a standalone MCP server:
 
     python riverse_worker.py TOOLS_DIR [CONFIG_JSON_FILE]
 

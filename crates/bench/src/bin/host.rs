@@ -61,13 +61,29 @@ struct Args {
     /// Tool files for `riverse tools --json`.
     #[arg(long, default_value_t = 200)]
     tools: usize,
-    /// The async runtime: `multi` (two worker threads, as the `riverse`
-    /// binary runs) or `current` (one thread).
-    #[arg(long, default_value = "multi")]
-    runtime: String,
-    /// Only these benchmarks (calls, spawn, tools, parallel, memory); default all.
-    #[arg(long, value_delimiter = ',')]
-    only: Vec<String>,
+    /// The async runtime.
+    #[arg(long, value_enum, default_value_t = Runtime::Multi)]
+    runtime: Runtime,
+    /// Only these benchmarks (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Vec<Bench>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Runtime {
+    /// Two worker threads, as the `riverse` binary runs.
+    Multi,
+    /// One thread.
+    Current,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Bench {
+    Calls,
+    Spawn,
+    Tools,
+    Parallel,
+    Memory,
 }
 
 /// Parallel calls, and workers, of the parallel benchmark.
@@ -75,18 +91,14 @@ const PARALLEL: usize = 8;
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let runtime = match args.runtime.as_str() {
-        "multi" => tokio::runtime::Builder::new_multi_thread()
+    let runtime = match args.runtime {
+        Runtime::Multi => tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build(),
-        "current" => tokio::runtime::Builder::new_current_thread()
+        Runtime::Current => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build(),
-        other => {
-            eprintln!("host bench: --runtime is multi or current, not {other:?}");
-            return ExitCode::from(2);
-        }
     };
     let outcome = match runtime {
         // As in the `riverse` binary, the work runs as a task on the
@@ -112,8 +124,8 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let here = std::env::current_dir().context("can't read the current directory")?;
     let interpreter = riverse_python::resolve_interpreter(args.python.as_deref(), &here)?;
     let python = interpreter.executable.clone();
-    let wants = |name: &str| args.only.is_empty() || args.only.iter().any(|only| only == name);
-    let riverse = if wants("tools") || wants("memory") {
+    let wants = |bench: Bench| args.only.is_empty() || args.only.contains(&bench);
+    let riverse = if wants(Bench::Tools) || wants(Bench::Memory) {
         Some(riverse_binary(args.riverse.as_deref())?)
     } else {
         None
@@ -138,11 +150,15 @@ async fn run(args: Args) -> anyhow::Result<()> {
             println!("env:     {var}={}", value.to_string_lossy());
         }
     }
-    println!("runtime: {}", args.runtime);
+    let runtime = match args.runtime {
+        Runtime::Multi => "two worker threads",
+        Runtime::Current => "one thread",
+    };
+    println!("runtime: {runtime}");
     println!();
 
     let mut table = Table::default();
-    if wants("calls") {
+    if wants(Bench::Calls) {
         eprintln!("timing {} warm calls per contender...", args.calls);
         let mut times = calls::measure(&python, args.calls).await?;
         let goal_p50 = Duration::from_micros(25);
@@ -206,31 +222,33 @@ async fn run(args: Args) -> anyhow::Result<()> {
             times.registry.wall.len()
         ));
     }
-    if wants("spawn") {
+    if wants(Bench::Spawn) {
         eprintln!("timing {} worker starts...", args.spawns);
         let mut times = spawn::measure(&python, args.spawns).await?;
-        let bare = times.bare.median();
+        let ready = ("bare python, first line", times.bare_ready.median());
+        let exit = ("python -c pass, to exit", times.bare_exit.median());
         table.time(
             "worker spawn to ready, median",
             times.worker.median(),
-            Some(("python -c pass", bare)),
+            Some(ready),
             Some(Duration::from_millis(40)),
         );
         table.time(
-            "  worker script via -c, uncached",
-            times.script.median(),
-            Some(("python -c pass", bare)),
+            "  python -S, first line",
+            times.bare_ready_no_site.median(),
+            Some(ready),
             None,
         );
+        table.time("  python -c pass, to exit", exit.1, Some(ready), None);
         table.time(
-            "  python -S -c pass",
-            times.bare_no_site.median(),
-            Some(("python -c pass", bare)),
+            "  worker via -c uncached, to exit",
+            times.script_exit.median(),
+            Some(exit),
             None,
         );
         table.note(format!("{} starts each", times.worker.len()));
     }
-    if let (true, Some(riverse)) = (wants("tools"), &riverse) {
+    if let (true, Some(riverse)) = (wants(Bench::Tools), &riverse) {
         eprintln!(
             "timing {} runs of riverse tools --json on {} tools...",
             args.runs, args.tools
@@ -252,7 +270,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         );
         table.note(format!("{} runs each, whole process", times.riverse.len()));
     }
-    if wants("parallel") {
+    if wants(Bench::Parallel) {
         eprintln!("timing {PARALLEL} parallel calls...");
         let mut times = concurrency::measure(&python, PARALLEL, 5).await?;
         let single = times.single.median();
@@ -274,11 +292,12 @@ async fn run(args: Args) -> anyhow::Result<()> {
             Some(goal),
         );
         table.note(format!(
-            "warm: median of {} batches; cold: the first batch, starting 7 workers",
-            times.warm.len()
+            "warm: median of {} batches; cold: the first batch, starting {} workers",
+            times.warm.len(),
+            PARALLEL - 1
         ));
     }
-    if let (true, Some(riverse)) = (wants("memory"), &riverse) {
+    if let (true, Some(riverse)) = (wants(Bench::Memory), &riverse) {
         eprintln!("reading resident memory...");
         let report = memory::measure(riverse, &python).await?;
         table.memory(

@@ -1,6 +1,7 @@
 //! A worker's start, from spawn until it is ready to serve (no tool files to
 //! import), against bare interpreter starts.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use riverse_python::{WORKER_SOURCE, WorkerPool};
 
-use crate::fixtures::TempProject;
+use crate::fixtures::{ChildGuard, TempProject};
 use crate::stats::Samples;
 
 /// Lets a killed worker be reaped before the next start is timed.
@@ -17,36 +18,41 @@ const SETTLE: Duration = Duration::from_millis(20);
 pub struct SpawnTimes {
     /// A new pool's first worker: spawn, handshake, empty discovery.
     pub worker: Samples,
-    /// `python -c pass`.
-    pub bare: Samples,
-    /// `python -S -c pass`: no `site`, hence no `.pth` files.
-    pub bare_no_site: Samples,
+    /// A bare `python` until it writes its first line: the same point for an
+    /// interpreter with nothing to import.
+    pub bare_ready: Samples,
+    /// The same with `-S`: no `site`, hence no `.pth` files.
+    pub bare_ready_no_site: Samples,
+    /// `python -c pass`, until it has exited: start and finalization.
+    pub bare_exit: Samples,
     /// The worker script run as `python -c SOURCE`, with its input closed:
     /// start, compile, imports, exit. Workers ran so before the script's
     /// bytecode was cached.
-    pub script: Samples,
+    pub script_exit: Samples,
 }
 
 pub async fn measure(interpreter: &Path, spawns: usize) -> anyhow::Result<SpawnTimes> {
     let project = TempProject::new()?;
     let mut times = SpawnTimes {
         worker: Samples::with_capacity(spawns),
-        bare: Samples::with_capacity(spawns),
-        bare_no_site: Samples::with_capacity(spawns),
-        script: Samples::with_capacity(spawns),
+        bare_ready: Samples::with_capacity(spawns),
+        bare_ready_no_site: Samples::with_capacity(spawns),
+        bare_exit: Samples::with_capacity(spawns),
+        script_exit: Samples::with_capacity(spawns),
     };
     // The first round only warms the page cache.
     for round in 0..=spawns {
         let worker = worker_start(&project, interpreter).await?;
-        tokio::time::sleep(SETTLE).await;
-        let bare = crate::blocking(|| run(interpreter, &["-c", "pass"]))?;
-        let bare_no_site = crate::blocking(|| run(interpreter, &["-S", "-c", "pass"]))?;
-        let script = crate::blocking(|| run(interpreter, &["-c", WORKER_SOURCE]))?;
+        let bare_ready = crate::blocking(|| first_line(interpreter, &[]))?;
+        let bare_ready_no_site = crate::blocking(|| first_line(interpreter, &["-S"]))?;
+        let bare_exit = crate::blocking(|| run_to_exit(interpreter, "pass"))?;
+        let script_exit = crate::blocking(|| run_to_exit(interpreter, WORKER_SOURCE))?;
         if round > 0 {
             times.worker.push(worker);
-            times.bare.push(bare);
-            times.bare_no_site.push(bare_no_site);
-            times.script.push(script);
+            times.bare_ready.push(bare_ready);
+            times.bare_ready_no_site.push(bare_ready_no_site);
+            times.bare_exit.push(bare_exit);
+            times.script_exit.push(script_exit);
         }
     }
     Ok(times)
@@ -67,10 +73,39 @@ async fn worker_start(project: &TempProject, interpreter: &Path) -> anyhow::Resu
     Ok(elapsed)
 }
 
-fn run(interpreter: &Path, args: &[&str]) -> anyhow::Result<Duration> {
+/// Time from spawn until `python [flags]` writes a line; the process is then
+/// killed.
+fn first_line(interpreter: &Path, flags: &[&str]) -> anyhow::Result<Duration> {
+    let start = Instant::now();
+    let child = Command::new(interpreter)
+        .args(flags)
+        .args([
+            "-c",
+            "import sys; print('ready', flush=True); sys.stdin.read()",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("can't start {}", interpreter.display()))?;
+    let mut guard = ChildGuard(child);
+    let mut line = String::new();
+    if let Some(out) = guard.0.stdout.take() {
+        BufReader::new(out).read_line(&mut line)?;
+    }
+    let elapsed = start.elapsed();
+    ensure!(
+        line.trim() == "ready",
+        "{} said {line:?}",
+        interpreter.display()
+    );
+    Ok(elapsed)
+}
+
+/// Time from spawn until `python -c CODE`, its input closed, has exited.
+fn run_to_exit(interpreter: &Path, code: &str) -> anyhow::Result<Duration> {
     let start = Instant::now();
     let status = Command::new(interpreter)
-        .args(args)
+        .args(["-c", code])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .status()
@@ -78,9 +113,8 @@ fn run(interpreter: &Path, args: &[&str]) -> anyhow::Result<Duration> {
     let elapsed = start.elapsed();
     ensure!(
         status.success(),
-        "{} {} failed: {status}",
-        interpreter.display(),
-        args[..args.len() - 1].join(" ")
+        "{} -c failed: {status}",
+        interpreter.display()
     );
     Ok(elapsed)
 }
