@@ -22,6 +22,7 @@ mod engine;
 mod error;
 pub mod fetch;
 mod generate;
+mod glossary;
 pub mod location;
 mod model;
 mod prompt_cache;

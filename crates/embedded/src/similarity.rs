@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use crate::glossary;
+
 /// A weighted bag of n-grams.
 type Vector = HashMap<String, f32>;
 
@@ -98,13 +100,16 @@ fn cosine(a: &Vector, b: &Vector) -> f32 {
         .sum()
 }
 
-/// Counts the n-grams of `text`: trigrams of each alphanumeric word padded
-/// with spaces (so short words like "km" still yield grams), and for runs of
-/// CJK characters every bigram plus each ideograph or katakana on its own.
+/// Counts the n-grams of `text` and of the English words the glossary gives
+/// its terms: trigrams of each alphanumeric word padded with spaces (so short
+/// words like "km" still yield grams), and for runs of CJK characters every
+/// bigram plus each ideograph or katakana on its own.
 pub(crate) fn ngram_counts(text: &str) -> HashMap<String, f32> {
     let mut counts: HashMap<String, f32> = HashMap::new();
     let mut add = |gram: String| *counts.entry(gram).or_default() += 1.0;
-    for token in tokens(&normalize(text)) {
+    let text = normalize(text);
+    let glossed = format!("{text} {}", glossary::glosses(&text));
+    for token in tokens(&glossed) {
         match token {
             Token::Word(word) => {
                 let padded: Vec<char> = format!(" {word} ").chars().collect();
@@ -233,6 +238,20 @@ mod tests {
         assert_eq!(best(&index, "大阪の天気は？"), 0);
         assert_eq!(best(&index, "上海天气"), 0);
         assert_eq!(best(&index, "ロンドンは何時ですか"), 1);
+    }
+
+    #[test]
+    fn the_glossary_carries_a_request_across_languages() {
+        let index = index(&[
+            &[
+                "Get the current weather of a city",
+                "Is it raining in London?",
+            ],
+            &["Convert a value between units", "How many miles is 10 km?"],
+        ]);
+        assert_eq!(best(&index, "札幌は雨が降っていますか？"), 0);
+        assert_eq!(best(&index, "5ポンドをキログラムに変換して"), 1);
+        assert!(index.scores("札幌は雨が降っていますか？")[0] > 0.1);
     }
 
     #[test]

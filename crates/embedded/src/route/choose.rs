@@ -43,7 +43,7 @@ pub struct CandidateScore {
 /// a perfect textual match is worth this many nats. Chosen with
 /// [`CALL_MARGIN`] on the evaluation's dev split (`examples/route_eval.rs`);
 /// neighbouring values (6 to 10, 3 to 5) score within a case or two.
-const SIMILARITY_WEIGHT: f32 = 8.0;
+const SIMILARITY_WEIGHT: f32 = 12.0;
 
 /// Candidates scored in full per batch while pruning: a batch costs one
 /// forward pass whatever its size, so a few at a time avoids a second pass.

@@ -85,7 +85,11 @@ impl Boundaries {
                 None => true,
                 Some(previous) => separates(previous, this, has_kana),
             };
-            if boundary_before {
+            // Hiragana right after a kanji or katakana word is its ending
+            // or a particle (休|む, 山田|さん): a value never starts there.
+            let okurigana =
+                this == Class::Hiragana && matches!(previous, Some(Class::Han | Class::Katakana));
+            if boundary_before && !okurigana {
                 starts[at] = true;
             }
             let next = chars.get(index + 1).map(|&(_, _, class)| class);
@@ -128,6 +132,41 @@ impl Boundaries {
             }
         }
         block_verbs(&chars, &mut blocked);
+        // Quotation marks and CJK brackets enclose a value, never sit in one
+        // (「猫」を英語に: the value is 猫). In Japanese, 何 asks a question
+        // (何マイル, 何日): it is not part of the value either.
+        for &(at, c, _) in &chars {
+            if "「」『』“”《》【】".contains(c) || (has_kana && c == '何') {
+                blocked[at..at + c.len_utf8()].fill(true);
+                starts[at] = false;
+            }
+        }
+        block_honorifics(&chars, &mut starts, &mut blocked);
+        // A possessive ends the name it follows: "IBM's share price" holds
+        // the value "IBM". Contractions (what's, it's) are words of their own.
+        for (index, window) in chars.windows(3).enumerate() {
+            let [
+                (_, letter, _),
+                (apostrophe, '\'' | '’', Class::Word),
+                (_, 's' | 'S', _),
+            ] = *window
+            else {
+                continue;
+            };
+            let after_s = apostrophe + window[1].1.len_utf8() + 1;
+            let word_ends = message[after_s..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric());
+            let word_start = chars[..=index]
+                .iter()
+                .rposition(|&(_, c, _)| !c.is_alphanumeric())
+                .map_or(0, |before| chars[before + 1].0);
+            let word = message[word_start..apostrophe].to_lowercase();
+            if letter.is_alphanumeric() && word_ends && !CONTRACTED.contains(&word.as_str()) {
+                ends[apostrophe] = true;
+            }
+        }
         Boundaries {
             starts,
             ends,
@@ -135,6 +174,39 @@ impl Boundaries {
         }
     }
 }
+
+/// Blocks Japanese honorifics after a name (山田さん, 田中様): the name is
+/// the value, the honorific and what follows it are not part of it.
+fn block_honorifics(chars: &[(usize, char, Class)], starts: &mut [bool], blocked: &mut [bool]) {
+    const HONORIFICS: &[&str] = &["さん", "さま", "様", "ちゃん", "くん", "君"];
+    let text: String = chars.iter().map(|&(_, c, _)| c).collect();
+    for honorific in HONORIFICS {
+        for (char_index, _) in text
+            .char_indices()
+            .filter(|(at, _)| text[*at..].starts_with(honorific))
+        {
+            let index = text[..char_index].chars().count();
+            let after_name = index > 0
+                && matches!(
+                    chars[index - 1].2,
+                    Class::Han | Class::Katakana | Class::Word
+                );
+            if !after_name {
+                continue;
+            }
+            let from = chars[index].0;
+            let last = index + honorific.chars().count() - 1;
+            let to = chars[last].0 + chars[last].1.len_utf8();
+            blocked[from..to].fill(true);
+            starts[from..to].fill(false);
+        }
+    }
+}
+
+/// Words whose `'s` is "is" or "us", not a possessive.
+const CONTRACTED: &[&str] = &[
+    "it", "that", "what", "who", "where", "when", "how", "there", "here", "he", "she", "let",
+];
 
 /// Blocks Japanese verbs in te-form (検索して, 読んで, 教えて, 見て): the
 /// stem and its ending. Requests end in one ("... を検索して"), and a
@@ -224,8 +296,9 @@ pub(crate) fn numbers(message: &str) -> Vec<NumberSpan> {
             index += 1;
             continue;
         }
-        if index > 0 && chars[index - 1].1.is_alphabetic() {
-            // Digits inside a word (B12, mp3) are part of a name.
+        if index > 0 && chars[index - 1].1.is_ascii_alphabetic() {
+            // Digits inside a word (B12, mp3) are part of a name; after an
+            // ideograph (華氏100度) they are a number.
             while index < chars.len() && chars[index].1.is_alphanumeric() {
                 index += 1;
             }
@@ -311,7 +384,7 @@ mod tests {
     #[test]
     fn japanese_splits_at_changes_of_script() {
         assert_eq!(words("東京の天気は？"), ["東京", "天気"]);
-        assert_eq!(words("ロンドンは何時"), ["ロンドン", "何時"]);
+        assert_eq!(words("ロンドンは何時"), ["ロンドン"], "何時 asks, it names nothing");
     }
 
     #[test]
@@ -370,6 +443,53 @@ mod tests {
     }
 
     #[test]
+    fn a_possessive_ends_a_name() {
+        let message = "Check IBM's share price";
+        let bounds = Boundaries::of(message);
+        assert!(bounds.ends[message.find('\'').unwrap()]);
+        assert!(bounds.ends[message.find(" share").unwrap()]);
+        let plain = Boundaries::of("what's up");
+        assert!(!plain.ends[4], "what's is no possessive");
+    }
+
+    #[test]
+    fn no_value_starts_on_a_kanji_words_ending() {
+        let message = "山田さんに明日休むとメール";
+        let bounds = Boundaries::of(message);
+        assert!(bounds.starts[0]);
+        assert!(!bounds.starts[message.find('さ').unwrap()]);
+        assert!(!bounds.starts[message.find('む').unwrap()]);
+        assert!(
+            Boundaries::of("12かける8").starts[2],
+            "after digits it does"
+        );
+        let name_end = message.find('さ').unwrap();
+        assert!(bounds.ends[name_end], "山田 is a value");
+        assert!(
+            bounds.blocked[name_end..name_end + "さん".len()]
+                .iter()
+                .all(|&b| b)
+        );
+    }
+
+    #[test]
+    fn brackets_and_question_words_are_never_part_of_a_value() {
+        let message = "「猫」を英語に翻訳して";
+        let bounds = Boundaries::of(message);
+        let close = message.find('」').unwrap();
+        assert!(bounds.blocked[close]);
+        assert!(bounds.ends[close], "猫 ends before the bracket");
+        let message = "10キロは何マイル？";
+        let bounds = Boundaries::of(message);
+        let what = message.find('何').unwrap();
+        assert!(bounds.blocked[what] && !bounds.starts[what]);
+        assert!(
+            bounds.starts[what + '何'.len_utf8()],
+            "マイル starts after it"
+        );
+    }
+
+    #[test]
     fn chinese_splits_at_every_character() {
         assert_eq!(words("北京天气"), ["北", "京", "天", "气"]);
     }
@@ -377,7 +497,7 @@ mod tests {
     #[test]
     fn numbers_are_found_with_signs_decimals_and_full_width_digits() {
         let found: Vec<(String, bool)> =
-            numbers("Convert -40 F, 2.5 kg, １０ km and 1,000 m; room B12")
+            numbers("Convert -40 F, 2.5 kg, １０ km and 1,000 m; room B12; 華氏100度")
                 .into_iter()
                 .map(|n| (n.text, n.is_integer))
                 .collect();
@@ -388,6 +508,7 @@ mod tests {
                 ("2.5".to_owned(), false),
                 ("10".to_owned(), true),
                 ("1000".to_owned(), true),
+                ("100".to_owned(), true),
             ]
         );
     }

@@ -159,18 +159,18 @@ impl<'a> MessageSpans<'a> {
 /// people say them ("30 miles to km": value, from, to), so a value found
 /// after the previous one is the better guess; the model alone often swaps
 /// such pairs.
-const ORDER_PENALTY: f32 = 2.0;
+const ORDER_PENALTY: f32 = 3.0;
 
 /// How much less likely a value is made for each word it skips after the
 /// previous parameter's value, in nats, up to [`ORDER_PENALTY`]: in "30
 /// miles to km" the unit right after the number is the one it is in.
-const SKIP_PENALTY: f32 = 0.5;
+const SKIP_PENALTY: f32 = 1.0;
 
 /// How much less likely closing a copied string is made, in nats. The model
 /// tends to stop at the first word that could be a whole value ("45" of
 /// "45 * 12"); continuing is cheap to undo since a value may only end where
 /// a word does.
-const CLOSE_PENALTY: f32 = 1.0;
+const CLOSE_PENALTY: f32 = 1.5;
 
 /// How much less likely a copied value is made when it starts on an action
 /// word, in nats: enough to move a copy off "Search for ..." onto what
@@ -443,15 +443,142 @@ fn copy_string(
             taken: None,
         });
     };
+    let span = placement.start..arithmetic_end(message.text, placement.start..end, taken);
+    if span.end > end {
+        state = engine.extend(&state, &message.text[end..span.end])?;
+    }
     let value = message
         .text
-        .get(placement.start..end)
+        .get(span.clone())
         .map(str::trim)
         .filter(|value| !value.is_empty())
-        .filter(|_| !message.only_filler(placement.start..end));
+        .filter(|_| !message.only_filler(span.clone()))
+        .filter(|value| !is_whole_request(message.text, value));
     Ok(Decoded {
         value: value.map(|value| Value::String(value.to_owned())),
         state,
-        taken: Some(placement.start..end),
+        taken: Some(span),
     })
+}
+
+/// Words that join numbers into an arithmetic expression.
+const ARITHMETIC_WORDS: &[&str] = &[
+    "plus",
+    "minus",
+    "times",
+    "over",
+    "x",
+    "divided",
+    "multiplied",
+    "by",
+    "mod",
+];
+
+/// Where a copied value that is arithmetic ends once it takes in the rest
+/// of its expression. The model tends to stop at the first complete-looking
+/// piece ("7 + 5" of "(7 + 5) * 3", "19" of "19 plus 23"); a value that
+/// ends in a digit or bracket is extended over operators, brackets, numbers
+/// and arithmetic words for as long as the expression goes on, and ends on a
+/// digit or a closing bracket.
+fn arithmetic_end(text: &str, span: Range<usize>, taken: &[Range<usize>]) -> usize {
+    let operator = |c: char| "+-*/×÷^%=()（）＋－".contains(c);
+    let value = &text[span.clone()];
+    let ends_arithmetic = value
+        .trim_end()
+        .chars()
+        .next_back()
+        .is_some_and(|c| c.is_ascii_digit() || c == ')');
+    if !ends_arithmetic || !value.chars().any(|c| c.is_ascii_digit()) {
+        return span.end;
+    }
+    let mut end = span.end;
+    let mut at = span.end;
+    let mut saw_operator = false;
+    while at < text.len() {
+        let rest = &text[at..];
+        let Some(c) = rest.chars().next() else { break };
+        if taken.iter().any(|range| range.contains(&at)) {
+            break;
+        }
+        if c.is_ascii_digit() || c == '.' {
+            at += 1;
+            if saw_operator || c == '.' {
+                end = at;
+            }
+        } else if operator(c) {
+            saw_operator = true;
+            at += c.len_utf8();
+            if c == ')' || c == '）' || c == '%' {
+                end = at;
+            }
+        } else if c == ' ' {
+            at += 1;
+        } else {
+            let word: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+            if word.is_empty() || !ARITHMETIC_WORDS.contains(&word.to_lowercase().as_str()) {
+                break;
+            }
+            saw_operator = true;
+            at += word.len();
+        }
+    }
+    end
+}
+
+/// Whether `value` is the message itself, a sentence of several words
+/// without a number: a request, not a value taken from one ("What's today's
+/// date" is no time zone). A bare value sent alone ("AAPL", "2+2") passes.
+fn is_whole_request(message: &str, value: &str) -> bool {
+    let request = message
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_punctuation() || "？！。".contains(c));
+    if value != request.trim() || value.chars().any(|c| c.is_numeric()) {
+        return false;
+    }
+    let words = value.split_whitespace().count();
+    let cjk = value.chars().filter(|&c| is_cjk(c)).count();
+    words >= 3 || cjk >= 6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn extended<'a>(message: &'a str, value: &str) -> &'a str {
+        let start = message.find(value).unwrap();
+        let end = arithmetic_end(message, start..start + value.len(), &[]);
+        &message[start..end]
+    }
+
+    #[test]
+    fn an_arithmetic_value_takes_in_the_rest_of_its_expression() {
+        assert_eq!(extended("Compute (7 + 5) * 3", "7 + 5"), "7 + 5) * 3");
+        assert_eq!(extended("What's 19 plus 23?", "19"), "19 plus 23");
+        assert_eq!(extended("What is 128 / 4?", "128"), "128 / 4");
+    }
+
+    #[test]
+    fn other_values_are_left_as_copied() {
+        assert_eq!(extended("Meet at gate 3 - then lunch", "gate 3"), "gate 3");
+        assert_eq!(
+            extended("Set a timer for the pasta", "the pasta"),
+            "the pasta"
+        );
+        assert_eq!(extended("room 12 and then", "room 12"), "room 12");
+    }
+
+    #[test]
+    fn a_sentence_copied_whole_is_a_request_not_a_value() {
+        assert!(is_whole_request(
+            "What's today's date?",
+            "What's today's date"
+        ));
+        assert!(is_whole_request(
+            "上海今天天气怎么样？",
+            "上海今天天气怎么样"
+        ));
+        assert!(!is_whole_request("AAPL", "AAPL"));
+        assert!(!is_whole_request("12かける8", "12かける8"));
+        assert!(!is_whole_request("Weather in Paris", "Paris"));
+    }
 }

@@ -1,0 +1,98 @@
+//! A small bilingual glossary that lets the similarity match cross languages
+//! and synonyms: a text containing a known term gains the English words of
+//! its concept, so "札幌は雨が降っていますか" also reads "rain weather" and
+//! meets a manifest written in English.
+//!
+//! The data is `glossary.txt`, compiled in. Tool manifests are mostly
+//! English while people ask in their own language; n-grams alone cannot see
+//! that 天気 and "weather" are one thing, and the model is too small to
+//! translate.
+
+use std::sync::OnceLock;
+
+/// One concept: the English words added, and the terms that call for them.
+#[derive(Debug)]
+struct Concept {
+    words: String,
+    terms: Vec<String>,
+}
+
+static CONCEPTS: OnceLock<Vec<Concept>> = OnceLock::new();
+
+fn concepts() -> &'static [Concept] {
+    CONCEPTS.get_or_init(|| parse(include_str!("glossary.txt")))
+}
+
+fn parse(data: &str) -> Vec<Concept> {
+    data.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .filter_map(|line| {
+            let (words, terms) = line.split_once(':')?;
+            Some(Concept {
+                words: words.trim().to_owned(),
+                terms: terms.split_whitespace().map(str::to_lowercase).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The English words of every concept `text` mentions, space-separated
+/// (empty when it mentions none). `text` should be lowercase.
+pub(crate) fn glosses(text: &str) -> String {
+    let mut found: Vec<&str> = Vec::new();
+    for concept in concepts() {
+        if concept.terms.iter().any(|term| mentions(text, term)) {
+            found.push(&concept.words);
+        }
+    }
+    found.join(" ")
+}
+
+/// Whether `term` occurs in `text`; a term starting or ending with an ASCII
+/// letter or digit must do so at a word boundary ("cat" is not in "catch").
+fn mentions(text: &str, term: &str) -> bool {
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let starts_word = word_char(term.chars().next());
+    let ends_word = word_char(term.chars().next_back());
+    text.match_indices(term).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + term.len()..].chars().next();
+        !(starts_word && word_char(before)) && !(ends_word && word_char(after))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn japanese_and_chinese_terms_gain_english_words() {
+        assert!(glosses("札幌は雨が降っていますか").contains("rain"));
+        assert!(glosses("上海今天天气怎么样").contains("weather"));
+        assert!(glosses("5ポンドをキログラムに変換して").contains("convert"));
+    }
+
+    #[test]
+    fn latin_terms_match_whole_words_only() {
+        assert!(glosses("google the opening hours").contains("search"));
+        assert!(!glosses("a catchy tune").contains("print"));
+        assert!(glosses("cat notes.txt").contains("print"));
+    }
+
+    #[test]
+    fn text_without_terms_gains_nothing() {
+        assert_eq!(glosses("hello there"), "");
+    }
+
+    #[test]
+    fn every_line_of_the_data_is_a_concept() {
+        let data = include_str!("glossary.txt");
+        let lines = data
+            .lines()
+            .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+            .count();
+        assert_eq!(concepts().len(), lines, "a line lacks its colon");
+        assert!(concepts().iter().all(|concept| !concept.terms.is_empty()));
+    }
+}
