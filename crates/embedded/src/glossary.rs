@@ -58,7 +58,9 @@ fn mentions(text: &str, term: &str) -> bool {
     text.match_indices(term).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + term.len()..].chars().next();
-        !(starts_word && word_char(before)) && !(ends_word && word_char(after))
+        let glued_before = starts_word && word_char(before);
+        let glued_after = ends_word && word_char(after);
+        !glued_before && !glued_after
     })
 }
 

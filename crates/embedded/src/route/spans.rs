@@ -384,7 +384,11 @@ mod tests {
     #[test]
     fn japanese_splits_at_changes_of_script() {
         assert_eq!(words("東京の天気は？"), ["東京", "天気"]);
-        assert_eq!(words("ロンドンは何時"), ["ロンドン"], "何時 asks, it names nothing");
+        assert_eq!(
+            words("ロンドンは何時"),
+            ["ロンドン"],
+            "何時 asks, it names nothing"
+        );
     }
 
     #[test]
