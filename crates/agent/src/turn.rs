@@ -207,10 +207,11 @@ impl Agent {
             let contents = self
                 .run_calls(&calls, &mut calls_left, &mut records, on_event)
                 .await;
-            for (call, content) in calls.iter().zip(contents) {
+            for (call, (content, failed)) in calls.iter().zip(contents) {
                 conversation.push(Message::Tool {
                     call_id: call.id.clone(),
                     content,
+                    failed,
                 });
             }
         }
@@ -278,7 +279,9 @@ impl Agent {
                 let listed: Vec<(String, String)> = calls
                     .iter()
                     .zip(contents)
-                    .map(|(call, content)| (format!("{} {}", call.name, call.arguments), content))
+                    .map(|(call, (content, _))| {
+                        (format!("{} {}", call.name, call.arguments), content)
+                    })
                     .collect();
                 results = Some(prompts::dispatched_results(language, &listed));
             }
@@ -313,7 +316,7 @@ impl Agent {
     }
 
     /// Runs one round's calls concurrently and returns what the model reads
-    /// for each call, in order. Identical calls run once and share a result;
+    /// for each call, in order, and whether the call failed. Identical calls run once and share a result;
     /// calls past the budget, and calls whose arguments are not a JSON
     /// object, do not run and say why.
     async fn run_calls(
@@ -322,9 +325,9 @@ impl Agent {
         calls_left: &mut usize,
         records: &mut Vec<ToolCallRecord>,
         on_event: EventSink<'_>,
-    ) -> Vec<String> {
+    ) -> Vec<(String, bool)> {
         let language = self.options.language;
-        let mut contents: Vec<Option<String>> = vec![None; calls.len()];
+        let mut contents: Vec<Option<(String, bool)>> = vec![None; calls.len()];
         // Records of this round by the position of their call.
         let mut finished: Vec<(usize, ToolCallRecord)> = Vec::new();
         let mut unique: Vec<Planned> = Vec::new();
@@ -341,8 +344,10 @@ impl Agent {
                         error: reason,
                         duration: Duration::ZERO,
                     };
-                    contents[position] =
-                        Some(prompts::tool_failed(language, &call.name, &record.error));
+                    contents[position] = Some((
+                        prompts::tool_failed(language, &call.name, &record.error),
+                        true,
+                    ));
                     on_event(TurnEvent::ToolCallStarted {
                         call_id: call.id.clone(),
                         tool: call.name.clone(),
@@ -362,7 +367,10 @@ impl Agent {
             }
             if *calls_left == 0 {
                 tracing::info!("{} not run: agent.max_tool_calls reached", call.name);
-                contents[position] = Some(prompts::not_run(language, self.options.max_tool_calls));
+                contents[position] = Some((
+                    prompts::not_run(language, self.options.max_tool_calls),
+                    true,
+                ));
                 continue;
             }
             *calls_left -= 1;
@@ -397,7 +405,7 @@ impl Agent {
                 prompts::tool_failed(language, &planned.tool, &result.error)
             };
             for &position in &planned.positions {
-                contents[position] = Some(content.clone());
+                contents[position] = Some((content.clone(), !result.success));
             }
             let record = ToolCallRecord {
                 call_id: planned.call_id.clone(),

@@ -198,6 +198,7 @@ fn cold(model: &EmbeddedModel, load_time: Duration, tools: &[ToolManifest], mess
             ChatMessage::ToolResult {
                 tool: tool.clone(),
                 content: "Oslo: 🌦 +7°C, wind 13 km/h".into(),
+                failed: false,
             },
         ],
     };

@@ -32,9 +32,10 @@ pub(crate) enum Plan {
         prompt: String,
         grounding: Option<NumberGrounding>,
     },
-    /// Give the tool results as they are. The model writes almost no
-    /// Japanese or Chinese, so for such a question it would bury the results
-    /// in garbled text.
+    /// Give the tool results as they are: when every call failed (the model
+    /// would invent an answer around the error), and for a Japanese or
+    /// Chinese question (the model writes almost none, and would bury the
+    /// results in garbled text).
     Verbatim(String),
 }
 
@@ -42,10 +43,15 @@ pub(crate) enum Plan {
 pub(crate) fn plan(conversation: &[ChatMessage]) -> Plan {
     let results = this_turns_results(conversation);
     let question = last_question(conversation);
-    if !results.is_empty() && mostly_cjk(question) {
+    let all_failed = results.iter().all(|result| result.failed);
+    if !results.is_empty() && (all_failed || mostly_cjk(question)) {
         let lines: Vec<String> = results
             .iter()
-            .map(|(tool, content)| format!("{tool}: {}", content.trim()))
+            .map(|result| match result.failed {
+                // A failure already names its tool ("tool weather failed: ...").
+                true => result.content.trim().to_owned(),
+                false => format!("{}: {}", result.tool, result.content.trim()),
+            })
             .collect();
         return Plan::Verbatim(lines.join("\n"));
     }
@@ -60,7 +66,14 @@ fn mostly_cjk(text: &str) -> bool {
     letters > 0 && cjk * 3 >= letters
 }
 
-fn this_turns_results(conversation: &[ChatMessage]) -> Vec<(&str, &str)> {
+/// One tool result of the turn being answered.
+struct TurnResult<'a> {
+    tool: &'a str,
+    content: &'a str,
+    failed: bool,
+}
+
+fn this_turns_results(conversation: &[ChatMessage]) -> Vec<TurnResult<'_>> {
     let last_user = conversation
         .iter()
         .rposition(|message| matches!(message, ChatMessage::User(_)));
@@ -68,7 +81,15 @@ fn this_turns_results(conversation: &[ChatMessage]) -> Vec<(&str, &str)> {
         .iter()
         .skip(last_user.map_or(0, |index| index + 1))
         .filter_map(|message| match message {
-            ChatMessage::ToolResult { tool, content } => Some((tool.as_str(), content.as_str())),
+            ChatMessage::ToolResult {
+                tool,
+                content,
+                failed,
+            } => Some(TurnResult {
+                tool,
+                content,
+                failed: *failed,
+            }),
             _ => None,
         })
         .collect()
@@ -91,14 +112,7 @@ fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGroundin
     let last_user = conversation
         .iter()
         .rposition(|message| matches!(message, ChatMessage::User(_)));
-    let results: Vec<(&str, &str)> = conversation
-        .iter()
-        .skip(last_user.map_or(0, |index| index + 1))
-        .filter_map(|message| match message {
-            ChatMessage::ToolResult { tool, content } => Some((tool.as_str(), content.as_str())),
-            _ => None,
-        })
-        .collect();
+    let results = this_turns_results(conversation);
 
     let mut system = conversation
         .iter()
@@ -145,8 +159,8 @@ fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGroundin
     let mut turn = question.trim().to_owned();
     if !results.is_empty() {
         turn.push_str("\n\nTool results:");
-        for (tool, content) in &results {
-            turn.push_str(&format!("\n{tool}: {}", content.trim()));
+        for result in &results {
+            turn.push_str(&format!("\n{}: {}", result.tool, result.content.trim()));
         }
     }
     push_turn(&mut prompt, Role::User, &turn);
@@ -156,7 +170,7 @@ fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGroundin
         NumberGrounding::new(
             results
                 .iter()
-                .map(|(_, content)| *content)
+                .map(|result| result.content)
                 .chain(std::iter::once(question)),
         )
     });
@@ -192,6 +206,7 @@ mod tests {
             ChatMessage::ToolResult {
                 tool: "clock".into(),
                 content: "Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)".into(),
+                failed: false,
             },
         ];
         let (prompt, grounding) = answer_prompt(&conversation);
@@ -213,6 +228,7 @@ mod tests {
             ChatMessage::ToolResult {
                 tool: "clock".into(),
                 content: "Monday 2025-01-06 00:30:00 (Europe/London, UTC+0000)\n".into(),
+                failed: false,
             },
         ];
         let Plan::Verbatim(text) = plan(&conversation) else {
@@ -221,6 +237,33 @@ mod tests {
         assert_eq!(
             text,
             "clock: Monday 2025-01-06 00:30:00 (Europe/London, UTC+0000)"
+        );
+    }
+
+    #[test]
+    fn when_every_call_failed_the_failures_are_the_answer() {
+        let failure = "tool weather failed: weather service unreachable: port 443";
+        let conversation = [
+            ChatMessage::user("Weather in Oslo?"),
+            ChatMessage::ToolResult {
+                tool: "weather".into(),
+                content: failure.into(),
+                failed: true,
+            },
+        ];
+        let Plan::Verbatim(text) = plan(&conversation) else {
+            panic!("a failure is reported as it is");
+        };
+        assert_eq!(text, failure);
+        let mut mixed = conversation.to_vec();
+        mixed.push(ChatMessage::ToolResult {
+            tool: "clock".into(),
+            content: "Monday 09:30".into(),
+            failed: false,
+        });
+        assert!(
+            matches!(plan(&mixed), Plan::Generate { .. }),
+            "one result to answer from is enough"
         );
     }
 

@@ -7,11 +7,12 @@ pub enum ChatMessage {
     System(String),
     User(String),
     Assistant(String),
-    /// What one tool call returned (its data, or its error), to ground the
-    /// answer in.
+    /// What one tool call returned (its data, or with `failed` its error),
+    /// to ground the answer in.
     ToolResult {
         tool: String,
         content: String,
+        failed: bool,
     },
 }
 

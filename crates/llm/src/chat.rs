@@ -12,10 +12,12 @@ pub enum Message {
         content: String,
         tool_calls: Vec<ToolCall>,
     },
-    /// The result of one tool call, answering the call with id `call_id`.
+    /// The result of one tool call, answering the call with id `call_id`:
+    /// its data, or (`failed`) why it failed.
     Tool {
         call_id: String,
         content: String,
+        failed: bool,
     },
 }
 

@@ -139,9 +139,14 @@ fn conversation(messages: &[Message]) -> Vec<ChatMessage> {
                     out.push(ChatMessage::assistant(content.clone()));
                 }
             }
-            Message::Tool { call_id, content } => out.push(ChatMessage::ToolResult {
+            Message::Tool {
+                call_id,
+                content,
+                failed,
+            } => out.push(ChatMessage::ToolResult {
                 tool: names.get(call_id).cloned().unwrap_or_default(),
                 content: content.clone(),
+                failed: *failed,
             }),
         }
     }

@@ -279,7 +279,9 @@ fn wire_message(message: &Message) -> Value {
             json!({"role": "assistant", "content": content, "tool_calls": calls})
         }
         Message::Assistant { content, .. } => json!({"role": "assistant", "content": content}),
-        Message::Tool { call_id, content } => {
+        Message::Tool {
+            call_id, content, ..
+        } => {
             json!({"role": "tool", "tool_call_id": call_id, "content": content})
         }
     }

@@ -25,6 +25,7 @@ fn a_grounded_answer_states_only_numbers_from_the_results() {
         ChatMessage::ToolResult {
             tool: "weather".into(),
             content: "Oslo: 🌦 +7°C, wind 13 km/h".into(),
+            failed: false,
         },
     ];
     let answer = model().answer(&conversation, &mut |_| {}).unwrap();
@@ -51,9 +52,17 @@ fn a_failed_tool_is_explained_rather_than_answered_from_memory() {
         ChatMessage::user("What time is it in Atlantis?"),
         ChatMessage::ToolResult {
             tool: "clock".into(),
-            content: "error: unknown time zone 'Atlantis'".into(),
+            content: "tool clock failed: unknown time zone 'Atlantis' (port 443)".into(),
+            failed: true,
         },
     ];
     let answer = model().answer(&conversation, &mut |_| {}).unwrap();
-    assert!(!answer.chars().any(|c| c.is_ascii_digit()), "{answer:?}");
+    assert!(
+        answer.contains("unknown time zone 'Atlantis'"),
+        "{answer:?}"
+    );
+    assert!(
+        !answer.contains("Atlantis is") && answer.matches("443").count() == 1,
+        "nothing is made up around the error: {answer:?}"
+    );
 }

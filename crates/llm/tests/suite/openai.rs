@@ -159,6 +159,7 @@ async fn the_request_carries_the_model_settings_key_tools_and_conversation() {
         Message::Tool {
             call_id: "c1".into(),
             content: "sunny".into(),
+            failed: false,
         },
         Message::assistant("It is sunny."),
         Message::User("thanks".into()),
