@@ -45,18 +45,67 @@ pub(crate) fn plan(conversation: &[ChatMessage]) -> Plan {
     let question = last_question(conversation);
     let all_failed = results.iter().all(|result| result.failed);
     if !results.is_empty() && (all_failed || mostly_cjk(question)) {
-        let lines: Vec<String> = results
-            .iter()
-            .map(|result| match result.failed {
-                // A failure already names its tool ("tool weather failed: ...").
-                true => result.content.trim().to_owned(),
-                false => format!("{}: {}", result.tool, result.content.trim()),
-            })
-            .collect();
-        return Plan::Verbatim(lines.join("\n"));
+        return Plan::Verbatim(verbatim(&results));
     }
     let (prompt, grounding) = answer_prompt(conversation);
     Plan::Generate { prompt, grounding }
+}
+
+/// The results of this turn as they are, one per line.
+fn verbatim(results: &[TurnResult<'_>]) -> String {
+    let lines: Vec<String> = results
+        .iter()
+        .map(|result| match result.failed {
+            // A failure already names its tool ("tool weather failed: ...").
+            true => result.content.trim().to_owned(),
+            false => format!("{}: {}", result.tool, result.content.trim()),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// What to say instead of `generated` when it does not use this turn's tool
+/// results (the model answered from its own memory, or refused): the
+/// results as they are. `None` keeps `generated`.
+///
+/// An answer uses the results when it repeats one of their numbers, or,
+/// for results without numbers, one of their words (four letters or more)
+/// that the question does not already contain.
+pub(crate) fn ungrounded_replacement(
+    conversation: &[ChatMessage],
+    generated: &str,
+) -> Option<String> {
+    let results = this_turns_results(conversation);
+    if results.is_empty() {
+        return None;
+    }
+    let question = last_question(conversation).to_lowercase();
+    let generated = generated.to_lowercase();
+    let words_of = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let said: Vec<String> = words_of(&generated);
+    let evidence: Vec<String> = results
+        .iter()
+        .filter(|result| !result.failed)
+        .flat_map(|result| words_of(result.content))
+        .collect();
+    let numbers: Vec<&String> = evidence
+        .iter()
+        .filter(|word| word.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let used = if numbers.is_empty() {
+        evidence
+            .iter()
+            .filter(|word| word.chars().count() >= 4 && !question.contains(word.as_str()))
+            .any(|word| said.contains(word))
+    } else {
+        numbers.iter().any(|number| said.contains(number))
+    };
+    (!used).then(|| verbatim(&results))
 }
 
 /// Whether at least a third of the text's letters are CJK.
@@ -264,6 +313,31 @@ mod tests {
         assert!(
             matches!(plan(&mixed), Plan::Generate { .. }),
             "one result to answer from is enough"
+        );
+    }
+
+    #[test]
+    fn an_answer_that_ignores_the_results_gives_way_to_them() {
+        let conversation = [
+            ChatMessage::user("What time is it in Tokyo?"),
+            ChatMessage::ToolResult {
+                tool: "clock".into(),
+                content: "Monday 2026-11-30 20:11:21 (Asia/Tokyo, UTC+0900)".into(),
+                failed: false,
+            },
+        ];
+        assert_eq!(
+            ungrounded_replacement(&conversation, "I can't access time data in Tokyo.").as_deref(),
+            Some("clock: Monday 2026-11-30 20:11:21 (Asia/Tokyo, UTC+0900)")
+        );
+        assert_eq!(
+            ungrounded_replacement(&conversation, "It is 20:11 on Monday in Tokyo."),
+            None
+        );
+        assert_eq!(
+            ungrounded_replacement(&[ChatMessage::user("Hello")], "Hi there!"),
+            None,
+            "without results there is nothing to ground in"
         );
     }
 

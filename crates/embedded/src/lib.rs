@@ -10,7 +10,8 @@
 //!   only their declared parameters, typed as declared, with string values
 //!   copied from the message.
 //! - [`EmbeddedModel::answer`] writes a short reply, grounded in the tool
-//!   results the conversation carries, streaming it piece by piece.
+//!   results the conversation carries (or gives the results as they are
+//!   when its reply does not use them).
 //!
 //! Left out: reading settings (callers pass [`EmbeddedOptions`]) and running
 //! tools (the agent does). The model is small: it routes by constrained
@@ -167,11 +168,13 @@ impl EmbeddedModel {
     }
 
     /// Writes the reply to the conversation's last user message, passing each
-    /// piece of text to `on_piece` as it is generated, and returns the whole.
+    /// piece of text to `on_piece`, and returns the whole. Without tool
+    /// results the pieces stream as they are generated.
     /// [`ChatMessage::ToolResult`]s after that message ground the answer: it
-    /// can only state numbers the results (or the question) contain. For a
-    /// Japanese or Chinese question the results are returned as they are
-    /// (`tool: data` lines), since the model cannot write those languages.
+    /// can only state numbers the results (or the question) contain, and it
+    /// is given whole once checked to use them; an answer that does not, a
+    /// turn whose calls all failed, and a Japanese or Chinese question get
+    /// the results as they are (`tool: data` lines).
     pub fn answer(
         &self,
         conversation: &[ChatMessage],
@@ -186,13 +189,20 @@ impl EmbeddedModel {
         };
         let engine = &self.inner.engine;
         let state = engine.prefill(&prompt)?;
-        let generated = engine.generate(
-            &state,
-            &answer::answer_limits(ANSWER_MAX_TOKENS),
-            grounding.as_ref(),
-            on_piece,
-        )?;
-        Ok(generated.text.trim().to_owned())
+        let limits = answer::answer_limits(ANSWER_MAX_TOKENS);
+        if grounding.is_none() {
+            let generated = engine.generate(&state, &limits, None, on_piece)?;
+            return Ok(generated.text.trim().to_owned());
+        }
+        // An answer to tool results is checked before anyone sees it: a
+        // model this small sometimes ignores them, and then the results
+        // themselves are the better answer.
+        let generated = engine.generate(&state, &limits, grounding.as_ref(), &mut |_| {})?;
+        let text = generated.text.trim();
+        let text =
+            answer::ungrounded_replacement(conversation, text).unwrap_or_else(|| text.to_owned());
+        on_piece(&text);
+        Ok(text)
     }
 
     /// Continues a raw prompt (ChatML control tokens such as `<|im_start|>`
