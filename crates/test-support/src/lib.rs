@@ -9,7 +9,6 @@
 
 use std::path::{Path, PathBuf};
 
-pub mod model;
 pub mod openai;
 pub mod venv;
 

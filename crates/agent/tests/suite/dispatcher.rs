@@ -6,11 +6,11 @@ use riverse_test_support::Project;
 use riverse_test_support::openai::{OpenAiServer, ev_text};
 use serde_json::json;
 
-use super::support::{WEATHER, agent, event_outline, turn};
+use super::support::{agent, event_outline, turn};
 
 fn weather_project() -> Project {
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     project
 }
 

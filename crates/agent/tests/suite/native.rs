@@ -9,12 +9,12 @@ use riverse_test_support::openai::{
 use riverse_test_support::{Project, simple_tool};
 use serde_json::json;
 
-use super::support::{WEATHER, agent, event_outline, turn};
+use super::support::{agent, event_outline, turn};
 
 #[tokio::test]
 async fn a_python_tool_runs_and_its_result_reaches_the_answer() {
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     let server = OpenAiServer::start([
         ev_tool_call("call_1", "weather", json!({"city": "Tokyo"})),
         ev_text("It is 21°C and sunny in Tokyo."),
@@ -70,7 +70,7 @@ async fn a_python_tool_runs_and_its_result_reaches_the_answer() {
 #[tokio::test]
 async fn unavailable_and_disabled_tools_are_not_offered() {
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     project.tool(
         "clock.py",
         &simple_tool("clock", "return ToolResult(success=True, data='noon')"),
@@ -161,7 +161,7 @@ class Sleeper(BaseTool):
 #[tokio::test]
 async fn failing_crashing_unknown_and_malformed_calls_reach_the_model_as_errors() {
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     project.tool(
         "failing.py",
         &simple_tool(
@@ -284,7 +284,7 @@ async fn identical_calls_in_one_round_run_once() {
 #[tokio::test]
 async fn the_conversation_so_far_is_carried_into_the_next_turn() {
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     let server = OpenAiServer::start([
         ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
         ev_text("Sunny in Tokyo."),
@@ -357,7 +357,7 @@ async fn japanese_settings_give_japanese_prompts_and_error_wording() {
 #[tokio::test]
 async fn auto_mode_falls_back_to_the_dispatcher_when_the_model_refuses_tools() {
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     let server = OpenAiServer::start([
         ev_status(
             400,

@@ -5,27 +5,6 @@ use riverse_llm::Message;
 use riverse_test_support::Project;
 use riverse_test_support::openai::OpenAiServer;
 
-/// The tool of DESIGN.md section 1.
-pub const WEATHER: &str = r#"
-from agent.tools import BaseTool, ToolManifest, ToolResult
-
-class WeatherTool(BaseTool):
-    def __init__(self, config):
-        self.config = config
-    def manifest(self):
-        return ToolManifest(
-            name="weather",
-            description="Get the current weather of a city",
-            parameters={"city": "City name, e.g. Tokyo, London"},
-            examples=["What's the weather in Tokyo?", "Is it raining in London?"],
-        )
-    def execute(self, params):
-        city = params.get("city", "").strip()
-        if not city:
-            return ToolResult(success=False, data="", error="missing city")
-        return ToolResult(success=True, data=f"{city}: 21°C, sunny")
-"#;
-
 /// An agent for `project` that talks to `server`, with `extra` settings.
 pub async fn agent(project: &Project, server: &OpenAiServer, extra: &str) -> Agent {
     let yaml = format!(

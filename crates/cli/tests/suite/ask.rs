@@ -4,27 +4,10 @@ use std::net::TcpListener;
 use std::process::{Command, Output};
 
 use pretty_assertions::assert_eq;
+use riverse_embedded::{fetch, location};
 use riverse_test_support::Project;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::{Value, json};
-
-/// The tool of DESIGN.md section 1.
-pub(super) const WEATHER: &str = r#"
-from agent.tools import BaseTool, ToolManifest, ToolResult
-
-class WeatherTool(BaseTool):
-    def __init__(self, config):
-        self.config = config
-    def manifest(self):
-        return ToolManifest(
-            name="weather",
-            description="Get the current weather of a city",
-            parameters={"city": "City name, e.g. Tokyo, London"},
-            examples=["What's the weather in Tokyo?"],
-        )
-    def execute(self, params):
-        return ToolResult(success=True, data=f"{params['city']}: 21°C, sunny")
-"#;
 
 /// `riverse --dir PROJECT`, with no LLM settings leaking in from the
 /// environment.
@@ -44,7 +27,7 @@ pub(super) fn riverse(project: &Project) -> Command {
 /// A project with the weather tool whose settings point at `server`.
 pub(super) fn project_for(server: &OpenAiServer, extra: &str) -> Project {
     let project = Project::new();
-    project.tool("weather.py", WEATHER).settings(&format!(
+    project.fixture("weather.py").settings(&format!(
         "llm_provider: openai\nopenai: {{api_base: \"{}\", api_key: sk-file, max_retries: 0}}\n{extra}",
         server.url()
     ));
@@ -143,9 +126,10 @@ fn ask_exits_1_with_one_line_when_the_llm_cannot_be_reached() {
 /// A project on the embedded default (no `llm_provider`), with the weather tool
 /// and the model in the cache the tests share.
 fn embedded_project() -> Project {
-    riverse_test_support::model::embedded_model();
+    let cache = location::default_cache_dir().expect("HOME or XDG_CACHE_HOME is set");
+    fetch::ensure_cached(&cache, "python3", false).expect("fetch the embedded model");
     let project = Project::new();
-    project.tool("weather.py", WEATHER);
+    project.fixture("weather.py");
     project
 }
 

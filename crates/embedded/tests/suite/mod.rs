@@ -5,14 +5,17 @@ mod tokenizer;
 
 use std::sync::OnceLock;
 
-use riverse_embedded::EmbeddedModel;
+use riverse_embedded::{EmbeddedModel, fetch, location};
 use riverse_tool::ToolManifest;
 
-/// The default model, loaded once for every test of this binary.
+/// The default model, fetched into the shared cache if absent (once per
+/// machine: parallel test binaries wait on the fetch's lock) and loaded once
+/// for every test of this binary.
 pub fn model() -> &'static EmbeddedModel {
     static MODEL: OnceLock<EmbeddedModel> = OnceLock::new();
     MODEL.get_or_init(|| {
-        let path = riverse_test_support::model::embedded_model();
+        let cache = location::default_cache_dir().expect("HOME or XDG_CACHE_HOME is set");
+        let path = fetch::ensure_cached(&cache, "python3", false).expect("fetch the model");
         EmbeddedModel::load_file(&path).expect("load the embedded model")
     })
 }

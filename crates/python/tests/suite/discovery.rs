@@ -9,101 +9,77 @@ use serde_json::json;
 
 use super::support::{
     assert_echo_answers, available, call, failed, options, policy, project, registry,
-    registry_with, rows,
+    registry_beside_echo, registry_with, rows,
 };
 
 #[tokio::test]
 async fn a_syntax_error_names_the_file_and_line() {
-    let project = project(&["syntax_error.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                None,
-                Status::Error,
-                "syntax_error.py",
-                "syntax error: invalid syntax (syntax_error.py:4)"
-            ),
-        ]
-    );
-    assert_echo_answers(&registry).await;
+    registry_beside_echo(
+        "syntax_error.py",
+        failed(
+            None,
+            Status::Error,
+            "syntax_error.py",
+            "syntax error: invalid syntax (syntax_error.py:4)",
+        ),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_missing_module_is_named_with_the_line_importing_it() {
-    let project = project(&["missing_module.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                None,
-                Status::Error,
-                "missing_module.py",
-                "import failed: ModuleNotFoundError: No module named 'riverse_missing_module' (missing_module.py:3)"
-            ),
-        ]
-    );
-    assert_echo_answers(&registry).await;
+    registry_beside_echo(
+        "missing_module.py",
+        failed(
+            None,
+            Status::Error,
+            "missing_module.py",
+            "import failed: ModuleNotFoundError: No module named 'riverse_missing_module' (missing_module.py:3)"
+        ),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_exception_in_init_names_the_class_and_line() {
-    let project = project(&["init_raises.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                None,
-                Status::Error,
-                "init_raises.py",
-                "InitRaises.__init__() raised RuntimeError: no API key configured (init_raises.py:8)"
-            ),
-        ]
-    );
-    assert_echo_answers(&registry).await;
+    registry_beside_echo(
+        "init_raises.py",
+        failed(
+            None,
+            Status::Error,
+            "init_raises.py",
+            "InitRaises.__init__() raised RuntimeError: no API key configured (init_raises.py:8)",
+        ),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_exception_in_manifest_names_the_class_and_line() {
-    let project = project(&["manifest_raises.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                None,
-                Status::Error,
-                "manifest_raises.py",
-                "ManifestRaises.manifest() raised KeyError: 'description' (manifest_raises.py:8)"
-            ),
-        ]
-    );
-    assert_echo_answers(&registry).await;
+    registry_beside_echo(
+        "manifest_raises.py",
+        failed(
+            None,
+            Status::Error,
+            "manifest_raises.py",
+            "ManifestRaises.manifest() raised KeyError: 'description' (manifest_raises.py:8)",
+        ),
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_exception_in_is_available_keeps_the_tool_name() {
-    let project = project(&["is_available_raises.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                Some("is_available_raises"),
-                Status::Error,
-                "is_available_raises.py",
-                "IsAvailableRaises.is_available() raised KeyError: 'tools' (is_available_raises.py:14)"
-            ),
-        ]
-    );
+    let (_project, registry) = registry_beside_echo(
+        "is_available_raises.py",
+        failed(
+            Some("is_available_raises"),
+            Status::Error,
+            "is_available_raises.py",
+            "IsAvailableRaises.is_available() raised KeyError: 'tools' (is_available_raises.py:14)",
+        ),
+    )
+    .await;
     assert_eq!(
         registry.call("is_available_raises", Default::default()).await,
         Err(CallError::Unavailable {
@@ -112,7 +88,6 @@ async fn an_exception_in_is_available_keeps_the_tool_name() {
                 .into()
         })
     );
-    assert_echo_answers(&registry).await;
 }
 
 #[tokio::test]
@@ -139,22 +114,17 @@ async fn a_manifest_of_the_wrong_type_is_an_error_while_its_siblings_load() {
 
 #[tokio::test]
 async fn an_invalid_name_is_reported_not_registered() {
-    let project = project(&["invalid_name.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                Some("look up!"),
-                Status::Error,
-                "invalid_name.py",
-                r#"invalid tool name "look up!": names must match ^[A-Za-z0-9_-]{1,64}$"#
-            ),
-        ]
-    );
+    let (_project, registry) = registry_beside_echo(
+        "invalid_name.py",
+        failed(
+            Some("look up!"),
+            Status::Error,
+            "invalid_name.py",
+            r#"invalid tool name "look up!": names must match ^[A-Za-z0-9_-]{1,64}$"#,
+        ),
+    )
+    .await;
     assert!(registry.get("look up!").is_none());
-    assert_echo_answers(&registry).await;
 }
 
 #[tokio::test]
@@ -267,20 +237,16 @@ async fn helpers_and_sibling_tool_files_are_importable_through_agent_tools() {
 
 #[tokio::test]
 async fn a_tool_that_says_it_is_unavailable_is_listed_but_not_callable() {
-    let project = project(&["unavailable.py"]);
-    let registry = registry(options(&project)).await;
-    assert_eq!(
-        rows(&registry),
-        [
-            available("echo", "echo.py"),
-            failed(
-                Some("unavailable"),
-                Status::Unavailable,
-                "unavailable.py",
-                "is_available() returned False"
-            ),
-        ]
-    );
+    let (_project, registry) = registry_beside_echo(
+        "unavailable.py",
+        failed(
+            Some("unavailable"),
+            Status::Unavailable,
+            "unavailable.py",
+            "is_available() returned False",
+        ),
+    )
+    .await;
     assert_eq!(
         registry.call("unavailable", Default::default()).await,
         Err(CallError::Unavailable {
@@ -288,7 +254,6 @@ async fn a_tool_that_says_it_is_unavailable_is_listed_but_not_callable() {
             reason: "is_available() returned False".into()
         })
     );
-    assert_echo_answers(&registry).await;
 }
 
 #[tokio::test]

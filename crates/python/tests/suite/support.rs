@@ -102,3 +102,15 @@ pub async fn assert_echo_answers(registry: &Registry) {
         ToolResult::ok("still here")
     );
 }
+
+/// Loads `fixture` beside `echo.py` and checks that the registry holds echo
+/// and `reported` (the fixture's one entry), and that echo still answers in
+/// the pool that saw the failure. Returns both for further checks (the
+/// project's directory lives as long as it does).
+pub async fn registry_beside_echo(fixture: &str, reported: Row) -> (Project, Registry) {
+    let project = project(&[fixture]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(rows(&registry), [available("echo", "echo.py"), reported]);
+    assert_echo_answers(&registry).await;
+    (project, registry)
+}

@@ -1,11 +1,12 @@
 //! Temporary projects, the tool files they hold, and the Python programs the
 //! baselines run.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, ensure};
 use riverse_python::PythonOptions;
 use serde_json::json;
 
@@ -188,4 +189,31 @@ impl Drop for ChildGuard {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// Starts `python [flags] -c ...`, which says `ready` and then waits on its
+/// input, and returns once it has said so: a bare interpreter, for baselines
+/// of start-up time and memory.
+pub fn ready_interpreter(interpreter: &Path, flags: &[&str]) -> anyhow::Result<ChildGuard> {
+    let child = Command::new(interpreter)
+        .args(flags)
+        .args([
+            "-c",
+            "import sys; print('ready', flush=True); sys.stdin.read()",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("can't start {}", interpreter.display()))?;
+    let mut guard = ChildGuard(child);
+    let mut line = String::new();
+    if let Some(out) = guard.0.stdout.take() {
+        BufReader::new(out).read_line(&mut line)?;
+    }
+    ensure!(
+        line.trim() == "ready",
+        "{} said {line:?}",
+        interpreter.display()
+    );
+    Ok(guard)
 }

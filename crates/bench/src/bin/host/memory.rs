@@ -1,7 +1,6 @@
 //! Resident memory of the host with a warm pool, and of a worker before it
 //! imports any tool, against idle bare interpreters.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -9,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail, ensure};
 use riverse_python::WorkerPool;
 
-use crate::fixtures::{ChildGuard, TempProject, hold_tool};
+use crate::fixtures::{ChildGuard, TempProject, hold_tool, ready_interpreter};
 use crate::procfs::{Memory, children};
 
 /// How long the held call may take to start.
@@ -125,22 +124,7 @@ async fn idle_worker(interpreter: &Path) -> anyhow::Result<Memory> {
 /// Starts `python [flags] -c ...` that says it is ready and then waits on its
 /// input, and reads its memory.
 fn idle_interpreter(interpreter: &Path, flags: &[&str]) -> anyhow::Result<Memory> {
-    let child = Command::new(interpreter)
-        .args(flags)
-        .args([
-            "-c",
-            "import sys; print('ready', flush=True); sys.stdin.read()",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("can't start {}", interpreter.display()))?;
-    let mut guard = ChildGuard(child);
-    let mut line = String::new();
-    if let Some(out) = guard.0.stdout.take() {
-        BufReader::new(out).read_line(&mut line)?;
-    }
-    ensure!(line.trim() == "ready", "the idle interpreter said {line:?}");
+    let guard = ready_interpreter(interpreter, flags)?;
     Memory::of(guard.0.id())
 }
 

@@ -1,7 +1,6 @@
 //! A worker's start, from spawn until it is ready to serve (no tool files to
 //! import), against bare interpreter starts.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -9,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use riverse_python::{WORKER_SOURCE, WorkerPool};
 
-use crate::fixtures::{ChildGuard, TempProject};
+use crate::fixtures::{TempProject, ready_interpreter};
 use crate::stats::Samples;
 
 /// Lets a killed worker be reaped before the next start is timed.
@@ -77,28 +76,8 @@ async fn worker_start(project: &TempProject, interpreter: &Path) -> anyhow::Resu
 /// killed.
 fn first_line(interpreter: &Path, flags: &[&str]) -> anyhow::Result<Duration> {
     let start = Instant::now();
-    let child = Command::new(interpreter)
-        .args(flags)
-        .args([
-            "-c",
-            "import sys; print('ready', flush=True); sys.stdin.read()",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("can't start {}", interpreter.display()))?;
-    let mut guard = ChildGuard(child);
-    let mut line = String::new();
-    if let Some(out) = guard.0.stdout.take() {
-        BufReader::new(out).read_line(&mut line)?;
-    }
-    let elapsed = start.elapsed();
-    ensure!(
-        line.trim() == "ready",
-        "{} said {line:?}",
-        interpreter.display()
-    );
-    Ok(elapsed)
+    let _ready = ready_interpreter(interpreter, flags)?;
+    Ok(start.elapsed())
 }
 
 /// Time from spawn until `python -c CODE`, its input closed, has exited.
