@@ -41,13 +41,12 @@ pub(crate) enum Plan {
 
 /// Decides how to answer `conversation`.
 pub(crate) fn plan(conversation: &[ChatMessage]) -> Plan {
-    let results = this_turns_results(conversation);
-    let question = last_question(conversation);
-    let all_failed = results.iter().all(|result| result.failed);
-    if !results.is_empty() && (all_failed || mostly_cjk(question)) {
-        return Plan::Verbatim(verbatim(&results));
+    let asked = Asked::of(conversation);
+    let all_failed = asked.results.iter().all(|result| result.failed);
+    if !asked.results.is_empty() && (all_failed || mostly_cjk(asked.question)) {
+        return Plan::Verbatim(verbatim(&asked.results));
     }
-    let (prompt, grounding) = answer_prompt(conversation);
+    let (prompt, grounding) = answer_prompt(conversation, &asked);
     Plan::Generate { prompt, grounding }
 }
 
@@ -75,11 +74,13 @@ pub(crate) fn ungrounded_replacement(
     conversation: &[ChatMessage],
     generated: &str,
 ) -> Option<String> {
-    let results = this_turns_results(conversation);
+    let Asked {
+        question, results, ..
+    } = Asked::of(conversation);
     if results.is_empty() {
         return None;
     }
-    let question = last_question(conversation).to_lowercase();
+    let question = question.to_lowercase();
     let generated = generated.to_lowercase();
     let words_of = |text: &str| -> Vec<String> {
         text.split(|c: char| !c.is_alphanumeric())
@@ -122,46 +123,59 @@ struct TurnResult<'a> {
     failed: bool,
 }
 
-fn this_turns_results(conversation: &[ChatMessage]) -> Vec<TurnResult<'_>> {
-    let last_user = conversation
-        .iter()
-        .rposition(|message| matches!(message, ChatMessage::User(_)));
-    conversation
-        .iter()
-        .skip(last_user.map_or(0, |index| index + 1))
-        .filter_map(|message| match message {
-            ChatMessage::ToolResult {
-                tool,
-                content,
-                failed,
-            } => Some(TurnResult {
-                tool,
-                content,
-                failed: *failed,
-            }),
-            _ => None,
-        })
-        .collect()
+/// What is being answered: the last user message and the tool results that
+/// follow it.
+struct Asked<'a> {
+    /// The index of the last user message, if any.
+    at: Option<usize>,
+    question: &'a str,
+    results: Vec<TurnResult<'a>>,
 }
 
-fn last_question(conversation: &[ChatMessage]) -> &str {
-    conversation
-        .iter()
-        .rev()
-        .find_map(|message| match message {
-            ChatMessage::User(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .unwrap_or("")
+impl<'a> Asked<'a> {
+    fn of(conversation: &'a [ChatMessage]) -> Self {
+        let at = conversation
+            .iter()
+            .rposition(|message| matches!(message, ChatMessage::User(_)));
+        let question = match at.map(|index| &conversation[index]) {
+            Some(ChatMessage::User(text)) => text.as_str(),
+            _ => "",
+        };
+        let results = conversation
+            .iter()
+            .skip(at.map_or(0, |index| index + 1))
+            .filter_map(|message| match message {
+                ChatMessage::ToolResult {
+                    tool,
+                    content,
+                    failed,
+                } => Some(TurnResult {
+                    tool,
+                    content,
+                    failed: *failed,
+                }),
+                _ => None,
+            })
+            .collect();
+        Asked {
+            at,
+            question,
+            results,
+        }
+    }
 }
 
 /// The prompt for answering `conversation`, and the texts generated numbers
 /// must come from (`None` when no tool ran: nothing to ground in).
-fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGrounding>) {
-    let last_user = conversation
-        .iter()
-        .rposition(|message| matches!(message, ChatMessage::User(_)));
-    let results = this_turns_results(conversation);
+fn answer_prompt(
+    conversation: &[ChatMessage],
+    asked: &Asked<'_>,
+) -> (String, Option<NumberGrounding>) {
+    let Asked {
+        at,
+        question,
+        results,
+    } = asked;
 
     let mut system = conversation
         .iter()
@@ -174,14 +188,14 @@ fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGroundin
         system.push('\n');
         system.push_str(GROUNDED_SYSTEM);
     }
-    if mostly_cjk(last_question(conversation)) {
+    if mostly_cjk(question) {
         system.push('\n');
         system.push_str(ENGLISH_ONLY);
     }
     let mut prompt = String::new();
     push_turn(&mut prompt, Role::System, &system);
 
-    let history_end = last_user.unwrap_or(conversation.len());
+    let history_end = at.unwrap_or(conversation.len());
     let history: Vec<(Role, &str)> = conversation[..history_end]
         .iter()
         .filter_map(|message| match message {
@@ -199,16 +213,10 @@ fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGroundin
         push_turn(&mut prompt, *role, &clip(text, HISTORY_CHARS));
     }
 
-    let question = last_user
-        .and_then(|index| match &conversation[index] {
-            ChatMessage::User(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .unwrap_or("");
     let mut turn = question.trim().to_owned();
     if !results.is_empty() {
         turn.push_str("\n\nTool results:");
-        for result in &results {
+        for result in results {
             turn.push_str(&format!("\n{}: {}", result.tool, result.content.trim()));
         }
     }
@@ -220,7 +228,7 @@ fn answer_prompt(conversation: &[ChatMessage]) -> (String, Option<NumberGroundin
             results
                 .iter()
                 .map(|result| result.content)
-                .chain(std::iter::once(question)),
+                .chain(std::iter::once(*question)),
         )
     });
     (prompt, grounding)
@@ -258,7 +266,7 @@ mod tests {
                 failed: false,
             },
         ];
-        let (prompt, grounding) = answer_prompt(&conversation);
+        let (prompt, grounding) = answer_prompt(&conversation, &Asked::of(&conversation));
         assert!(prompt.contains(GROUNDED_SYSTEM), "{prompt}");
         assert!(
             prompt.ends_with(
@@ -351,7 +359,8 @@ mod tests {
 
     #[test]
     fn without_tool_results_nothing_is_grounded() {
-        let (prompt, grounding) = answer_prompt(&[ChatMessage::user("Hello")]);
+        let conversation = [ChatMessage::user("Hello")];
+        let (prompt, grounding) = answer_prompt(&conversation, &Asked::of(&conversation));
         assert!(prompt.contains(DEFAULT_SYSTEM));
         assert!(grounding.is_none());
     }

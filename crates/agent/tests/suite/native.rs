@@ -247,6 +247,29 @@ async fn failing_crashing_unknown_and_malformed_calls_reach_the_model_as_errors(
         .to_vec()
     );
     assert_eq!(turn.tool_calls[4].params, json!("{city: Tokyo"));
+    // The conversation marks each result as failed or not, for providers
+    // (the embedded model) that answer failures differently.
+    let failed: Vec<(&str, bool)> = turn
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::Tool {
+                call_id, failed, ..
+            } => Some((call_id.as_str(), *failed)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("c1", true),
+            ("c2", true),
+            ("c3", true),
+            ("c4", true),
+            ("c5", true),
+            ("c6", false)
+        ]
+    );
     server.assert_every_tool_result_answers_a_call();
 }
 

@@ -141,7 +141,7 @@ impl Boundaries {
                 starts[at] = false;
             }
         }
-        block_honorifics(&chars, &mut starts, &mut blocked);
+        block_honorifics(message, &chars, &mut starts, &mut blocked);
         // A possessive ends the name it follows: "IBM's share price" holds
         // the value "IBM". Contractions (what's, it's) are words of their own.
         for (index, window) in chars.windows(3).enumerate() {
@@ -177,28 +177,25 @@ impl Boundaries {
 
 /// Blocks Japanese honorifics after a name (山田さん, 田中様): the name is
 /// the value, the honorific and what follows it are not part of it.
-fn block_honorifics(chars: &[(usize, char, Class)], starts: &mut [bool], blocked: &mut [bool]) {
+fn block_honorifics(
+    message: &str,
+    chars: &[(usize, char, Class)],
+    starts: &mut [bool],
+    blocked: &mut [bool],
+) {
     const HONORIFICS: &[&str] = &["さん", "さま", "様", "ちゃん", "くん", "君"];
-    let text: String = chars.iter().map(|&(_, c, _)| c).collect();
-    for honorific in HONORIFICS {
-        for (char_index, _) in text
-            .char_indices()
-            .filter(|(at, _)| text[*at..].starts_with(honorific))
-        {
-            let index = text[..char_index].chars().count();
-            let after_name = index > 0
-                && matches!(
-                    chars[index - 1].2,
-                    Class::Han | Class::Katakana | Class::Word
-                );
-            if !after_name {
-                continue;
-            }
-            let from = chars[index].0;
-            let last = index + honorific.chars().count() - 1;
-            let to = chars[last].0 + chars[last].1.len_utf8();
-            blocked[from..to].fill(true);
-            starts[from..to].fill(false);
+    for (index, &(at, _, _)) in chars.iter().enumerate().skip(1) {
+        let after_name = matches!(
+            chars[index - 1].2,
+            Class::Han | Class::Katakana | Class::Word
+        );
+        let found = HONORIFICS
+            .iter()
+            .find(|honorific| message[at..].starts_with(**honorific));
+        if let (true, Some(honorific)) = (after_name, found) {
+            let to = at + honorific.len();
+            blocked[at..to].fill(true);
+            starts[at..to].fill(false);
         }
     }
 }
