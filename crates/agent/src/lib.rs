@@ -7,6 +7,7 @@
 //! [`Turn`]: the model picks tools natively or through the dispatcher prompt,
 //! they run concurrently, and the answer streams out as [`TurnEvent`]s.
 
+pub mod config;
 mod dispatcher;
 mod prompts;
 mod provider;
@@ -17,8 +18,8 @@ mod turn;
 pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, Settings, SettingsError,
-    ToolMode, ToolsSettings,
+    AgentSettings, Language, LlmProvider, McpSettings, PythonEnv, PythonSettings, Settings,
+    SettingsError, ToolMode, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use turn::{Agent, EventSink, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions};

@@ -1,12 +1,11 @@
 //! The registry, built from every tool source the settings enable.
 
-use std::collections::HashMap;
-
-use riverse_mcp::{McpOptions, mcp_tools};
-use riverse_python::{PythonOptions, python_tools};
-use riverse_tool::{Registry, RegistryOptions, ToolPolicy};
+use riverse_mcp::mcp_tools;
+use riverse_python::python_tools;
+use riverse_tool::Registry;
 
 use crate::Settings;
+use crate::config::{mcp_options, python_options, registry_options};
 
 /// Discovers every enabled source, in order (drop-in Python tools first, then
 /// MCP servers), and builds the registry. Sources start side by side, since an
@@ -34,37 +33,4 @@ pub async fn build_registry(settings: &Settings) -> Registry {
     let (mut found, mcp) = tokio::join!(python, mcp);
     found.extend(mcp);
     Registry::new(found, registry_options(settings))
-}
-
-fn mcp_options(settings: &Settings) -> McpOptions {
-    McpOptions {
-        servers: settings.mcp.servers.clone(),
-        startup_timeout: settings.mcp.startup_timeout,
-        project_dir: settings.project_dir.clone(),
-    }
-}
-
-pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
-    PythonOptions {
-        interpreter: settings.python.interpreter.clone(),
-        project_dir: settings.project_dir.clone(),
-        tools_dir: settings.tools.dir.clone(),
-        workers: settings.python.workers,
-        import_timeout: settings.python.import_timeout,
-        config: settings.document.clone(),
-    }
-}
-
-fn registry_options(settings: &Settings) -> RegistryOptions {
-    let policies: HashMap<String, ToolPolicy> = settings
-        .tools
-        .per_tool
-        .iter()
-        .map(|(name, policy)| (name.clone(), policy.clone()))
-        .collect();
-    RegistryOptions {
-        max_output_bytes: settings.tools.max_output_bytes,
-        default_timeout: settings.tools.default_timeout,
-        policies,
-    }
 }

@@ -1,20 +1,28 @@
-//! `settings.yaml`, read once into typed options.
+//! `settings.yaml`, read once into typed settings.
 //!
 //! The file is parsed twice from the same text: into a JSON document that every
 //! tool receives as its `config` dict (unknown keys and all), and into raw serde
-//! structs whose errors carry the key path, line and column. The raw values are
-//! then checked into the typed [`Settings`].
+//! structs whose fields are the typed values of [`values`], so that a value of
+//! the wrong kind, or outside its range, is an error with the key path, line and
+//! column. What Riverse's own settings files write and Riverse accepts (an
+//! unknown language, a provider section of another name, a boolean written as
+//! text) is read with a warning instead: see [`Settings::warnings`].
+//!
+//! Turning settings into the options of each part is [`crate::config`]'s job.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use riverse_tool::ToolPolicy;
 use serde::Deserialize;
+use serde::de::IntoDeserializer;
 use serde_json::Value;
 
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
+use values::{Count, NonEmpty, Scalar, Seconds, Warnings};
 
 const DEFAULT_TOOLS_DIR: &str = "agent/tools";
 const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
@@ -23,6 +31,18 @@ const DEFAULT_WORKERS: usize = 2;
 const DEFAULT_IMPORT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_MAX_ROUNDS: usize = 4;
 const DEFAULT_MAX_TOOL_CALLS: usize = 8;
+/// A settings file is a page of YAML; anything this large is the wrong file
+/// (`--config /dev/zero` would otherwise be read until memory runs out).
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// `tools.max_output_bytes`: at most 64 MiB.
+type OutputBytes = Count<1, { 64 * 1024 * 1024 }>;
+/// `python.workers`.
+type Workers = Count<1, 64>;
+/// `agent.max_rounds`.
+type Rounds = Count<1, 100>;
+/// `agent.max_tool_calls`.
+type ToolCalls = Count<1, 1000>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
@@ -40,7 +60,8 @@ pub enum SettingsError {
 }
 
 /// The language of built-in prompts and messages (`language`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Language {
     #[default]
     En,
@@ -49,7 +70,8 @@ pub enum Language {
 }
 
 /// `llm_provider`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LlmProvider {
     Openai,
     Local,
@@ -58,12 +80,24 @@ pub enum LlmProvider {
 }
 
 /// `agent.tool_mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ToolMode {
     #[default]
     Auto,
     Native,
     Dispatcher,
+}
+
+/// `python.env`: what environment tool workers get.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum PythonEnv {
+    /// Riverse's whole environment, API keys included (the default, as in Riverse).
+    #[default]
+    Inherit,
+    /// Only a few variables a Python program needs (`PATH`, `HOME`, locale, ...)
+    /// and those of `python.env_allow`.
+    Clean { allow: Vec<String> },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -83,6 +117,7 @@ pub struct PythonSettings {
     pub interpreter: Option<String>,
     pub workers: usize,
     pub import_timeout: Duration,
+    pub env: PythonEnv,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -105,13 +140,17 @@ pub struct Settings {
     pub python: PythonSettings,
     pub agent: AgentSettings,
     pub mcp: McpSettings,
-    /// `openai`, with `OPENAI_API_KEY` and `OPENAI_BASE_URL` applied by [`Settings::load`].
+    /// `openai` (or the section `llm_provider` names), with `OPENAI_API_KEY`
+    /// and `OPENAI_BASE_URL` applied by [`Settings::load`].
     pub openai: OpenaiSettings,
     /// `local`: Ollama.
     pub local: LocalSettings,
     /// `embedded.model_path`: a GGUF file to run instead of the default model
     /// (relative to the project); `None` uses the cached default.
     pub embedded_model_path: Option<PathBuf>,
+    /// Values read otherwise than written, one line each (`key: what was done`),
+    /// for the front end to show.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -136,9 +175,9 @@ struct RawEmbedded {
 
 #[derive(Deserialize, Default)]
 struct RawTools {
-    enabled: Option<bool>,
-    dir: Option<String>,
-    max_output_bytes: Option<usize>,
+    enabled: Option<Scalar<bool>>,
+    dir: Option<NonEmpty>,
+    max_output_bytes: Option<Scalar<OutputBytes>>,
     /// Every other key: a tool's own section.
     #[serde(flatten)]
     sections: BTreeMap<String, serde_yaml_ng::Value>,
@@ -148,16 +187,25 @@ struct RawTools {
 #[serde(default)]
 struct RawPython {
     interpreter: Option<String>,
-    workers: Option<usize>,
-    import_timeout: Option<f64>,
+    workers: Option<Scalar<Workers>>,
+    import_timeout: Option<Scalar<Seconds>>,
+    env: Option<EnvMode>,
+    env_allow: Vec<String>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum EnvMode {
+    Inherit,
+    Clean,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct RawAgent {
-    tool_mode: Option<String>,
-    max_rounds: Option<usize>,
-    max_tool_calls: Option<usize>,
+    tool_mode: Option<ToolMode>,
+    max_rounds: Option<Scalar<Rounds>>,
+    max_tool_calls: Option<Scalar<ToolCalls>>,
 }
 
 impl Settings {
@@ -174,10 +222,7 @@ impl Settings {
         let Some(path) = path else {
             return Settings::from_yaml(project_dir, None, "").map(with_env);
         };
-        let text = std::fs::read_to_string(&path).map_err(|err| SettingsError::Unreadable {
-            path: path.clone(),
-            cause: err.to_string(),
-        })?;
+        let text = read_bounded(&path)?;
         Settings::from_yaml(project_dir, Some(path), &text).map(with_env)
     }
 
@@ -214,66 +259,23 @@ impl Settings {
             key: key.to_owned(),
             message,
         };
-        let language = match raw.language.as_deref() {
-            None | Some("en") => Language::En,
-            Some("ja") => Language::Ja,
-            Some("zh") => Language::Zh,
-            Some(other) => {
-                return Err(invalid(
-                    "language",
-                    format!("expected en, ja or zh, got {other:?}"),
-                ));
+        let mut warnings = Warnings::default();
+        let language = language(raw.language.as_deref(), &mut warnings);
+        let (llm_provider, openai_section) =
+            llm_provider(raw.llm_provider.as_deref(), &document, &invalid, &mut warnings)?;
+        let tools = tools_settings(raw.tools.unwrap_or_default(), &invalid, &mut warnings)?;
+        let python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
+        let agent = agent_settings(raw.agent.unwrap_or_default(), &mut warnings);
+        let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid, &mut warnings)?;
+        let openai = match openai_section {
+            Some(name) => {
+                let raw = serde_yaml_ng::from_value(yaml_section(text, &name))
+                    .map_err(|err| invalid(&name, err.to_string()))?;
+                llm::openai_settings(&name, raw, &mut warnings)
             }
+            None => llm::openai_settings("openai", raw.openai.unwrap_or_default(), &mut warnings),
         };
-        let llm_provider = match raw.llm_provider.as_deref() {
-            None | Some("embedded") => LlmProvider::Embedded,
-            Some("openai") => LlmProvider::Openai,
-            Some("local") => LlmProvider::Local,
-            Some(other) => {
-                return Err(invalid(
-                    "llm_provider",
-                    format!("expected openai, local or embedded, got {other:?}"),
-                ));
-            }
-        };
-        let tools = tools_settings(raw.tools.unwrap_or_default(), &invalid)?;
-        let raw_python = raw.python.unwrap_or_default();
-        let python = PythonSettings {
-            interpreter: raw_python.interpreter.filter(|s| !s.trim().is_empty()),
-            workers: match raw_python.workers {
-                Some(0) => return Err(invalid("python.workers", "must be at least 1".into())),
-                Some(n) => n,
-                None => DEFAULT_WORKERS,
-            },
-            import_timeout: match raw_python.import_timeout {
-                Some(secs) => seconds(secs).ok_or_else(|| {
-                    invalid(
-                        "python.import_timeout",
-                        format!("expected a positive number of seconds, got {secs}"),
-                    )
-                })?,
-                None => DEFAULT_IMPORT_TIMEOUT,
-            },
-        };
-        let raw_agent = raw.agent.unwrap_or_default();
-        let agent = AgentSettings {
-            tool_mode: match raw_agent.tool_mode.as_deref() {
-                None | Some("auto") => ToolMode::Auto,
-                Some("native") => ToolMode::Native,
-                Some("dispatcher") => ToolMode::Dispatcher,
-                Some(other) => {
-                    return Err(invalid(
-                        "agent.tool_mode",
-                        format!("expected auto, native or dispatcher, got {other:?}"),
-                    ));
-                }
-            },
-            max_rounds: raw_agent.max_rounds.unwrap_or(DEFAULT_MAX_ROUNDS),
-            max_tool_calls: raw_agent.max_tool_calls.unwrap_or(DEFAULT_MAX_TOOL_CALLS),
-        };
-        let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid)?;
-        let openai = llm::openai_settings(raw.openai.unwrap_or_default(), &invalid)?;
-        let local = llm::local_settings(raw.local.unwrap_or_default(), &invalid)?;
+        let local = llm::local_settings(raw.local.unwrap_or_default(), &mut warnings);
         Ok(Settings {
             project_dir: project_dir.to_owned(),
             file,
@@ -291,6 +293,11 @@ impl Settings {
                 .and_then(|embedded| embedded.model_path)
                 .filter(|path| !path.trim().is_empty())
                 .map(|path| project_dir.join(path)),
+            warnings: warnings
+                .0
+                .into_iter()
+                .map(|warning| format!("{}: {warning}", path.display()))
+                .collect(),
         })
     }
 
@@ -300,65 +307,168 @@ impl Settings {
     }
 }
 
+fn read_bounded(path: &Path) -> Result<String, SettingsError> {
+    let unreadable = |cause: String| SettingsError::Unreadable {
+        path: path.to_owned(),
+        cause,
+    };
+    let file = std::fs::File::open(path).map_err(|err| unreadable(err.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| unreadable(err.to_string()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(unreadable(format!(
+            "larger than {} MiB; is it a settings file?",
+            MAX_FILE_BYTES / (1024 * 1024)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|err| unreadable(format!("not UTF-8 text ({err})")))
+}
+
 /// The environment variables that override the file (DESIGN.md section 5).
 fn with_env(mut settings: Settings) -> Settings {
     settings.openai.apply_env(&|name| std::env::var(name).ok());
     settings
 }
 
-fn seconds(secs: f64) -> Option<Duration> {
-    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs))
+/// A name the enum does not know is `None`.
+fn known<'de, T: Deserialize<'de>>(name: &'de str) -> Option<T> {
+    T::deserialize(IntoDeserializer::<serde::de::value::Error>::into_deserializer(name)).ok()
+}
+
+/// Riverse falls back to English for a language it has no prompts for.
+fn language(name: Option<&str>, warnings: &mut Warnings) -> Language {
+    let Some(name) = name else {
+        return Language::En;
+    };
+    known(name).unwrap_or_else(|| {
+        warnings.push(
+            "language",
+            format!("{name:?} is not one of en, ja, zh; using en"),
+        );
+        Language::En
+    })
+}
+
+/// The provider, and the section that configures the OpenAI-compatible one
+/// when it is not `openai`: Riverse reads `llm_provider: deepseek` as "the
+/// endpoint in the `deepseek` section".
+fn llm_provider(
+    name: Option<&str>,
+    document: &Value,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+    warnings: &mut Warnings,
+) -> Result<(LlmProvider, Option<String>), SettingsError> {
+    let Some(name) = name else {
+        return Ok((LlmProvider::Embedded, None));
+    };
+    if let Some(provider) = known(name) {
+        return Ok((provider, None));
+    }
+    if document.get(name).is_some_and(Value::is_object) {
+        warnings.push(
+            "llm_provider",
+            format!("{name:?} is not a provider name; its section {name:?} is used as an OpenAI-compatible endpoint"),
+        );
+        return Ok((LlmProvider::Openai, Some(name.to_owned())));
+    }
+    Err(invalid(
+        "llm_provider",
+        format!("expected openai, local or embedded, or the name of a section with an api_base, got {name:?}"),
+    ))
+}
+
+/// The top-level `name` section of `text` as YAML, so that it reads with the
+/// same types as the `openai` section.
+fn yaml_section(text: &str, name: &str) -> serde_yaml_ng::Value {
+    serde_yaml_ng::from_str::<serde_yaml_ng::Mapping>(text)
+        .ok()
+        .and_then(|mut top| top.remove(name))
+        .unwrap_or_default()
 }
 
 fn tools_settings(
     raw: RawTools,
     invalid: &dyn Fn(&str, String) -> SettingsError,
+    warnings: &mut Warnings,
 ) -> Result<ToolsSettings, SettingsError> {
     let mut per_tool = BTreeMap::new();
     for (name, section) in raw.sections {
-        let serde_yaml_ng::Value::Mapping(section) = section else {
+        if !section.is_mapping() {
+            // An empty section (`file_list:`) or a value of the tool's own.
             continue;
+        }
+        // What Riverse reads of a tool's section; the rest is the tool's own.
+        let mut field = |field: &str| -> Result<_, SettingsError> {
+            let key = format!("tools.{name}.{field}");
+            match section.get(field) {
+                None => Ok(None),
+                Some(value) => serde_yaml_ng::from_value(value.clone())
+                    .map(|scalar| Some((key.clone(), scalar)))
+                    .map_err(|err| invalid(&key, err.to_string())),
+            }
         };
-        let mut policy = ToolPolicy::default();
-        if let Some(enabled) = section.get("enabled") {
-            let key = format!("tools.{name}.enabled");
-            policy.enabled = Some(enabled.as_bool().ok_or_else(|| {
-                invalid(
-                    &key,
-                    format!("expected true or false, got {}", yaml_text(enabled)),
-                )
-            })?);
-        }
-        if let Some(timeout) = section.get("timeout") {
-            let key = format!("tools.{name}.timeout");
-            policy.timeout = Some(timeout.as_f64().and_then(seconds).ok_or_else(|| {
-                invalid(
-                    &key,
-                    format!(
-                        "expected a positive number of seconds, got {}",
-                        yaml_text(timeout)
-                    ),
-                )
-            })?);
-        }
+        let enabled: Option<(String, Scalar<bool>)> = field("enabled")?;
+        let timeout: Option<(String, Scalar<Seconds>)> = field("timeout")?;
+        let policy = ToolPolicy {
+            enabled: enabled.map(|(key, enabled)| warnings.take(&key, enabled)),
+            timeout: timeout.map(|(key, timeout)| warnings.take(&key, timeout).0),
+        };
         per_tool.insert(name, policy);
     }
     Ok(ToolsSettings {
-        enabled: raw.enabled.unwrap_or(true),
-        dir: PathBuf::from(raw.dir.unwrap_or_else(|| DEFAULT_TOOLS_DIR.to_owned())),
-        max_output_bytes: raw.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES),
+        enabled: raw
+            .enabled
+            .is_none_or(|enabled| warnings.take("tools.enabled", enabled)),
+        dir: PathBuf::from(raw.dir.map_or_else(|| DEFAULT_TOOLS_DIR.to_owned(), |dir| dir.0)),
+        max_output_bytes: raw.max_output_bytes.map_or(DEFAULT_MAX_OUTPUT_BYTES, |bytes| {
+            warnings.take("tools.max_output_bytes", bytes).get()
+        }),
         default_timeout: DEFAULT_TOOL_TIMEOUT,
         per_tool,
     })
 }
 
-fn yaml_text(value: &serde_yaml_ng::Value) -> String {
-    serde_yaml_ng::to_string(value)
-        .map(|text| text.trim().to_owned())
-        .unwrap_or_else(|_| "?".into())
+fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
+    PythonSettings {
+        interpreter: raw.interpreter.filter(|s| !s.trim().is_empty()),
+        workers: raw.workers.map_or(DEFAULT_WORKERS, |workers| {
+            warnings.take("python.workers", workers).get()
+        }),
+        import_timeout: raw.import_timeout.map_or(DEFAULT_IMPORT_TIMEOUT, |secs| {
+            warnings.take("python.import_timeout", secs).0
+        }),
+        env: match raw.env {
+            None | Some(EnvMode::Inherit) => PythonEnv::Inherit,
+            Some(EnvMode::Clean) => PythonEnv::Clean {
+                allow: raw.env_allow,
+            },
+        },
+    }
+}
+
+fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
+    AgentSettings {
+        tool_mode: raw.tool_mode.unwrap_or_default(),
+        max_rounds: raw.max_rounds.map_or(DEFAULT_MAX_ROUNDS, |rounds| {
+            warnings.take("agent.max_rounds", rounds).get()
+        }),
+        max_tool_calls: raw.max_tool_calls.map_or(DEFAULT_MAX_TOOL_CALLS, |calls| {
+            warnings.take("agent.max_tool_calls", calls).get()
+        }),
+    }
 }
 
 mod llm;
 mod mcp;
 #[cfg(test)]
 mod tests;
+pub(crate) mod values;
+
+/// A YAML value as it would be written, for messages.
+fn yaml_text(value: &serde_yaml_ng::Value) -> String {
+    serde_yaml_ng::to_string(value)
+        .map(|text| text.trim().to_owned())
+        .unwrap_or_else(|_| "?".into())
+}

@@ -17,7 +17,7 @@ use riverse_tool::{CallError, Params, Registry, ToolManifest, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{Language, Settings, ToolMode, dispatcher, prompts};
+use crate::{Language, ToolMode, dispatcher, prompts};
 
 /// How turns run (`agent.*` and `language`).
 #[derive(Debug, Clone, PartialEq)]
@@ -28,17 +28,6 @@ pub struct TurnOptions {
     /// Tool calls run in one turn.
     pub max_tool_calls: usize,
     pub language: Language,
-}
-
-impl TurnOptions {
-    pub fn from_settings(settings: &Settings) -> Self {
-        TurnOptions {
-            tool_mode: settings.agent.tool_mode,
-            max_rounds: settings.agent.max_rounds,
-            max_tool_calls: settings.agent.max_tool_calls,
-            language: settings.language,
-        }
-    }
 }
 
 /// What a turn reports as it goes.
@@ -90,10 +79,18 @@ pub struct Turn {
     /// What this turn adds to the conversation: the message, tool calls and
     /// their results, the answer. Append them to the history for the next turn.
     pub messages: Vec<Message>,
+    /// The model was still calling tools at `max_rounds` or `max_tool_calls`,
+    /// so the answer was asked for without tools.
+    pub limits_reached: bool,
 }
 
+/// Why a turn has no answer. Failing tools never end a turn: their failures
+/// go back to the model as results it can explain.
 #[derive(Debug, thiserror::Error)]
 pub enum TurnError {
+    /// The model could not be reached or understood. In `auto` mode, an
+    /// [`riverse_llm::Error::ToolsUnsupported`] does not end the turn: it is
+    /// run again with the dispatcher prompt, and so is every later turn.
     #[error(transparent)]
     Llm(#[from] riverse_llm::Error),
 }
@@ -184,11 +181,8 @@ impl Agent {
     ) -> Result<Turn, TurnError> {
         let language = self.options.language;
         let tools: Vec<ToolManifest> = self.registry.available_manifests().cloned().collect();
-        let mut conversation = Vec::with_capacity(history.len() + 4);
-        conversation.push(Message::System(prompts::system(language).to_owned()));
-        conversation.extend_from_slice(history);
-        let first_new = conversation.len();
-        conversation.push(Message::User(message.to_owned()));
+        let (mut conversation, first_new) =
+            conversation(prompts::system(language).to_owned(), history, message);
         let mut calls_left = self.options.max_tool_calls;
         let mut records = Vec::new();
         for _ in 0..self.options.max_rounds {
@@ -197,21 +191,21 @@ impl Agent {
             }
             let response = self.complete(&conversation, &tools, None, on_event).await?;
             if response.tool_calls.is_empty() {
-                return Ok(finish(conversation, first_new, response.text, records));
+                return Ok(finish(conversation, first_new, response.text, records, false));
             }
             let calls = response.tool_calls.clone();
             conversation.push(Message::Assistant {
                 content: response.text,
                 tool_calls: response.tool_calls,
             });
-            let contents = self
-                .run_calls(&calls, &mut calls_left, &mut records, on_event)
+            let replies = self
+                .run_round(&calls, &mut calls_left, &mut records, on_event)
                 .await;
-            for (call, (content, failed)) in calls.iter().zip(contents) {
+            for (call, reply) in calls.iter().zip(replies) {
                 conversation.push(Message::Tool {
                     call_id: call.id.clone(),
-                    content,
-                    failed,
+                    content: reply.content,
+                    failed: reply.failed,
                 });
             }
         }
@@ -226,7 +220,7 @@ impl Agent {
             // The note was for this call only; the history keeps the exchange.
             conversation.pop();
         }
-        Ok(finish(conversation, first_new, response.text, records))
+        Ok(finish(conversation, first_new, response.text, records, noted))
     }
 
     /// Dispatcher routing: one temperature-0 call picks the tools, they run,
@@ -242,10 +236,7 @@ impl Agent {
         let mut records = Vec::new();
         let mut results = None;
         if !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0 {
-            let mut routing = Vec::with_capacity(history.len() + 2);
-            routing.push(Message::System(prompts::dispatcher(language, &tools)));
-            routing.extend_from_slice(history);
-            routing.push(Message::User(message.to_owned()));
+            let (routing, _) = conversation(prompts::dispatcher(language, &tools), history, message);
             let request = ChatRequest {
                 messages: &routing,
                 tools: &[],
@@ -273,29 +264,24 @@ impl Agent {
                 .collect();
             if !calls.is_empty() {
                 let mut calls_left = self.options.max_tool_calls;
-                let contents = self
-                    .run_calls(&calls, &mut calls_left, &mut records, on_event)
+                let replies = self
+                    .run_round(&calls, &mut calls_left, &mut records, on_event)
                     .await;
                 let listed: Vec<(String, String)> = calls
                     .iter()
-                    .zip(contents)
-                    .map(|(call, (content, _))| {
-                        (format!("{} {}", call.name, call.arguments), content)
-                    })
+                    .zip(replies)
+                    .map(|(call, reply)| (format!("{} {}", call.name, call.arguments), reply.content))
                     .collect();
                 results = Some(prompts::dispatched_results(language, &listed));
             }
         }
-        let mut conversation = Vec::with_capacity(history.len() + 3);
-        conversation.push(Message::System(prompts::answer_system(language).to_owned()));
-        conversation.extend_from_slice(history);
-        let first_new = conversation.len();
-        conversation.push(Message::User(message.to_owned()));
+        let (mut conversation, first_new) =
+            conversation(prompts::answer_system(language).to_owned(), history, message);
         if let Some(results) = results {
             conversation.push(Message::System(results));
         }
         let response = self.complete(&conversation, &[], None, on_event).await?;
-        Ok(finish(conversation, first_new, response.text, records))
+        Ok(finish(conversation, first_new, response.text, records, false))
     }
 
     /// One streamed model call; its text goes out as answer deltas.
@@ -303,7 +289,7 @@ impl Agent {
         &self,
         messages: &[Message],
         tools: &[ToolManifest],
-        temperature: Option<f32>,
+        temperature: Option<f64>,
         on_event: EventSink<'_>,
     ) -> Result<ChatResponse, TurnError> {
         let mut sink = |text: &str| on_event(TurnEvent::AnswerDelta(text.to_owned()));
@@ -315,97 +301,52 @@ impl Agent {
         Ok(self.provider.complete(request, Some(&mut sink)).await?)
     }
 
-    /// Runs one round's calls concurrently and returns what the model reads
-    /// for each call, in order, and whether the call failed. Identical calls run once and share a result;
-    /// calls past the budget, and calls whose arguments are not a JSON
-    /// object, do not run and say why.
-    async fn run_calls(
+    /// Runs one round's calls and returns what the model reads for each, in
+    /// the order of `calls`. Records of the calls that ran (or were malformed)
+    /// are added to `records` in that order too.
+    async fn run_round(
         &self,
         calls: &[ToolCall],
         calls_left: &mut usize,
         records: &mut Vec<ToolCallRecord>,
         on_event: EventSink<'_>,
-    ) -> Vec<(String, bool)> {
-        let language = self.options.language;
-        let mut contents: Vec<Option<(String, bool)>> = vec![None; calls.len()];
+    ) -> Vec<ToolReply> {
+        let plan = plan_round(calls, calls_left, &self.options);
+        let mut replies = vec![ToolReply::default(); calls.len()];
         // Records of this round by the position of their call.
         let mut finished: Vec<(usize, ToolCallRecord)> = Vec::new();
-        let mut unique: Vec<Planned> = Vec::new();
-        for (position, call) in calls.iter().enumerate() {
-            let params = match parse_arguments(&call.arguments) {
-                Ok(params) => params,
-                Err(reason) => {
-                    let record = ToolCallRecord {
-                        call_id: call.id.clone(),
-                        tool: call.name.clone(),
-                        params: Value::String(call.arguments.clone()),
-                        success: false,
-                        data: String::new(),
-                        error: reason,
-                        duration: Duration::ZERO,
-                    };
-                    contents[position] = Some((
-                        prompts::tool_failed(language, &call.name, &record.error),
-                        true,
-                    ));
-                    on_event(TurnEvent::ToolCallStarted {
-                        call_id: call.id.clone(),
-                        tool: call.name.clone(),
-                        params: record.params.clone(),
-                    });
-                    on_event(TurnEvent::ToolCallFinished(record.clone()));
-                    finished.push((position, record));
-                    continue;
-                }
-            };
-            if let Some(same) = unique
-                .iter_mut()
-                .find(|p| p.tool == call.name && p.params == params)
-            {
-                same.positions.push(position);
-                continue;
+        for rejected in plan.rejected {
+            replies[rejected.position] = rejected.reply;
+            if let Some(record) = rejected.record {
+                on_event(TurnEvent::ToolCallStarted {
+                    call_id: record.call_id.clone(),
+                    tool: record.tool.clone(),
+                    params: record.params.clone(),
+                });
+                on_event(TurnEvent::ToolCallFinished(record.clone()));
+                finished.push((rejected.position, record));
             }
-            if *calls_left == 0 {
-                tracing::info!("{} not run: agent.max_tool_calls reached", call.name);
-                contents[position] = Some((
-                    prompts::not_run(language, self.options.max_tool_calls),
-                    true,
-                ));
-                continue;
-            }
-            *calls_left -= 1;
-            unique.push(Planned {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                params,
-                positions: vec![position],
-            });
         }
-        for planned in &unique {
+        for planned in &plan.to_run {
             on_event(TurnEvent::ToolCallStarted {
                 call_id: planned.call_id.clone(),
                 tool: planned.tool.clone(),
                 params: Value::Object(planned.params.clone()),
             });
         }
-        let mut running: FuturesUnordered<_> = unique
+        let mut running: FuturesUnordered<_> = plan
+            .to_run
             .iter()
-            .enumerate()
-            .map(|(index, planned)| async move {
+            .map(|planned| async move {
                 let started = Instant::now();
                 let result = self.call_tool(&planned.tool, planned.params.clone()).await;
-                (index, result, started.elapsed())
+                (planned, result, started.elapsed())
             })
             .collect();
-        while let Some((index, result, duration)) = running.next().await {
-            let planned = &unique[index];
-            let content = if result.success {
-                result.data.clone()
-            } else {
-                prompts::tool_failed(language, &planned.tool, &result.error)
-            };
+        while let Some((planned, result, duration)) = running.next().await {
+            let reply = ToolReply::of(self.options.language, &planned.tool, &result);
             for &position in &planned.positions {
-                contents[position] = Some((content.clone(), !result.success));
+                replies[position] = reply.clone();
             }
             let record = ToolCallRecord {
                 call_id: planned.call_id.clone(),
@@ -421,10 +362,7 @@ impl Agent {
         }
         finished.sort_by_key(|(position, _)| *position);
         records.extend(finished.into_iter().map(|(_, record)| record));
-        contents
-            .into_iter()
-            .map(Option::unwrap_or_default)
-            .collect()
+        replies
     }
 
     async fn call_tool(&self, name: &str, params: Params) -> ToolResult {
@@ -446,6 +384,40 @@ impl Agent {
     }
 }
 
+/// What the model reads for one tool call.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ToolReply {
+    content: String,
+    failed: bool,
+}
+
+impl ToolReply {
+    fn of(language: Language, tool: &str, result: &ToolResult) -> Self {
+        if result.success {
+            ToolReply {
+                content: result.data.clone(),
+                failed: false,
+            }
+        } else {
+            ToolReply::failure(prompts::tool_failed(language, tool, &result.error))
+        }
+    }
+
+    fn failure(content: String) -> Self {
+        ToolReply {
+            content,
+            failed: true,
+        }
+    }
+}
+
+/// A round's calls sorted into those that run and those that don't.
+struct RoundPlan {
+    /// Distinct calls, in the order first asked for.
+    to_run: Vec<Planned>,
+    rejected: Vec<Rejected>,
+}
+
 /// A distinct call of a round, and the positions of the calls it answers.
 struct Planned {
     call_id: String,
@@ -454,17 +426,98 @@ struct Planned {
     positions: Vec<usize>,
 }
 
+/// A call that does not run, and why, in the model's words.
+struct Rejected {
+    position: usize,
+    reply: ToolReply,
+    /// Malformed calls are shown as failed calls; calls past the budget are not.
+    record: Option<ToolCallRecord>,
+}
+
+/// Identical calls run once and share a result; calls past the budget, and
+/// calls whose arguments are not a JSON object, do not run and say why.
+fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions) -> RoundPlan {
+    let mut plan = RoundPlan {
+        to_run: Vec::new(),
+        rejected: Vec::new(),
+    };
+    for (position, call) in calls.iter().enumerate() {
+        let params = match parse_arguments(&call.arguments) {
+            Ok(params) => params,
+            Err(reason) => {
+                plan.rejected.push(Rejected {
+                    position,
+                    reply: ToolReply::failure(prompts::tool_failed(
+                        options.language,
+                        &call.name,
+                        &reason,
+                    )),
+                    record: Some(ToolCallRecord {
+                        call_id: call.id.clone(),
+                        tool: call.name.clone(),
+                        params: Value::String(call.arguments.clone()),
+                        success: false,
+                        data: String::new(),
+                        error: reason,
+                        duration: Duration::ZERO,
+                    }),
+                });
+                continue;
+            }
+        };
+        if let Some(same) = plan
+            .to_run
+            .iter_mut()
+            .find(|planned| planned.tool == call.name && planned.params == params)
+        {
+            same.positions.push(position);
+            continue;
+        }
+        if *calls_left == 0 {
+            tracing::info!("{} not run: agent.max_tool_calls reached", call.name);
+            plan.rejected.push(Rejected {
+                position,
+                reply: ToolReply::failure(prompts::not_run(options.language, options.max_tool_calls)),
+                record: None,
+            });
+            continue;
+        }
+        *calls_left -= 1;
+        plan.to_run.push(Planned {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            params,
+            positions: vec![position],
+        });
+    }
+    plan
+}
+
+/// The start of a turn's conversation: its system prompt, the history and the
+/// user's message; the index of the message is where the turn's own messages
+/// begin.
+fn conversation(system: String, history: &[Message], message: &str) -> (Vec<Message>, usize) {
+    let mut conversation = Vec::with_capacity(history.len() + 4);
+    conversation.push(Message::System(system));
+    conversation.extend_from_slice(history);
+    let first_new = conversation.len();
+    conversation.push(Message::User(message.to_owned()));
+    (conversation, first_new)
+}
+
 fn finish(
     mut conversation: Vec<Message>,
     first_new: usize,
     answer: String,
     tool_calls: Vec<ToolCallRecord>,
+    limits_reached: bool,
 ) -> Turn {
     conversation.push(Message::assistant(answer.clone()));
     Turn {
         answer,
         tool_calls,
         messages: conversation.split_off(first_new),
+        limits_reached,
     }
 }
 

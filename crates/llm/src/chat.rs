@@ -48,7 +48,7 @@ pub struct ChatRequest<'a> {
     /// The tools the model may call; empty offers none.
     pub tools: &'a [ToolManifest],
     /// `None` uses the provider's configured temperature.
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
 }
 
 /// What one completion answered.

@@ -54,9 +54,10 @@ impl RetryPolicy {
     }
 }
 
-/// Advice that errors carry, in terms of the provider's own settings.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Hints {
+/// Advice that errors carry: what to change, in the caller's terms (the agent
+/// names its settings keys here; this crate knows none).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hints {
     pub unreachable: Option<String>,
     /// For 401 and 403.
     pub unauthorized: Option<String>,
@@ -69,6 +70,8 @@ pub(crate) struct Hints {
 pub(crate) struct Endpoint {
     client: reqwest::Client,
     url: String,
+    /// `url` as messages show it: without a password or token in it.
+    shown: String,
     api_key: Option<String>,
     timeout: Duration,
     retry: RetryPolicy,
@@ -84,6 +87,7 @@ impl Endpoint {
         hints: Hints,
     ) -> Result<Self, Error> {
         install_crypto_provider();
+
         // A read timeout rather than a total one: a streamed answer may take
         // minutes, but a server silent for `timeout` is not coming back.
         let client = reqwest::Client::builder()
@@ -92,10 +96,14 @@ impl Endpoint {
             .user_agent(concat!("riverse/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|err| {
-                Error::Unavailable(format!("can't set up an HTTP client for {url}: {err}"))
+                Error::Unavailable(format!(
+                    "can't set up an HTTP client for {}: {err}",
+                    redact_credentials(&url)
+                ))
             })?;
         Ok(Endpoint {
             client,
+            shown: redact_credentials(&url),
             url,
             api_key: api_key.filter(|key| !key.is_empty()),
             timeout,
@@ -104,15 +112,16 @@ impl Endpoint {
         })
     }
 
+    /// The URL requests go to, as messages show it.
     pub fn url(&self) -> &str {
-        &self.url
+        &self.shown
     }
 
     /// POSTs `body`, retrying what may pass, and returns a successful response
     /// whose body is still to be read.
     pub async fn post_json(&self, body: &Value) -> Result<reqwest::Response, Error> {
         let body = serde_json::to_vec(body).map_err(|err| Error::Malformed {
-            endpoint: self.url.clone(),
+            endpoint: self.shown.clone(),
             detail: format!("the request could not be encoded: {err}"),
         })?;
         let mut tries = 0;
@@ -129,7 +138,7 @@ impl Endpoint {
             let wait = match retry_after {
                 Some(wait) if wait > self.retry.max_retry_after => {
                     let error = Error::Status {
-                        endpoint: self.url.clone(),
+                        endpoint: self.shown.clone(),
                         status: "429 Too Many Requests".into(),
                         code: 429,
                         message: format!("{error}; the server asks to wait {}", seconds(wait)),
@@ -199,7 +208,7 @@ impl Endpoint {
         let message = server_message(body);
         if tools_unsupported(&message) {
             return Error::ToolsUnsupported {
-                endpoint: self.url.clone(),
+                endpoint: self.shown.clone(),
                 message,
             };
         }
@@ -209,7 +218,7 @@ impl Endpoint {
             _ => None,
         };
         Error::Status {
-            endpoint: self.url.clone(),
+            endpoint: self.shown.clone(),
             status: status.to_string(),
             code: status.as_u16(),
             message,
@@ -221,18 +230,18 @@ impl Endpoint {
     pub fn transport_error(&self, err: &reqwest::Error) -> Error {
         if err.is_timeout() && !err.is_connect() {
             return Error::TimedOut {
-                endpoint: self.url.clone(),
+                endpoint: self.shown.clone(),
                 after: self.timeout,
             };
         }
         if err.is_decode() {
             return Error::Malformed {
-                endpoint: self.url.clone(),
+                endpoint: self.shown.clone(),
                 detail: cause(err),
             };
         }
         Error::Unreachable {
-            endpoint: self.url.clone(),
+            endpoint: self.shown.clone(),
             cause: cause(err),
             hint: self.hints.unreachable.clone(),
         }
@@ -339,6 +348,23 @@ pub(crate) fn one_line(text: &str) -> String {
     }
 }
 
+/// `http://user:secret@host/v1` becomes `http://user:***@host/v1`, and a
+/// lone user name (often a token) is hidden too.
+pub(crate) fn redact_credentials(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_owned();
+    };
+    let shown_user = match rest[..at].split_once(':') {
+        Some((user, _)) => format!("{user}:***"),
+        None => "***".to_owned(),
+    };
+    format!("{scheme}://{shown_user}@{}", &rest[at + 1..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,5 +421,18 @@ mod tests {
             "\"auto\" tool choice requires --enable-auto-tool-choice"
         ));
         assert!(!tools_unsupported("model not found"));
+    }
+
+    #[test]
+    fn credentials_in_urls_are_not_shown() {
+        assert_eq!(
+            redact_credentials("http://user:KEY@host:8080/v1"),
+            "http://user:***@host:8080/v1"
+        );
+        assert_eq!(redact_credentials("https://TOKEN@host/v1"), "https://***@host/v1");
+        assert_eq!(
+            redact_credentials("https://host/v1?next=a@b"),
+            "https://host/v1?next=a@b"
+        );
     }
 }

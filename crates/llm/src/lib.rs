@@ -23,7 +23,7 @@ mod openai;
 pub use chat::{ChatRequest, ChatResponse, Message, ToolCall};
 pub use embedded::EmbeddedProvider;
 pub use error::Error;
-pub use http::RetryPolicy;
+pub use http::{Hints, RetryPolicy};
 pub use ollama::{OllamaOptions, OllamaProvider};
 pub use openai::{OpenAiOptions, OpenAiProvider, function_definition};
 pub use riverse_embedded::EmbeddedOptions;

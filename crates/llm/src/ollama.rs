@@ -8,14 +8,17 @@ use crate::{ChatRequest, ChatResponse, Error, OpenAiOptions, OpenAiProvider, Pro
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct OllamaOptions {
-    /// Ollama's address, with or without `/v1`: `http://localhost:11434`.
-    pub api_base: String,
+    /// Ollama's OpenAI-compatible API: `http://localhost:11434/v1`.
+    pub base_url: String,
     pub model: String,
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     /// Loading a large model can take a while: keep this generous.
     pub timeout: Duration,
     pub retry: RetryPolicy,
+    /// Added to the advice errors give (which says to start Ollama or pull
+    /// the model): how to point Riverse elsewhere.
+    pub hints: Hints,
 }
 
 #[derive(Debug)]
@@ -25,34 +28,31 @@ pub struct OllamaProvider {
 
 impl OllamaProvider {
     pub fn new(options: OllamaOptions) -> Result<Self, Error> {
-        let base = options.api_base.trim_end_matches('/');
-        let base_url = if base.ends_with("/v1") {
-            base.to_owned()
-        } else {
-            format!("{base}/v1")
+        let advice = |own: String, caller: &Option<String>| match caller {
+            Some(caller) => Some(format!("{own}; {caller}")),
+            None => Some(own),
         };
         let hints = Hints {
-            unreachable: Some(format!(
-                "is Ollama running? start it with `ollama serve`, or set local.api_base (now {base})"
-            )),
-            unauthorized: None,
-            not_found: Some(format!(
-                "is the model pulled? run `ollama pull {}`, or set local.model",
-                options.model
-            )),
+            unreachable: advice(
+                "is Ollama running? start it with `ollama serve`".into(),
+                &options.hints.unreachable,
+            ),
+            unauthorized: options.hints.unauthorized.clone(),
+            not_found: advice(
+                format!("is the model pulled? run `ollama pull {}`", options.model),
+                &options.hints.not_found,
+            ),
         };
-        let inner = OpenAiProvider::with_hints(
-            OpenAiOptions {
-                base_url,
+        let inner = OpenAiProvider::new(OpenAiOptions {
+                base_url: options.base_url,
                 api_key: None,
                 model: options.model,
                 temperature: options.temperature,
                 max_tokens: options.max_tokens,
                 timeout: options.timeout,
                 retry: options.retry,
-            },
-            hints,
-        )?;
+                hints,
+            })?;
         Ok(OllamaProvider { inner })
     }
 

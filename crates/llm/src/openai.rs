@@ -27,11 +27,13 @@ pub struct OpenAiOptions {
     pub api_key: Option<String>,
     pub model: String,
     /// `None` leaves the server's default.
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     /// How long the endpoint may stay silent before the request fails.
     pub timeout: Duration,
     pub retry: RetryPolicy,
+    /// What errors advise; [`Hints::default`] advises nothing.
+    pub hints: Hints,
 }
 
 /// An OpenAI-compatible chat completions endpoint.
@@ -39,33 +41,24 @@ pub struct OpenAiOptions {
 pub struct OpenAiProvider {
     endpoint: Endpoint,
     model: String,
-    temperature: Option<f32>,
+    temperature: Option<f64>,
     max_tokens: Option<u32>,
 }
 
 impl OpenAiProvider {
     pub fn new(options: OpenAiOptions) -> Result<Self, Error> {
-        let hints = Hints {
-            unreachable: Some("check openai.api_base in settings.yaml or OPENAI_BASE_URL".into()),
-            unauthorized: Some(
-                "the API key was refused: set openai.api_key in settings.yaml or OPENAI_API_KEY"
-                    .into(),
-            ),
-            not_found: Some(format!(
-                "check the model name (openai.model is \"{}\") and openai.api_base",
-                options.model
-            )),
-        };
-        OpenAiProvider::with_hints(options, hints)
-    }
-
-    pub(crate) fn with_hints(options: OpenAiOptions, hints: Hints) -> Result<Self, Error> {
         let url = format!(
             "{}/chat/completions",
             options.base_url.trim_end_matches('/')
         );
         Ok(OpenAiProvider {
-            endpoint: Endpoint::new(url, options.api_key, options.timeout, options.retry, hints)?,
+            endpoint: Endpoint::new(
+                url,
+                options.api_key,
+                options.timeout,
+                options.retry,
+                options.hints,
+            )?,
             model: options.model,
             temperature: options.temperature,
             max_tokens: options.max_tokens,

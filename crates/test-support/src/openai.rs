@@ -237,6 +237,9 @@ struct Script {
     replies: VecDeque<Reply>,
     fallback: Option<Reply>,
     requests: Vec<Request>,
+    /// `request N: what is wrong`, for every request whose conversation
+    /// breaks the rules of [`conversation_problem`].
+    problems: Vec<String>,
 }
 
 /// The running server; stops when dropped.
@@ -326,52 +329,58 @@ impl OpenAiServer {
         requests.into_iter().next().unwrap()
     }
 
-    /// Checks the conversation of every request: each tool result answers a
-    /// call made earlier in it, once, and each call is answered before the
-    /// conversation moves on. OpenAI rejects conversations that break this.
-    pub fn assert_every_tool_result_answers_a_call(&self) {
-        for (number, request) in self.requests().iter().enumerate() {
-            let mut open: Vec<String> = Vec::new();
-            let mut answered: Vec<String> = Vec::new();
-            for message in request.messages() {
-                let role = message["role"].as_str().unwrap_or_default();
-                if role == "tool" {
-                    let id = message["tool_call_id"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned();
-                    assert!(
-                        open.contains(&id) && !answered.contains(&id),
-                        "request {number}: tool result {id:?} answers no open call (open: {open:?})"
-                    );
-                    answered.push(id);
-                    continue;
-                }
-                let unanswered: Vec<&String> =
-                    open.iter().filter(|id| !answered.contains(id)).collect();
-                assert!(
-                    unanswered.is_empty(),
-                    "request {number}: calls {unanswered:?} were never answered"
-                );
-                open.clear();
-                answered.clear();
-                if let Some(calls) = message["tool_calls"].as_array() {
-                    open = calls
-                        .iter()
-                        .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
-                        .collect();
-                }
-            }
-            let unanswered: Vec<&String> =
-                open.iter().filter(|id| !answered.contains(id)).collect();
-            assert!(
-                unanswered.is_empty(),
-                "request {number}: calls {unanswered:?} were never answered"
-            );
-        }
+    /// Replies of the script no request has taken yet, forgetting them: for a
+    /// test whose client is meant to stop early.
+    pub fn take_unused(&self) -> Vec<Reply> {
+        self.script.lock().unwrap().replies.drain(..).collect()
     }
 }
 
+/// What is wrong with a request's conversation, if anything: each tool result
+/// must answer a call made just before it, once, and each call must be
+/// answered before the conversation moves on. OpenAI rejects conversations
+/// that break this.
+fn conversation_problem(request: &Request) -> Option<String> {
+    let mut open: Vec<String> = Vec::new();
+    let mut answered: Vec<String> = Vec::new();
+    let unanswered = |open: &[String], answered: &[String]| -> Option<String> {
+        let missing: Vec<&String> = open.iter().filter(|id| !answered.contains(id)).collect();
+        (!missing.is_empty()).then(|| format!("calls {missing:?} were never answered"))
+    };
+    for message in request.messages() {
+        if message["role"] == "tool" {
+            let id = message["tool_call_id"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if !open.contains(&id) || answered.contains(&id) {
+                return Some(format!(
+                    "tool result {id:?} answers no open call (open: {open:?})"
+                ));
+            }
+            answered.push(id);
+            continue;
+        }
+        if let Some(problem) = unanswered(&open, &answered) {
+            return Some(problem);
+        }
+        answered.clear();
+        open = message["tool_calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    unanswered(&open, &answered)
+}
+
+/// Stops the server, then fails the test if a request broke the
+/// conversation rules or a scripted reply was never asked for (a test that
+/// scripts three replies and gets two requests has not seen what it thinks).
 impl Drop for OpenAiServer {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
@@ -380,6 +389,21 @@ impl Drop for OpenAiServer {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        if std::thread::panicking() {
+            return;
+        }
+        let script = self.script.lock().unwrap_or_else(|err| err.into_inner());
+        assert!(
+            script.problems.is_empty(),
+            "the scripted server received conversations OpenAI would reject: {:#?}",
+            script.problems
+        );
+        assert!(
+            script.replies.is_empty(),
+            "{} scripted replies were never asked for: {:#?}",
+            script.replies.len(),
+            script.replies
+        );
     }
 }
 
@@ -410,6 +434,10 @@ async fn handle(
     };
     let (number, next) = {
         let mut guard = script.lock().unwrap();
+        if let Some(problem) = conversation_problem(&request) {
+            let number = guard.requests.len();
+            guard.problems.push(format!("request {number}: {problem}"));
+        }
         guard.requests.push(request);
         let next = guard.replies.pop_front().or_else(|| guard.fallback.clone());
         (guard.requests.len(), next)

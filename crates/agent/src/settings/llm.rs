@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::{SettingsError, seconds};
+use super::values::{Count, HttpUrl, NonEmpty, Scalar, Seconds, Warnings};
 
 const DEFAULT_OPENAI_MODEL: &str = "gpt-4o-mini";
 const DEFAULT_OPENAI_API_BASE: &str = "https://api.openai.com";
-const DEFAULT_OPENAI_TEMPERATURE: f32 = 0.7;
+const DEFAULT_OPENAI_TEMPERATURE: f64 = 0.7;
 const DEFAULT_OPENAI_MAX_TOKENS: u32 = 2048;
 const DEFAULT_OPENAI_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_LOCAL_MODEL: &str = "qwen2.5:14b";
@@ -25,10 +25,20 @@ const DEFAULT_LOCAL_API_BASE: &str = "http://localhost:11434";
 /// Ollama loads a model on its first request, which can take minutes.
 const DEFAULT_LOCAL_TIMEOUT: Duration = Duration::from_secs(300);
 const DEFAULT_MAX_RETRIES: u32 = 3;
+/// The range OpenAI-compatible APIs accept; Riverse warns outside it and
+/// goes on, so Riverse does too, with the nearest value inside it.
+const TEMPERATURE_RANGE: std::ops::RangeInclusive<f64> = 0.0..=2.0;
+
+/// `max_tokens`: at least 1.
+type MaxTokens = Count<1, { u32::MAX as u64 }>;
+/// `max_retries`.
+type Retries = Count<0, 10>;
 
 /// `openai`: any OpenAI-compatible endpoint.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpenaiSettings {
+    /// The section read: `openai`, or the one `llm_provider` names.
+    pub section: String,
     pub model: String,
     /// What `/chat/completions` is appended to: `openai.api_base` with `/v1`
     /// added when it lacks it, or `$OPENAI_BASE_URL` as given (which, by
@@ -36,7 +46,8 @@ pub struct OpenaiSettings {
     pub base_url: String,
     /// `openai.api_key`, or `$OPENAI_API_KEY`; empty sends no key.
     pub api_key: String,
-    pub temperature: Option<f32>,
+    /// Sent as written (a YAML `0.7` goes out as `0.7`).
+    pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     /// How long the endpoint may stay silent before a request fails.
     pub timeout: Duration,
@@ -47,10 +58,12 @@ pub struct OpenaiSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalSettings {
     pub model: String,
-    /// Ollama's address, without `/v1`.
+    /// Ollama's address as written (`local.api_base`).
     pub api_base: String,
+    /// Its OpenAI-compatible API: `api_base` with `/v1`.
+    pub base_url: String,
     /// `None` leaves Ollama's default.
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
     pub timeout: Duration,
     pub max_retries: u32,
@@ -59,117 +72,95 @@ pub struct LocalSettings {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 pub(super) struct RawEndpoint {
-    model: Option<String>,
-    api_base: Option<String>,
+    model: Option<NonEmpty>,
+    api_base: Option<HttpUrl>,
     api_key: Option<String>,
-    temperature: Option<f32>,
-    max_tokens: Option<u32>,
-    timeout: Option<f64>,
-    max_retries: Option<u32>,
+    temperature: Option<Scalar<f64>>,
+    max_tokens: Option<Scalar<MaxTokens>>,
+    timeout: Option<Scalar<Seconds>>,
+    max_retries: Option<Scalar<Retries>>,
 }
 
-/// The checked values shared by both sections.
+/// The values both sections share, with their warnings given.
 struct Endpoint {
     model: Option<String>,
-    api_base: Option<String>,
-    temperature: Option<f32>,
+    api_base: Option<HttpUrl>,
+    api_key: String,
+    temperature: Option<f64>,
+    max_tokens: Option<u32>,
     timeout: Option<Duration>,
+    max_retries: u32,
 }
 
-fn check(
-    section: &str,
-    raw: &RawEndpoint,
-    invalid: &dyn Fn(&str, String) -> SettingsError,
-) -> Result<Endpoint, SettingsError> {
+fn endpoint(section: &str, raw: RawEndpoint, warnings: &mut Warnings) -> Endpoint {
     let key = |field: &str| format!("{section}.{field}");
-    let text = |field: &str, value: &Option<String>| match value.as_deref().map(str::trim) {
-        Some("") => Err(invalid(&key(field), "must not be empty".into())),
-        other => Ok(other.map(str::to_owned)),
-    };
-    let model = text("model", &raw.model)?;
-    let api_base = text("api_base", &raw.api_base)?;
-    if let Some(base) = &api_base
-        && !(base.starts_with("http://") || base.starts_with("https://"))
-    {
-        return Err(invalid(
-            &key("api_base"),
-            format!("expected an http:// or https:// URL, got {base:?}"),
-        ));
-    }
-    let temperature = match raw.temperature {
-        Some(t) if !(0.0..=2.0).contains(&t) => {
-            return Err(invalid(
+    let temperature = raw.temperature.map(|temperature| {
+        let written = warnings.take(&key("temperature"), temperature);
+        let used = written.clamp(*TEMPERATURE_RANGE.start(), *TEMPERATURE_RANGE.end());
+        if used != written {
+            warnings.push(
                 &key("temperature"),
-                format!("expected a number from 0 to 2, got {t}"),
-            ));
+                format!("{written} is outside 0 to 2; using {used}"),
+            );
         }
-        other => other,
-    };
-    let timeout = match raw.timeout {
-        Some(secs) => Some(seconds(secs).ok_or_else(|| {
-            invalid(
-                &key("timeout"),
-                format!("expected a positive number of seconds, got {secs}"),
-            )
-        })?),
-        None => None,
-    };
-    Ok(Endpoint {
-        model,
-        api_base,
+        used
+    });
+    Endpoint {
+        model: raw.model.map(|model| model.0),
+        api_base: raw.api_base,
+        api_key: raw.api_key.unwrap_or_default().trim().to_owned(),
         temperature,
-        timeout,
-    })
+        max_tokens: raw.max_tokens.map(|tokens| {
+            u32::try_from(warnings.take(&key("max_tokens"), tokens).0).unwrap_or(u32::MAX)
+        }),
+        timeout: raw
+            .timeout
+            .map(|timeout| warnings.take(&key("timeout"), timeout).0),
+        max_retries: raw.max_retries.map_or(DEFAULT_MAX_RETRIES, |retries| {
+            u32::try_from(warnings.take(&key("max_retries"), retries).0).unwrap_or(0)
+        }),
+    }
 }
 
+/// `section` is `openai`, or the section `llm_provider` names.
 pub(super) fn openai_settings(
+    section: &str,
     raw: RawEndpoint,
-    invalid: &dyn Fn(&str, String) -> SettingsError,
-) -> Result<OpenaiSettings, SettingsError> {
-    let checked = check("openai", &raw, invalid)?;
-    let api_base = checked
-        .api_base
-        .unwrap_or_else(|| DEFAULT_OPENAI_API_BASE.to_owned());
-    Ok(OpenaiSettings {
-        model: checked
+    warnings: &mut Warnings,
+) -> OpenaiSettings {
+    let endpoint = endpoint(section, raw, warnings);
+    OpenaiSettings {
+        section: section.to_owned(),
+        model: endpoint
             .model
             .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_owned()),
-        base_url: with_version_path(&api_base),
-        api_key: raw.api_key.unwrap_or_default().trim().to_owned(),
-        temperature: Some(checked.temperature.unwrap_or(DEFAULT_OPENAI_TEMPERATURE)),
-        max_tokens: Some(raw.max_tokens.unwrap_or(DEFAULT_OPENAI_MAX_TOKENS)),
-        timeout: checked.timeout.unwrap_or(DEFAULT_OPENAI_TIMEOUT),
-        max_retries: raw.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-    })
+        base_url: endpoint.api_base.map_or_else(
+            || format!("{DEFAULT_OPENAI_API_BASE}/v1"),
+            |base| base.with_version_path(),
+        ),
+        api_key: endpoint.api_key,
+        temperature: Some(endpoint.temperature.unwrap_or(DEFAULT_OPENAI_TEMPERATURE)),
+        max_tokens: Some(endpoint.max_tokens.unwrap_or(DEFAULT_OPENAI_MAX_TOKENS)),
+        timeout: endpoint.timeout.unwrap_or(DEFAULT_OPENAI_TIMEOUT),
+        max_retries: endpoint.max_retries,
+    }
 }
 
-pub(super) fn local_settings(
-    raw: RawEndpoint,
-    invalid: &dyn Fn(&str, String) -> SettingsError,
-) -> Result<LocalSettings, SettingsError> {
-    let checked = check("local", &raw, invalid)?;
-    Ok(LocalSettings {
-        model: checked
+pub(super) fn local_settings(raw: RawEndpoint, warnings: &mut Warnings) -> LocalSettings {
+    let endpoint = endpoint("local", raw, warnings);
+    let api_base = endpoint
+        .api_base
+        .unwrap_or_else(|| HttpUrl::parse(DEFAULT_LOCAL_API_BASE).expect("the default is a URL"));
+    LocalSettings {
+        model: endpoint
             .model
             .unwrap_or_else(|| DEFAULT_LOCAL_MODEL.to_owned()),
-        api_base: checked
-            .api_base
-            .unwrap_or_else(|| DEFAULT_LOCAL_API_BASE.to_owned()),
-        temperature: checked.temperature,
-        max_tokens: raw.max_tokens,
-        timeout: checked.timeout.unwrap_or(DEFAULT_LOCAL_TIMEOUT),
-        max_retries: raw.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-    })
-}
-
-/// `https://api.openai.com` and `https://api.openai.com/v1/` both become
-/// `https://api.openai.com/v1`.
-fn with_version_path(api_base: &str) -> String {
-    let base = api_base.trim().trim_end_matches('/');
-    if base.ends_with("/v1") {
-        base.to_owned()
-    } else {
-        format!("{base}/v1")
+        api_base: api_base.as_str().to_owned(),
+        base_url: api_base.with_version_path(),
+        temperature: endpoint.temperature,
+        max_tokens: endpoint.max_tokens,
+        timeout: endpoint.timeout.unwrap_or(DEFAULT_LOCAL_TIMEOUT),
+        max_retries: endpoint.max_retries,
     }
 }
 
@@ -196,16 +187,17 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    fn invalid(key: &str, message: String) -> SettingsError {
-        SettingsError::Invalid {
-            path: "settings.yaml".into(),
-            key: key.to_owned(),
-            message,
-        }
+    fn openai(yaml: &str) -> (OpenaiSettings, Vec<String>) {
+        let mut warnings = Warnings::default();
+        let settings = openai_settings("openai", serde_yaml_ng::from_str(yaml).unwrap(), &mut warnings);
+        (settings, warnings.0)
     }
 
-    fn raw(yaml: &str) -> RawEndpoint {
-        serde_yaml_ng::from_str(yaml).unwrap()
+    fn error(yaml: &str) -> String {
+        serde_yaml_ng::from_str::<RawEndpoint>(yaml)
+            .err()
+            .map(|err| err.to_string())
+            .unwrap_or_default()
     }
 
     #[test]
@@ -215,18 +207,14 @@ mod tests {
             "https://api.example.com/",
             "https://api.example.com/v1/",
         ] {
-            let settings = openai_settings(raw(&format!("api_base: {base}")), &invalid).unwrap();
+            let (settings, _) = openai(&format!("api_base: {base}"));
             assert_eq!(settings.base_url, "https://api.example.com/v1");
         }
     }
 
     #[test]
     fn environment_variables_override_the_file() {
-        let mut settings = openai_settings(
-            raw("{api_key: from-file, api_base: 'http://file'}"),
-            &invalid,
-        )
-        .unwrap();
+        let (mut settings, _) = openai("{api_key: from-file, api_base: 'http://file'}");
         settings.apply_env(&|name| match name {
             "OPENAI_API_KEY" => Some("from-env".into()),
             "OPENAI_BASE_URL" => Some("http://env.example/api/v2/".into()),
@@ -234,44 +222,56 @@ mod tests {
         });
         assert_eq!(settings.api_key, "from-env");
         assert_eq!(settings.base_url, "http://env.example/api/v2");
-        let mut untouched = openai_settings(raw("{api_key: from-file}"), &invalid).unwrap();
+        let (mut untouched, _) = openai("{api_key: from-file}");
         untouched.apply_env(&|_| Some(String::new()));
         assert_eq!(untouched.api_key, "from-file");
     }
 
     #[test]
-    fn bad_values_name_their_key() {
-        let err = openai_settings(raw("temperature: 3"), &invalid)
-            .unwrap_err()
-            .to_string();
+    fn bad_values_name_the_problem_and_where_it_is() {
         assert_eq!(
-            err,
-            "settings.yaml: openai.temperature: expected a number from 0 to 2, got 3"
+            error("api_base: localhost:11434"),
+            "api_base: expected an http:// or https:// URL, got \"localhost:11434\" at line 1 column 11"
         );
-        let err = local_settings(raw("api_base: localhost:11434"), &invalid)
-            .unwrap_err()
-            .to_string();
         assert_eq!(
-            err,
-            "settings.yaml: local.api_base: expected an http:// or https:// URL, got \"localhost:11434\""
+            error("timeout: 0"),
+            "timeout: expected a number of seconds above 0 and at most 86400, got 0 at line 1 column 10"
         );
-        let err = openai_settings(raw("timeout: 0"), &invalid)
-            .unwrap_err()
-            .to_string();
         assert_eq!(
-            err,
-            "settings.yaml: openai.timeout: expected a positive number of seconds, got 0"
+            error("model: ' '"),
+            "model: must not be empty at line 1 column 8"
         );
     }
 
     #[test]
+    fn what_riverse_accepts_is_read_with_a_warning() {
+        let (settings, warnings) = openai("{temperature: 2.5, max_tokens: '100'}");
+        assert_eq!(settings.temperature, Some(2.0));
+        assert_eq!(settings.max_tokens, Some(100));
+        assert_eq!(
+            warnings,
+            [
+                "openai.temperature: 2.5 is outside 0 to 2; using 2",
+                "openai.max_tokens: \"100\" is text; read as 100",
+            ]
+        );
+    }
+
+    #[test]
+    fn temperature_is_kept_as_written() {
+        let (settings, warnings) = openai("temperature: 0.7");
+        assert_eq!(settings.temperature, Some(0.7));
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
     fn defaults_follow_the_design() {
-        let openai = openai_settings(RawEndpoint::default(), &invalid).unwrap();
+        let (openai, _) = openai("{}");
         assert_eq!(openai.model, "gpt-4o-mini");
         assert_eq!(openai.base_url, "https://api.openai.com/v1");
         assert_eq!(openai.temperature, Some(0.7));
         assert_eq!(openai.max_tokens, Some(2048));
-        let local = local_settings(RawEndpoint::default(), &invalid).unwrap();
+        let local = local_settings(RawEndpoint::default(), &mut Warnings::default());
         assert_eq!(local.model, "qwen2.5:14b");
         assert_eq!(local.api_base, "http://localhost:11434");
     }

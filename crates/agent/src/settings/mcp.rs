@@ -15,7 +15,8 @@ use std::time::Duration;
 use riverse_mcp::{ServerSpec, ServerTransport};
 use serde::Deserialize;
 
-use super::{SettingsError, seconds, yaml_text};
+use super::values::{HttpUrl, NonEmpty, Scalar, Seconds, Warnings};
+use super::{SettingsError, yaml_text};
 
 const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -41,44 +42,38 @@ impl Default for McpSettings {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 pub(super) struct RawMcp {
-    enabled: Option<bool>,
-    startup_timeout: Option<f64>,
+    enabled: Option<Scalar<bool>>,
+    startup_timeout: Option<Scalar<Seconds>>,
     servers: Vec<RawServer>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct RawServer {
-    name: Option<String>,
-    enabled: Option<bool>,
+    name: Option<NonEmpty>,
+    enabled: Option<Scalar<bool>>,
     command: Option<String>,
     args: Vec<String>,
     /// Values may be written as numbers or booleans; they reach the server as text.
     env: BTreeMap<String, serde_yaml_ng::Value>,
-    url: Option<String>,
+    url: Option<HttpUrl>,
     headers: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 pub(super) fn mcp_settings(
     raw: RawMcp,
     invalid: &dyn Fn(&str, String) -> SettingsError,
+    warnings: &mut Warnings,
 ) -> Result<McpSettings, SettingsError> {
-    let startup_timeout = match raw.startup_timeout {
-        Some(secs) => seconds(secs).ok_or_else(|| {
-            invalid(
-                "mcp.startup_timeout",
-                format!("expected a positive number of seconds, got {secs}"),
-            )
-        })?,
-        None => DEFAULT_STARTUP_TIMEOUT,
-    };
+    let startup_timeout = raw.startup_timeout.map_or(DEFAULT_STARTUP_TIMEOUT, |secs| {
+        warnings.take("mcp.startup_timeout", secs).0
+    });
     let mut servers: Vec<ServerSpec> = Vec::new();
     for (index, server) in raw.servers.into_iter().enumerate() {
         let key = |field: &str| format!("mcp.servers[{index}].{field}");
         let name = server
             .name
-            .map(|name| name.trim().to_owned())
-            .filter(|name| !name.is_empty())
+            .map(|name| name.0)
             .ok_or_else(|| invalid(&key("name"), "every server needs a name".into()))?;
         if servers.iter().any(|known| known.name == name) {
             return Err(invalid(
@@ -86,26 +81,21 @@ pub(super) fn mcp_settings(
                 format!("the name {name:?} is already used by another server"),
             ));
         }
-        if server.enabled == Some(false) {
+        if let Some(enabled) = server.enabled
+            && !warnings.take(&key("enabled"), enabled)
+        {
             continue;
         }
         let command = server.command.filter(|command| !command.trim().is_empty());
-        let url = server.url.filter(|url| !url.trim().is_empty());
-        let transport = match (command, url) {
+        let transport = match (command, server.url) {
             (Some(command), None) => ServerTransport::Stdio {
                 command,
                 args: server.args,
                 env: text_values(server.env, &|k| key(&format!("env.{k}")), invalid)?,
             },
             (None, Some(url)) => {
-                if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(invalid(
-                        &key("url"),
-                        format!("expected an http:// or https:// url, got {url:?}"),
-                    ));
-                }
                 ServerTransport::Http {
-                    url,
+                    url: url.as_str().to_owned(),
                     headers: text_values(
                         server.headers,
                         &|k| key(&format!("headers.{k}")),
@@ -129,7 +119,9 @@ pub(super) fn mcp_settings(
         servers.push(ServerSpec { name, transport });
     }
     Ok(McpSettings {
-        enabled: raw.enabled.unwrap_or(false),
+        enabled: raw
+            .enabled
+            .is_some_and(|enabled| warnings.take("mcp.enabled", enabled)),
         startup_timeout,
         servers,
     })
@@ -239,7 +231,7 @@ mcp:
             ),
             (
                 "mcp: {servers: [{name: a, url: 'ftp://h'}]}",
-                "settings.yaml: mcp.servers[0].url: expected an http:// or https:// url, got \"ftp://h\"",
+                "settings.yaml: mcp.servers[0].url: expected an http:// or https:// URL, got \"ftp://h\" at line 1 column 32",
             ),
             (
                 "mcp: {servers: [{name: a, command: x, env: {K: [1]}}]}",
@@ -247,7 +239,7 @@ mcp:
             ),
             (
                 "mcp: {startup_timeout: 0}",
-                "settings.yaml: mcp.startup_timeout: expected a positive number of seconds, got 0",
+                "settings.yaml: mcp.startup_timeout: expected a number of seconds above 0 and at most 86400, got 0 at line 1 column 24",
             ),
         ];
         for (text, message) in cases {

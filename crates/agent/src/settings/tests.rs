@@ -72,30 +72,179 @@ fn malformed_yaml_names_the_file_line_and_column() {
 fn a_wrong_type_names_the_key_line_and_column() {
     assert_eq!(
         parse("python:\n  workers: two\n").unwrap_err(),
-        "settings.yaml: python.workers: invalid type: string \"two\", expected usize at line 2 column 12"
+        "settings.yaml: python.workers: expected a whole number from 1 to 64, got \"two\" at line 2 column 12"
+    );
+    assert_eq!(
+        parse("agent:\n  tool_mode: sometimes\n").unwrap_err(),
+        "settings.yaml: agent.tool_mode: unknown variant `sometimes`, expected one of `auto`, `native`, `dispatcher` at line 2 column 14"
     );
 }
 
 #[test]
 fn bad_values_name_their_key() {
     assert_eq!(
-        parse("language: fr").unwrap_err(),
-        "settings.yaml: language: expected en, ja or zh, got \"fr\""
-    );
-    assert_eq!(
         parse("tools: {weather: {timeout: soon}}").unwrap_err(),
-        "settings.yaml: tools.weather.timeout: expected a positive number of seconds, got soon"
+        "settings.yaml: tools.weather.timeout: expected a number of seconds above 0 and at most 86400, got \"soon\""
     );
     assert_eq!(
         parse("tools: {weather: {enabled: maybe}}").unwrap_err(),
-        "settings.yaml: tools.weather.enabled: expected true or false, got maybe"
+        "settings.yaml: tools.weather.enabled: expected true or false, got \"maybe\""
     );
     assert_eq!(
         parse("python: {workers: 0}").unwrap_err(),
-        "settings.yaml: python.workers: must be at least 1"
+        "settings.yaml: python.workers: expected a whole number from 1 to 64, got 0 at line 1 column 19"
+    );
+    assert_eq!(
+        parse("llm_provider: nobody").unwrap_err(),
+        "settings.yaml: llm_provider: expected openai, local or embedded, or the name of a section with an api_base, got \"nobody\""
     );
     assert_eq!(
         parse("- a list").unwrap_err(),
         "settings.yaml: expected a mapping of settings at the top level, found [\"a list\"]"
     );
 }
+
+/// Issue 13: every numeric key, fed extreme values, is an error that names
+/// the key and the range; none panics.
+#[test]
+fn extreme_numbers_are_errors_never_panics() {
+    let keys = [
+        ("python", "workers", "a whole number from 1 to 64"),
+        ("python", "import_timeout", "a number of seconds above 0 and at most 86400"),
+        ("tools", "max_output_bytes", "a whole number from 1 to 67108864"),
+        ("agent", "max_rounds", "a whole number from 1 to 100"),
+        ("agent", "max_tool_calls", "a whole number from 1 to 1000"),
+        ("mcp", "startup_timeout", "a number of seconds above 0 and at most 86400"),
+        ("openai", "timeout", "a number of seconds above 0 and at most 86400"),
+        ("openai", "max_retries", "a whole number from 0 to 10"),
+        ("openai", "max_tokens", "a whole number from 1 to 4294967295"),
+        ("local", "timeout", "a number of seconds above 0 and at most 86400"),
+    ];
+    let extremes = [
+        "18446744073709551615",
+        "18446744073709551616",
+        "-18446744073709551616",
+        "1e300",
+        "-1e300",
+        "1e19",
+        "-1",
+        ".nan",
+        ".inf",
+        "'1e400'",
+        "[]",
+        "{a: 1}",
+    ];
+    for (section, key, range) in keys {
+        for value in extremes {
+            let text = format!("{section}:\n  {key}: {value}\n");
+            let err = parse(&text).unwrap_err();
+            assert!(
+                err.starts_with(&format!("settings.yaml: {section}.{key}: ")) && err.contains(range),
+                "{text} gave {err}"
+            );
+        }
+    }
+    for value in extremes {
+        let text = format!("tools: {{weather: {{timeout: {value}}}}}");
+        let err = parse(&text).unwrap_err();
+        assert!(err.starts_with("settings.yaml: tools.weather.timeout: "), "{text} gave {err}");
+    }
+}
+
+/// Issue 10: what Riverse accepts with a warning, Riverse (Rust) accepts too.
+#[test]
+fn what_riverse_accepts_is_read_with_a_warning() {
+    let text = r#"
+language: fr
+llm_provider: deepseek
+deepseek: {model: deepseek-chat, api_base: "https://api.deepseek.com", api_key: sk-d, temperature: 2.5}
+tools:
+  enabled: "true"
+  file_list:
+  weather: {enabled: "false", timeout: "30"}
+python: {workers: "3"}
+"#;
+    let settings = parse(text).unwrap();
+    assert_eq!(settings.language, Language::En);
+    assert_eq!(settings.llm_provider, LlmProvider::Openai);
+    assert_eq!(settings.openai.section, "deepseek");
+    assert_eq!(settings.openai.base_url, "https://api.deepseek.com/v1");
+    assert_eq!(settings.openai.model, "deepseek-chat");
+    assert_eq!(settings.openai.temperature, Some(2.0));
+    assert_eq!(
+        settings.tools.per_tool["weather"],
+        ToolPolicy {
+            enabled: Some(false),
+            timeout: Some(Duration::from_secs(30))
+        }
+    );
+    assert_eq!(settings.python.workers, 3);
+    assert_eq!(
+        settings.warnings,
+        [
+            "settings.yaml: language: \"fr\" is not one of en, ja, zh; using en",
+            "settings.yaml: llm_provider: \"deepseek\" is not a provider name; its section \"deepseek\" is used as an OpenAI-compatible endpoint",
+            "settings.yaml: tools.weather.enabled: \"false\" is text; read as false",
+            "settings.yaml: tools.weather.timeout: \"30\" is text; read as 30",
+            "settings.yaml: tools.enabled: \"true\" is text; read as true",
+            "settings.yaml: python.workers: \"3\" is text; read as 3",
+            "settings.yaml: deepseek.temperature: 2.5 is outside 0 to 2; using 2",
+        ]
+    );
+}
+
+#[test]
+fn a_clean_environment_for_workers_is_asked_for_by_name() {
+    let settings = parse("python: {env: clean, env_allow: [MY_TOOL_KEY]}").unwrap();
+    assert_eq!(
+        settings.python.env,
+        PythonEnv::Clean {
+            allow: vec!["MY_TOOL_KEY".into()]
+        }
+    );
+    assert!(parse("python: {env: cleanish}").unwrap_err().contains("python.env"));
+}
+
+#[test]
+fn riverse_s_own_default_settings_load_without_errors() {
+    let settings = parse(RIVERSE_DEFAULT_SETTINGS).unwrap();
+    assert_eq!(settings.llm_provider, LlmProvider::Openai);
+    assert_eq!(settings.tools.per_tool["shell_exec"].enabled, Some(false));
+    assert_eq!(settings.warnings, Vec::<String>::new());
+}
+
+/// The shape of Riverse's `settings.yaml.default`: its sections, keys and the
+/// kinds of their values (comments and most list entries left out).
+const RIVERSE_DEFAULT_SETTINGS: &str = r#"
+language: "en"
+timezone: "Asia/Tokyo"
+database: {name: "Riverse", user: "postgres", host: "localhost"}
+llm_provider: "openai"
+openai: {model: "gpt-4o-mini", api_base: "https://api.openai.com", api_key: "", temperature: 0.7, max_tokens: 2048}
+local: {model: "qwen2.5:14b", api_base: "http://localhost:11434", temperature: 0.7, max_tokens: 2048}
+cloud_llm:
+  enabled: true
+  providers:
+    - {name: "openai", model: "gpt-4o", api_base: "https://api.openai.com", api_key: "", temperature: 0.7, max_tokens: 2048, search: true, priority: 1}
+  escalation: {auto: true, feedback: true, min_response_length: 20}
+tools:
+  enabled: true
+  voice_transcribe: {model: "whisper-1", language: "en"}
+  image_describe: {provider: "openai", model: "gpt-4o"}
+  file_read: {enabled: true, max_file_size: 1048576, allowed_dirs: []}
+  dispatch_task: {enabled: true, strict_mode: true, max_steps: 20, timeout: 300}
+  shell_exec:
+    enabled: false
+    timeout: 30
+    whitelist: ["ls", "cat", "git status"]
+  finance_query: {enabled: true}
+  web_search: {backend: "duckduckgo"}
+telegram: {enabled: false, bot_token: "", temp_dir: "tmp/telegram", allowed_user_ids: []}
+tts: {enabled: false, voices: {zh: "zh-CN-XiaoxiaoNeural"}, temp_dir: "tmp/tts", max_chars: 500}
+session_memory: {char_budget: 3000, keep_recent: 5, summary_ratio: 0.4}
+embedding: {enabled: false, model: "bge-m3", api_base: "http://localhost:11434", search: {top_k: 5, min_score: 0.40}}
+skills: {enabled: true}
+mcp: {enabled: false, servers: []}
+proactive: {enabled: true, quiet_hours: {start: "23:00", end: "08:00"}}
+agent_doc_scan: {enabled: true, interval_hours: 24}
+"#;

@@ -52,7 +52,6 @@ async fn a_model_that_never_stops_calling_tools_is_asked_for_an_answer_without_t
             .iter()
             .any(|m| matches!(m, riverse_llm::Message::System(_)))
     );
-    server.assert_every_tool_result_answers_a_call();
 }
 
 #[tokio::test]
@@ -87,7 +86,6 @@ async fn calls_past_max_tool_calls_do_not_run_and_say_why() {
         requests[1].tool_names().is_empty(),
         "with no calls left, tools are not offered again"
     );
-    server.assert_every_tool_result_answers_a_call();
 }
 
 #[tokio::test]

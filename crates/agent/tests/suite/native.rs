@@ -64,7 +64,6 @@ async fn a_python_tool_runs_and_its_result_reaches_the_answer() {
         requests[1].tool_results(),
         vec![("call_1".into(), "Tokyo: 21°C, sunny".into())]
     );
-    server.assert_every_tool_result_answers_a_call();
 }
 
 #[tokio::test]
@@ -270,7 +269,6 @@ async fn failing_crashing_unknown_and_malformed_calls_reach_the_model_as_errors(
             ("c6", false)
         ]
     );
-    server.assert_every_tool_result_answers_a_call();
 }
 
 #[tokio::test]
@@ -301,7 +299,6 @@ async fn identical_calls_in_one_round_run_once() {
             ("c3".into(), "counted".into())
         ]
     );
-    server.assert_every_tool_result_answers_a_call();
 }
 
 #[tokio::test]
@@ -336,7 +333,6 @@ async fn the_conversation_so_far_is_carried_into_the_next_turn() {
         .to_vec()
     );
     assert_eq!(history.len(), 6);
-    server.assert_every_tool_result_answers_a_call();
 }
 
 #[tokio::test]

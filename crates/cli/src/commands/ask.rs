@@ -24,5 +24,12 @@ pub async fn run(settings: &Settings, message: &str, as_json: bool) -> anyhow::R
     } else {
         io::stdout().flush()?;
     }
+    if turn.limits_reached && turn.answer.trim().is_empty() {
+        eprintln!(
+            "riverse: the model was still calling tools at the limits of agent.max_rounds ({}) or agent.max_tool_calls ({}) and gave no answer",
+            settings.agent.max_rounds, settings.agent.max_tool_calls
+        );
+        return Ok(Exit::Failure);
+    }
     Ok(Exit::Success)
 }

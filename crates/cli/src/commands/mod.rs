@@ -39,5 +39,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
 fn load_settings(global: &GlobalArgs) -> anyhow::Result<Settings> {
     let dir = std::path::absolute(&global.dir)
         .with_context(|| format!("can't resolve --dir {}", global.dir.display()))?;
-    Ok(Settings::load(&dir, global.config.as_deref())?)
+    if !dir.is_dir() {
+        anyhow::bail!("the project directory {} does not exist", dir.display());
+    }
+    let settings = Settings::load(&dir, global.config.as_deref())?;
+    for warning in &settings.warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(settings)
 }
