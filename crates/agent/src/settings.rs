@@ -39,10 +39,10 @@ const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 type OutputBytes = Count<1, { 64 * 1024 * 1024 }>;
 /// `python.workers`.
 type Workers = Count<1, 64>;
-/// `agent.max_rounds`.
-type Rounds = Count<1, 100>;
+/// `agent.max_rounds`: 0 offers no tools.
+type Rounds = Count<0, 100>;
 /// `agent.max_tool_calls`.
-type ToolCalls = Count<1, 1000>;
+type ToolCalls = Count<0, 1000>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
@@ -239,10 +239,11 @@ impl Settings {
             path: path.clone(),
             message: err.to_string(),
         };
-        let document = match serde_yaml_ng::from_str::<Value>(text).map_err(malformed)? {
-            Value::Null => Value::Object(Default::default()),
-            document @ Value::Object(_) => document,
-            other => {
+        let raw = serde_yaml_ng::from_str::<Option<RawSettings>>(text);
+        let document = match serde_yaml_ng::from_str::<Value>(text) {
+            Ok(Value::Null) => Value::Object(Default::default()),
+            Ok(document @ Value::Object(_)) => document,
+            Ok(other) => {
                 return Err(SettingsError::Malformed {
                     path,
                     message: format!(
@@ -250,10 +251,14 @@ impl Settings {
                     ),
                 });
             }
+            // A JSON value can't hold an integer past 64 bits; where a typed key
+            // has one, its own error says which range the key takes.
+            Err(err) if err.to_string().contains("number out of range") => {
+                return Err(malformed(raw.err().unwrap_or(err)));
+            }
+            Err(err) => return Err(malformed(err)),
         };
-        let raw: RawSettings = serde_yaml_ng::from_str::<Option<RawSettings>>(text)
-            .map_err(malformed)?
-            .unwrap_or_default();
+        let raw: RawSettings = raw.map_err(malformed)?.unwrap_or_default();
         let invalid = |key: &str, message: String| SettingsError::Invalid {
             path: path.clone(),
             key: key.to_owned(),
@@ -261,8 +266,12 @@ impl Settings {
         };
         let mut warnings = Warnings::default();
         let language = language(raw.language.as_deref(), &mut warnings);
-        let (llm_provider, openai_section) =
-            llm_provider(raw.llm_provider.as_deref(), &document, &invalid, &mut warnings)?;
+        let (llm_provider, openai_section) = llm_provider(
+            raw.llm_provider.as_deref(),
+            &document,
+            &invalid,
+            &mut warnings,
+        )?;
         let tools = tools_settings(raw.tools.unwrap_or_default(), &invalid, &mut warnings)?;
         let python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
         let agent = agent_settings(raw.agent.unwrap_or_default(), &mut warnings);
@@ -375,7 +384,9 @@ fn llm_provider(
     }
     Err(invalid(
         "llm_provider",
-        format!("expected openai, local or embedded, or the name of a section with an api_base, got {name:?}"),
+        format!(
+            "expected openai, local or embedded, or the name of a section with an api_base, got {name:?}"
+        ),
     ))
 }
 
@@ -400,20 +411,12 @@ fn tools_settings(
             continue;
         }
         // What Riverse reads of a tool's section; the rest is the tool's own.
-        let mut field = |field: &str| -> Result<_, SettingsError> {
-            let key = format!("tools.{name}.{field}");
-            match section.get(field) {
-                None => Ok(None),
-                Some(value) => serde_yaml_ng::from_value(value.clone())
-                    .map(|scalar| Some((key.clone(), scalar)))
-                    .map_err(|err| invalid(&key, err.to_string())),
-            }
-        };
-        let enabled: Option<(String, Scalar<bool>)> = field("enabled")?;
-        let timeout: Option<(String, Scalar<Seconds>)> = field("timeout")?;
+        let key = |field: &str| format!("tools.{name}.{field}");
+        let enabled: Option<Scalar<bool>> = section_field(&section, "enabled", &key, invalid)?;
+        let timeout: Option<Scalar<Seconds>> = section_field(&section, "timeout", &key, invalid)?;
         let policy = ToolPolicy {
-            enabled: enabled.map(|(key, enabled)| warnings.take(&key, enabled)),
-            timeout: timeout.map(|(key, timeout)| warnings.take(&key, timeout).0),
+            enabled: enabled.map(|enabled| warnings.take(&key("enabled"), enabled)),
+            timeout: timeout.map(|timeout| warnings.take(&key("timeout"), timeout).0),
         };
         per_tool.insert(name, policy);
     }
@@ -421,13 +424,32 @@ fn tools_settings(
         enabled: raw
             .enabled
             .is_none_or(|enabled| warnings.take("tools.enabled", enabled)),
-        dir: PathBuf::from(raw.dir.map_or_else(|| DEFAULT_TOOLS_DIR.to_owned(), |dir| dir.0)),
-        max_output_bytes: raw.max_output_bytes.map_or(DEFAULT_MAX_OUTPUT_BYTES, |bytes| {
-            warnings.take("tools.max_output_bytes", bytes).get()
-        }),
+        dir: PathBuf::from(
+            raw.dir
+                .map_or_else(|| DEFAULT_TOOLS_DIR.to_owned(), |dir| dir.0),
+        ),
+        max_output_bytes: raw
+            .max_output_bytes
+            .map_or(DEFAULT_MAX_OUTPUT_BYTES, |bytes| {
+                warnings.take("tools.max_output_bytes", bytes).get()
+            }),
         default_timeout: DEFAULT_TOOL_TIMEOUT,
         per_tool,
     })
+}
+
+/// One field of a section read as YAML, its errors under `key(field)`.
+fn section_field<T: serde::de::DeserializeOwned>(
+    section: &serde_yaml_ng::Value,
+    field: &str,
+    key: &dyn Fn(&str) -> String,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<Option<T>, SettingsError> {
+    section
+        .get(field)
+        .map(|value| serde_yaml_ng::from_value(value.clone()))
+        .transpose()
+        .map_err(|err| invalid(&key(field), err.to_string()))
 }
 
 fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {

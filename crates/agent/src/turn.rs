@@ -191,7 +191,13 @@ impl Agent {
             }
             let response = self.complete(&conversation, &tools, None, on_event).await?;
             if response.tool_calls.is_empty() {
-                return Ok(finish(conversation, first_new, response.text, records, false));
+                return Ok(finish(
+                    conversation,
+                    first_new,
+                    response.text,
+                    records,
+                    false,
+                ));
             }
             let calls = response.tool_calls.clone();
             conversation.push(Message::Assistant {
@@ -220,7 +226,13 @@ impl Agent {
             // The note was for this call only; the history keeps the exchange.
             conversation.pop();
         }
-        Ok(finish(conversation, first_new, response.text, records, noted))
+        Ok(finish(
+            conversation,
+            first_new,
+            response.text,
+            records,
+            noted,
+        ))
     }
 
     /// Dispatcher routing: one temperature-0 call picks the tools, they run,
@@ -236,7 +248,8 @@ impl Agent {
         let mut records = Vec::new();
         let mut results = None;
         if !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0 {
-            let (routing, _) = conversation(prompts::dispatcher(language, &tools), history, message);
+            let (routing, _) =
+                conversation(prompts::dispatcher(language, &tools), history, message);
             let request = ChatRequest {
                 messages: &routing,
                 tools: &[],
@@ -270,18 +283,29 @@ impl Agent {
                 let listed: Vec<(String, String)> = calls
                     .iter()
                     .zip(replies)
-                    .map(|(call, reply)| (format!("{} {}", call.name, call.arguments), reply.content))
+                    .map(|(call, reply)| {
+                        (format!("{} {}", call.name, call.arguments), reply.content)
+                    })
                     .collect();
                 results = Some(prompts::dispatched_results(language, &listed));
             }
         }
-        let (mut conversation, first_new) =
-            conversation(prompts::answer_system(language).to_owned(), history, message);
+        let (mut conversation, first_new) = conversation(
+            prompts::answer_system(language).to_owned(),
+            history,
+            message,
+        );
         if let Some(results) = results {
             conversation.push(Message::System(results));
         }
         let response = self.complete(&conversation, &[], None, on_event).await?;
-        Ok(finish(conversation, first_new, response.text, records, false))
+        Ok(finish(
+            conversation,
+            first_new,
+            response.text,
+            records,
+            false,
+        ))
     }
 
     /// One streamed model call; its text goes out as answer deltas.
@@ -477,7 +501,10 @@ fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions)
             tracing::info!("{} not run: agent.max_tool_calls reached", call.name);
             plan.rejected.push(Rejected {
                 position,
-                reply: ToolReply::failure(prompts::not_run(options.language, options.max_tool_calls)),
+                reply: ToolReply::failure(prompts::not_run(
+                    options.language,
+                    options.max_tool_calls,
+                )),
                 record: None,
             });
             continue;

@@ -113,7 +113,7 @@ impl Endpoint {
     }
 
     /// The URL requests go to, as messages show it.
-    pub fn url(&self) -> &str {
+    pub fn shown_url(&self) -> &str {
         &self.shown
     }
 
@@ -429,7 +429,10 @@ mod tests {
             redact_credentials("http://user:KEY@host:8080/v1"),
             "http://user:***@host:8080/v1"
         );
-        assert_eq!(redact_credentials("https://TOKEN@host/v1"), "https://***@host/v1");
+        assert_eq!(
+            redact_credentials("https://TOKEN@host/v1"),
+            "https://***@host/v1"
+        );
         assert_eq!(
             redact_credentials("https://host/v1?next=a@b"),
             "https://host/v1?next=a@b"

@@ -29,7 +29,7 @@ pub struct OllamaProvider {
 impl OllamaProvider {
     pub fn new(options: OllamaOptions) -> Result<Self, Error> {
         let advice = |own: String, caller: &Option<String>| match caller {
-            Some(caller) => Some(format!("{own}; {caller}")),
+            Some(caller) => Some(format!("{own}, {caller}")),
             None => Some(own),
         };
         let hints = Hints {
@@ -44,15 +44,15 @@ impl OllamaProvider {
             ),
         };
         let inner = OpenAiProvider::new(OpenAiOptions {
-                base_url: options.base_url,
-                api_key: None,
-                model: options.model,
-                temperature: options.temperature,
-                max_tokens: options.max_tokens,
-                timeout: options.timeout,
-                retry: options.retry,
-                hints,
-            })?;
+            base_url: options.base_url,
+            api_key: None,
+            model: options.model,
+            temperature: options.temperature,
+            max_tokens: options.max_tokens,
+            timeout: options.timeout,
+            retry: options.retry,
+            hints,
+        })?;
         Ok(OllamaProvider { inner })
     }
 

@@ -67,7 +67,7 @@ impl OpenAiProvider {
 
     /// The full URL requests go to.
     pub fn url(&self) -> &str {
-        self.endpoint.url()
+        self.endpoint.shown_url()
     }
 
     fn body(&self, request: &ChatRequest<'_>, stream: bool) -> Value {
@@ -91,7 +91,7 @@ impl OpenAiProvider {
 
     fn malformed(&self, detail: impl Into<String>) -> Error {
         Error::Malformed {
-            endpoint: self.endpoint.url().to_owned(),
+            endpoint: self.endpoint.shown_url().to_owned(),
             detail: detail.into(),
         }
     }
@@ -177,7 +177,7 @@ impl OpenAiProvider {
             .map(one_line)
             .unwrap_or_else(|| one_line(&error.to_string()));
         Error::Status {
-            endpoint: self.endpoint.url().to_owned(),
+            endpoint: self.endpoint.shown_url().to_owned(),
             status: "an error".into(),
             code: 0,
             message,
@@ -189,7 +189,7 @@ impl OpenAiProvider {
 #[async_trait::async_trait]
 impl Provider for OpenAiProvider {
     fn describe(&self) -> String {
-        format!("{} at {}", self.model, self.endpoint.url())
+        format!("{} at {}", self.model, self.endpoint.shown_url())
     }
 
     fn supports_tools(&self) -> bool {

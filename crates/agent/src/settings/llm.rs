@@ -189,7 +189,11 @@ mod tests {
 
     fn openai(yaml: &str) -> (OpenaiSettings, Vec<String>) {
         let mut warnings = Warnings::default();
-        let settings = openai_settings("openai", serde_yaml_ng::from_str(yaml).unwrap(), &mut warnings);
+        let settings = openai_settings(
+            "openai",
+            serde_yaml_ng::from_str(yaml).unwrap(),
+            &mut warnings,
+        );
         (settings, warnings.0)
     }
 
@@ -209,6 +213,15 @@ mod tests {
         ] {
             let (settings, _) = openai(&format!("api_base: {base}"));
             assert_eq!(settings.base_url, "https://api.example.com/v1");
+        }
+    }
+
+    #[test]
+    fn ollama_s_address_is_taken_with_or_without_v1() {
+        for base in ["http://h:11434", "http://h:11434/", "http://h:11434/v1"] {
+            let raw = serde_yaml_ng::from_str(&format!("api_base: {base}")).unwrap();
+            let local = local_settings(raw, &mut Warnings::default());
+            assert_eq!(local.base_url, "http://h:11434/v1");
         }
     }
 

@@ -93,16 +93,10 @@ pub(super) fn mcp_settings(
                 args: server.args,
                 env: text_values(server.env, &|k| key(&format!("env.{k}")), invalid)?,
             },
-            (None, Some(url)) => {
-                ServerTransport::Http {
-                    url: url.as_str().to_owned(),
-                    headers: text_values(
-                        server.headers,
-                        &|k| key(&format!("headers.{k}")),
-                        invalid,
-                    )?,
-                }
-            }
+            (None, Some(url)) => ServerTransport::Http {
+                url: url.as_str().to_owned(),
+                headers: text_values(server.headers, &|k| key(&format!("headers.{k}")), invalid)?,
+            },
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     &format!("mcp.servers[{index}]"),

@@ -110,15 +110,39 @@ fn bad_values_name_their_key() {
 fn extreme_numbers_are_errors_never_panics() {
     let keys = [
         ("python", "workers", "a whole number from 1 to 64"),
-        ("python", "import_timeout", "a number of seconds above 0 and at most 86400"),
-        ("tools", "max_output_bytes", "a whole number from 1 to 67108864"),
-        ("agent", "max_rounds", "a whole number from 1 to 100"),
-        ("agent", "max_tool_calls", "a whole number from 1 to 1000"),
-        ("mcp", "startup_timeout", "a number of seconds above 0 and at most 86400"),
-        ("openai", "timeout", "a number of seconds above 0 and at most 86400"),
+        (
+            "python",
+            "import_timeout",
+            "a number of seconds above 0 and at most 86400",
+        ),
+        (
+            "tools",
+            "max_output_bytes",
+            "a whole number from 1 to 67108864",
+        ),
+        ("agent", "max_rounds", "a whole number from 0 to 100"),
+        ("agent", "max_tool_calls", "a whole number from 0 to 1000"),
+        (
+            "mcp",
+            "startup_timeout",
+            "a number of seconds above 0 and at most 86400",
+        ),
+        (
+            "openai",
+            "timeout",
+            "a number of seconds above 0 and at most 86400",
+        ),
         ("openai", "max_retries", "a whole number from 0 to 10"),
-        ("openai", "max_tokens", "a whole number from 1 to 4294967295"),
-        ("local", "timeout", "a number of seconds above 0 and at most 86400"),
+        (
+            "openai",
+            "max_tokens",
+            "a whole number from 1 to 4294967295",
+        ),
+        (
+            "local",
+            "timeout",
+            "a number of seconds above 0 and at most 86400",
+        ),
     ];
     let extremes = [
         "18446744073709551615",
@@ -139,7 +163,8 @@ fn extreme_numbers_are_errors_never_panics() {
             let text = format!("{section}:\n  {key}: {value}\n");
             let err = parse(&text).unwrap_err();
             assert!(
-                err.starts_with(&format!("settings.yaml: {section}.{key}: ")) && err.contains(range),
+                err.starts_with(&format!("settings.yaml: {section}.{key}: "))
+                    && err.contains(range),
                 "{text} gave {err}"
             );
         }
@@ -147,7 +172,10 @@ fn extreme_numbers_are_errors_never_panics() {
     for value in extremes {
         let text = format!("tools: {{weather: {{timeout: {value}}}}}");
         let err = parse(&text).unwrap_err();
-        assert!(err.starts_with("settings.yaml: tools.weather.timeout: "), "{text} gave {err}");
+        assert!(
+            err.starts_with("settings.yaml: tools.weather.timeout: "),
+            "{text} gave {err}"
+        );
     }
 }
 
@@ -202,7 +230,11 @@ fn a_clean_environment_for_workers_is_asked_for_by_name() {
             allow: vec!["MY_TOOL_KEY".into()]
         }
     );
-    assert!(parse("python: {env: cleanish}").unwrap_err().contains("python.env"));
+    assert!(
+        parse("python: {env: cleanish}")
+            .unwrap_err()
+            .contains("python.env")
+    );
 }
 
 #[test]

@@ -338,10 +338,16 @@ mod tests {
     #[test]
     fn numbers_and_booleans_may_be_written_as_text() {
         let workers = read::<Count<1, 8>>("\"3\"").unwrap();
-        assert_eq!((workers.value, workers.written_as_text), (Count(3), Some("3".into())));
+        assert_eq!(
+            (workers.value, workers.written_as_text),
+            (Count(3), Some("3".into()))
+        );
         let enabled = read::<bool>("'false'").unwrap();
         assert_eq!(enabled.value, false);
-        assert_eq!(read::<Seconds>("2.5").unwrap().value, Seconds(Duration::from_millis(2500)));
+        assert_eq!(
+            read::<Seconds>("2.5").unwrap().value,
+            Seconds(Duration::from_millis(2500))
+        );
     }
 
     #[test]
@@ -365,7 +371,16 @@ mod tests {
                 "{yaml}: {err}"
             );
         }
-        for yaml in ["1e300", "0", "-5", ".nan", ".inf", "1e19", "\"86401\"", "true"] {
+        for yaml in [
+            "1e300",
+            "0",
+            "-5",
+            ".nan",
+            ".inf",
+            "1e19",
+            "\"86401\"",
+            "true",
+        ] {
             let err = read::<Seconds>(yaml).unwrap_err();
             assert!(
                 err.contains("a number of seconds above 0 and at most 86400"),

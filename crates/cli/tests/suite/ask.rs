@@ -144,9 +144,10 @@ fn ask_on_the_embedded_default_calls_a_python_tool_and_answers_from_its_result()
     assert_eq!(calls[0]["params"], json!({"city": "Tokyo"}));
     assert_eq!(calls[0]["success"], true);
     assert_eq!(calls[0]["data"], "Tokyo: 21°C, sunny");
+    let answer = document["answer"].as_str().unwrap();
     assert!(
-        !document["answer"].as_str().unwrap().trim().is_empty(),
-        "{document}"
+        answer.contains("21"),
+        "the answer uses the result: {document}"
     );
 }
 
@@ -157,10 +158,14 @@ fn ask_on_the_embedded_default_shows_the_chosen_call_and_answers_small_talk_with
     assert!(output.status.success(), "{}", text(&output.stderr));
     let stderr = text(&output.stderr);
     assert!(
-        stderr.contains("weather"),
+        stderr.contains(r#"→ weather {"city":"London"}"#),
         "the chosen call is shown: {stderr}"
     );
-    assert!(!text(&output.stdout).trim().is_empty());
+    assert!(
+        text(&output.stdout).contains("21"),
+        "the answer uses the result: {}",
+        text(&output.stdout)
+    );
 
     let output = ask(&project, &["Thank you, that was nice!", "--json"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -203,13 +208,97 @@ fn environment_variables_override_the_key_and_base_url_of_the_file() {
 #[test]
 fn a_bad_llm_setting_names_its_key() {
     let project = Project::new();
-    project.settings("llm_provider: openai\nopenai: {temperature: 7}\n");
+    project.settings("llm_provider: openai\nopenai: {max_retries: many}\n");
+    let output = ask(&project, &["hi"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "riverse: {}: openai.max_retries: expected a whole number from 0 to 10, got \"many\" at line 2 column 23\n",
+            project.path().join("settings.yaml").display()
+        )
+    );
+}
+
+/// Issue 10: Riverse warns about a temperature outside 0 to 2 and goes on.
+#[test]
+fn a_setting_riverse_accepts_is_warned_about_and_used() {
+    let server = OpenAiServer::start([ev_text("warm")]);
+    let project = project_for(&server, "");
+    project.settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"{}\", temperature: 7, max_tokens: \"100\"}}\n",
+        server.url()
+    ));
+    let output = ask(&project, &["hi"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("openai.temperature: 7 is outside 0 to 2; using 2")
+            && stderr.contains("openai.max_tokens: \"100\" is text; read as 100"),
+        "{stderr}"
+    );
+    let body = server.single_request().body;
+    assert_eq!(
+        (&body["temperature"], &body["max_tokens"]),
+        (&json!(2.0), &json!(100))
+    );
+}
+
+#[test]
+fn the_temperature_is_sent_as_written() {
+    let server = OpenAiServer::start([ev_text("ok")]);
+    let project = project_for(&server, "");
+    project.settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"{}\", temperature: 0.7}}\n",
+        server.url()
+    ));
+    let output = ask(&project, &["hi"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(server.single_request().body["temperature"], json!(0.7));
+}
+
+/// Issue 13: a model that is still calling tools at the limits and then
+/// says nothing is a failed `ask`, not an empty success.
+#[test]
+fn an_empty_answer_after_the_limits_is_a_failure() {
+    let server = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text(""),
+    ]);
+    let project = project_for(&server, "agent: {max_rounds: 1}");
+    let output = ask(&project, &["weather?"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("still calling tools at the limits of agent.max_rounds (1)"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn credentials_in_the_api_base_are_not_shown() {
+    let project = Project::new();
+    project.settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"http://user:sk-secret@127.0.0.1:{}\", max_retries: 0}}\n",
+        closed_port()
+    ));
     let output = ask(&project, &["hi"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr);
-    assert!(
-        stderr.contains("openai.temperature: expected a number from 0 to 2, got 7"),
-        "{stderr}"
+    assert!(!stderr.contains("sk-secret"), "{stderr}");
+    assert!(stderr.contains("http://user:***@127.0.0.1:"), "{stderr}");
+}
+
+#[test]
+fn a_missing_project_directory_is_named() {
+    let output = Command::new(env!("CARGO_BIN_EXE_riverse"))
+        .args(["--dir", "/nonexistent/riverse-project", "tools"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "riverse: the project directory /nonexistent/riverse-project does not exist\n"
     );
 }
 

@@ -36,7 +36,7 @@ fn a_value_of_the_wrong_type_names_the_key_line_and_column() {
     assert_eq!(
         ran.exits(1).stderr,
         format!(
-            "riverse: {}: python.workers: invalid type: string \"many\", expected usize at line 2 column 12\n",
+            "riverse: {}: python.workers: expected a whole number from 1 to 64, got \"many\" at line 2 column 12\n",
             file.display()
         )
     );
@@ -51,7 +51,7 @@ fn an_invalid_value_names_the_key() {
     assert_eq!(
         ran.exits(1).stderr,
         format!(
-            "riverse: {}: tools.echo.timeout: expected a positive number of seconds, got -1\n",
+            "riverse: {}: tools.echo.timeout: expected a number of seconds above 0 and at most 86400, got -1\n",
             file.display()
         )
     );
@@ -125,4 +125,16 @@ fn dir_points_at_a_project_from_anywhere() {
         &["--dir", &dir, "call", "echo", "text=found"],
     ));
     assert_eq!(ran.exits(0).stdout, "found\n");
+}
+
+/// Issue 13: a settings file is bounded, so `--config /dev/zero` is an error,
+/// not a host that reads until memory runs out.
+#[test]
+fn an_endless_settings_file_is_refused() {
+    let project = project(&["echo.py"]);
+    let ran = riverse(&project, &["--config", "/dev/zero", "tools"]);
+    assert_eq!(
+        ran.exits(1).stderr,
+        "riverse: can't read /dev/zero: larger than 4 MiB; is it a settings file?\n"
+    );
 }

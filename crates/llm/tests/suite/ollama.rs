@@ -4,15 +4,15 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use riverse_llm::{
-    ChatRequest, Error, Message, OllamaOptions, OllamaProvider, Provider, RetryPolicy,
+    ChatRequest, Error, Hints, Message, OllamaOptions, OllamaProvider, Provider, RetryPolicy,
 };
 use riverse_test_support::openai::{OpenAiServer, ev_status, ev_text};
 use riverse_tool::ToolManifest;
 use serde_json::json;
 
-fn provider(api_base: String) -> OllamaProvider {
+fn provider(base_url: String) -> OllamaProvider {
     OllamaProvider::new(OllamaOptions {
-        api_base,
+        base_url,
         model: "qwen2.5:14b".into(),
         temperature: None,
         max_tokens: None,
@@ -20,6 +20,10 @@ fn provider(api_base: String) -> OllamaProvider {
         retry: RetryPolicy {
             initial_backoff: Duration::from_millis(10),
             ..RetryPolicy::default()
+        },
+        hints: Hints {
+            not_found: Some("or set another model".into()),
+            ..Hints::default()
         },
     })
     .unwrap()
@@ -40,23 +44,17 @@ async fn ask(provider: &OllamaProvider, tools: &[ToolManifest]) -> Result<String
 }
 
 #[tokio::test]
-async fn the_api_base_is_taken_with_or_without_v1_and_no_key_is_sent() {
-    for api_base in [
-        |s: &OpenAiServer| s.url(),
-        |s: &OpenAiServer| s.base_url(),
-        |s: &OpenAiServer| format!("{}/", s.url()),
-    ] {
-        let server = OpenAiServer::start([ev_text("hello")]);
-        assert_eq!(
-            ask(&provider(api_base(&server)), &[]).await.unwrap(),
-            "hello"
-        );
-        let sent = server.single_request();
-        assert_eq!(sent.path, "/v1/chat/completions");
-        assert_eq!(sent.header("authorization"), None);
-        assert_eq!(sent.body["model"], json!("qwen2.5:14b"));
-        assert_eq!(sent.body.get("temperature"), None);
-    }
+async fn requests_go_to_the_base_url_with_no_key_and_ollama_s_temperature() {
+    let server = OpenAiServer::start([ev_text("hello")]);
+    assert_eq!(
+        ask(&provider(server.base_url()), &[]).await.unwrap(),
+        "hello"
+    );
+    let sent = server.single_request();
+    assert_eq!(sent.path, "/v1/chat/completions");
+    assert_eq!(sent.header("authorization"), None);
+    assert_eq!(sent.body["model"], json!("qwen2.5:14b"));
+    assert_eq!(sent.body.get("temperature"), None);
 }
 
 #[tokio::test]
@@ -65,12 +63,12 @@ async fn a_missing_model_suggests_pulling_it() {
         404,
         "model \"qwen2.5:14b\" not found, try pulling it first",
     )]);
-    let err = ask(&provider(server.url()), &[])
+    let err = ask(&provider(server.base_url()), &[])
         .await
         .unwrap_err()
         .to_string();
     assert!(
-        err.ends_with("(is the model pulled? run `ollama pull qwen2.5:14b`, or set local.model)"),
+        err.ends_with("(is the model pulled? run `ollama pull qwen2.5:14b`, or set another model)"),
         "{err}"
     );
 }
@@ -83,6 +81,8 @@ async fn a_model_without_tools_is_reported_as_such() {
     )]);
     let tool: ToolManifest =
         serde_json::from_value(json!({"name": "t", "description": "d"})).unwrap();
-    let err = ask(&provider(server.url()), &[tool]).await.unwrap_err();
+    let err = ask(&provider(server.base_url()), &[tool])
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::ToolsUnsupported { .. }), "{err:?}");
 }

@@ -2,7 +2,7 @@
 
 use pretty_assertions::assert_eq;
 use riverse_llm::{
-    ChatRequest, Message, OpenAiOptions, OpenAiProvider, Provider, RetryPolicy, ToolCall,
+    ChatRequest, Hints, Message, OpenAiOptions, OpenAiProvider, Provider, RetryPolicy, ToolCall,
 };
 use riverse_test_support::openai::{OpenAiServer, ev_raw_sse, ev_text, ev_tool_calls};
 use riverse_tool::ToolManifest;
@@ -20,6 +20,11 @@ pub(crate) fn options(server: &OpenAiServer) -> OpenAiOptions {
         retry: RetryPolicy {
             initial_backoff: Duration::from_millis(10),
             ..RetryPolicy::default()
+        },
+        hints: Hints {
+            unreachable: Some("check the address".into()),
+            unauthorized: Some("set another key".into()),
+            not_found: Some("check the model name".into()),
         },
     }
 }
