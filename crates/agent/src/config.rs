@@ -45,7 +45,14 @@ pub fn registry_options(settings: &Settings) -> RegistryOptions {
         .tools
         .per_tool
         .iter()
-        .map(|(name, policy)| (name.clone(), policy.clone()))
+        .map(|(name, tool)| {
+            let policy = ToolPolicy {
+                disabled: (tool.enabled == Some(false))
+                    .then(|| format!("disabled by tools.{name}.enabled: false")),
+                timeout: tool.timeout,
+            };
+            (name.clone(), policy)
+        })
         .collect();
     RegistryOptions {
         max_output_bytes: settings.tools.max_output_bytes,

@@ -19,7 +19,7 @@ pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
 pub use settings::{
     AgentSettings, Language, LlmProvider, McpSettings, PythonEnv, PythonSettings, Settings,
-    SettingsError, ToolMode, ToolsSettings,
+    SettingsError, ToolMode, ToolSettings, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use turn::{Agent, EventSink, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions};

@@ -15,7 +15,6 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use riverse_tool::ToolPolicy;
 use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde_json::Value;
@@ -109,7 +108,15 @@ pub struct ToolsSettings {
     pub max_output_bytes: usize,
     pub default_timeout: Duration,
     /// `tools.<name>.enabled` and `tools.<name>.timeout`.
-    pub per_tool: BTreeMap<String, ToolPolicy>,
+    pub per_tool: BTreeMap<String, ToolSettings>,
+}
+
+/// What Riverse reads of a tool's own section, `tools.<name>`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolSettings {
+    /// `Some(false)` turns the tool off whatever its own check says.
+    pub enabled: Option<bool>,
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -414,7 +421,7 @@ fn tools_settings(
         let key = |field: &str| format!("tools.{name}.{field}");
         let enabled: Option<Scalar<bool>> = section_field(&section, "enabled", &key, invalid)?;
         let timeout: Option<Scalar<Seconds>> = section_field(&section, "timeout", &key, invalid)?;
-        let policy = ToolPolicy {
+        let policy = ToolSettings {
             enabled: enabled.map(|enabled| warnings.take(&key("enabled"), enabled)),
             timeout: timeout.map(|timeout| warnings.take(&key("timeout"), timeout).0),
         };

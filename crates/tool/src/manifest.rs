@@ -30,7 +30,7 @@ impl ParamType {
 }
 
 /// What a tool tells the LLM about itself. Mirrors the Python `ToolManifest`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolManifest {
     pub name: String,
     pub description: String,
@@ -91,8 +91,6 @@ pub enum ToolSource {
     PythonHost { interpreter: String },
     /// A tool of an MCP server.
     Mcp { server: String },
-    /// Compiled into Riverse.
-    Builtin,
 }
 
 impl fmt::Display for ToolSource {
@@ -101,7 +99,6 @@ impl fmt::Display for ToolSource {
             ToolSource::Python { file } => write!(f, "{}", file.display()),
             ToolSource::PythonHost { interpreter } => write!(f, "python ({interpreter})"),
             ToolSource::Mcp { server } => write!(f, "mcp:{server}"),
-            ToolSource::Builtin => f.write_str("builtin"),
         }
     }
 }

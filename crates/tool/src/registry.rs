@@ -27,11 +27,12 @@ pub enum Found {
     },
 }
 
-/// The settings for one tool name.
+/// What the caller decides for one tool name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolPolicy {
-    /// `Some(false)` disables the tool whatever its own check says.
-    pub enabled: Option<bool>,
+    /// Disables the tool whatever its own check says, for this reason (in the
+    /// caller's terms: the agent names the settings key).
+    pub disabled: Option<String>,
     pub timeout: Option<Duration>,
 }
 
@@ -76,26 +77,99 @@ impl Status {
 
 /// One row of `riverse tools`: a tool, or a file or server that failed to yield one.
 #[derive(Clone)]
-pub struct Entry {
-    pub name: Option<String>,
-    pub manifest: Option<ToolManifest>,
-    pub source: ToolSource,
-    pub status: Status,
-    /// Why the entry is not available.
-    pub error: Option<String>,
-    tool: Option<Arc<dyn Tool>>,
+pub enum Entry {
+    /// Callable.
+    Available {
+        manifest: ToolManifest,
+        source: ToolSource,
+        tool: Arc<dyn Tool>,
+    },
+    /// A good tool that is switched off: by its own `is_available()`, or by
+    /// the caller's [`ToolPolicy`].
+    Unavailable {
+        manifest: ToolManifest,
+        source: ToolSource,
+        reason: String,
+    },
+    /// A good tool whose name an earlier tool took.
+    Conflict {
+        manifest: ToolManifest,
+        source: ToolSource,
+        reason: String,
+    },
+    /// A file or server that yielded no usable tool; `manifest` when it got
+    /// as far as having one (an invalid name).
+    Error {
+        name: Option<String>,
+        manifest: Option<ToolManifest>,
+        source: ToolSource,
+        error: String,
+    },
 }
 
 impl Entry {
-    fn failure(source: ToolSource, name: Option<String>, status: Status, error: String) -> Self {
-        Entry {
-            name,
-            manifest: None,
-            source,
-            status,
-            error: Some(error),
-            tool: None,
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Entry::Error { name, .. } => name.as_deref(),
+            other => other.manifest().map(|manifest| manifest.name.as_str()),
         }
+    }
+
+    pub fn manifest(&self) -> Option<&ToolManifest> {
+        match self {
+            Entry::Available { manifest, .. }
+            | Entry::Unavailable { manifest, .. }
+            | Entry::Conflict { manifest, .. } => Some(manifest),
+            Entry::Error { manifest, .. } => manifest.as_ref(),
+        }
+    }
+
+    pub fn source(&self) -> &ToolSource {
+        match self {
+            Entry::Available { source, .. }
+            | Entry::Unavailable { source, .. }
+            | Entry::Conflict { source, .. }
+            | Entry::Error { source, .. } => source,
+        }
+    }
+
+    pub fn status(&self) -> Status {
+        match self {
+            Entry::Available { .. } => Status::Available,
+            Entry::Unavailable { .. } => Status::Unavailable,
+            Entry::Conflict { .. } => Status::Conflict,
+            Entry::Error { .. } => Status::Error,
+        }
+    }
+
+    /// Why the entry is not available.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Entry::Available { .. } => None,
+            Entry::Unavailable { reason, .. } | Entry::Conflict { reason, .. } => Some(reason),
+            Entry::Error { error, .. } => Some(error),
+        }
+    }
+}
+
+/// As `riverse tools --json` and `GET /v1/tools` show it: every field
+/// present, empty where the entry has no manifest.
+impl Serialize for Entry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let manifest = self.manifest();
+        let empty = ToolManifest::default();
+        let shown = manifest.unwrap_or(&empty);
+        let mut row = serializer.serialize_struct("Entry", 8)?;
+        row.serialize_field("name", &self.name())?;
+        row.serialize_field("description", &manifest.map(|m| &m.description))?;
+        row.serialize_field("parameters", &shown.parameters)?;
+        row.serialize_field("examples", &shown.examples)?;
+        row.serialize_field("parameter_types", &shown.parameter_types)?;
+        row.serialize_field("source", self.source())?;
+        row.serialize_field("status", &self.status())?;
+        row.serialize_field("error", &self.error())?;
+        row.end()
     }
 }
 
@@ -127,10 +201,10 @@ impl Registry {
         };
         for item in found {
             let entry = registry.admit(item);
-            if let (Status::Available, Some(name)) = (entry.status, &entry.name) {
+            if let Entry::Available { manifest, .. } = &entry {
                 registry
                     .available
-                    .insert(name.clone(), registry.entries.len());
+                    .insert(manifest.name.clone(), registry.entries.len());
             }
             registry.entries.push(entry);
         }
@@ -143,48 +217,55 @@ impl Registry {
                 source,
                 name,
                 error,
-            } => return Entry::failure(source, name, Status::Error, error),
+            } => {
+                return Entry::Error {
+                    name,
+                    manifest: None,
+                    source,
+                    error,
+                };
+            }
             Found::Tool { tool, available } => (tool, available),
         };
         let manifest = tool.manifest().clone();
+        let source = tool.source().clone();
         let name = manifest.name.clone();
-        let mut entry = Entry {
-            name: Some(name.clone()),
-            manifest: Some(manifest),
-            source: tool.source().clone(),
-            status: Status::Available,
-            error: None,
-            tool: Some(tool),
-        };
-        let (status, error) = if !is_valid_name(&name) {
-            (
-                Status::Error,
-                format!("invalid tool name {name:?}: names must match ^[A-Za-z0-9_-]{{1,64}}$"),
-            )
-        } else if self.policy(&name).enabled == Some(false) {
-            (
-                Status::Unavailable,
-                format!("disabled by tools.{name}.enabled: false"),
-            )
-        } else if !available {
-            (Status::Unavailable, "is_available() returned False".into())
-        } else if let Some(&winner) = self.available.get(&name) {
-            (
-                Status::Conflict,
-                format!(
-                    "name \"{name}\" is already taken by {}",
-                    self.entries[winner].source
+        if !is_valid_name(&name) {
+            return Entry::Error {
+                name: Some(name.clone()),
+                manifest: Some(manifest),
+                source,
+                error: format!(
+                    "invalid tool name {name:?}: names must match ^[A-Za-z0-9_-]{{1,64}}$"
                 ),
-            )
-        } else {
-            return entry;
-        };
-        entry.status = status;
-        entry.error = Some(error);
-        if status != Status::Unavailable {
-            entry.tool = None;
+            };
         }
-        entry
+        let unavailable = |reason: String| Entry::Unavailable {
+            manifest: manifest.clone(),
+            source: source.clone(),
+            reason,
+        };
+        if let Some(reason) = self.policy(&name).disabled {
+            return unavailable(reason);
+        }
+        if !available {
+            return unavailable("is_available() returned False".into());
+        }
+        if let Some(&winner) = self.available.get(&name) {
+            return Entry::Conflict {
+                reason: format!(
+                    "name \"{name}\" is already taken by {}",
+                    self.entries[winner].source()
+                ),
+                manifest,
+                source,
+            };
+        }
+        Entry::Available {
+            manifest,
+            source,
+            tool,
+        }
     }
 
     fn policy(&self, name: &str) -> ToolPolicy {
@@ -198,15 +279,17 @@ impl Registry {
 
     /// The manifests of the tools that may be called, in source order.
     pub fn available_manifests(&self) -> impl Iterator<Item = &ToolManifest> {
-        self.entries
-            .iter()
-            .filter(|entry| entry.status == Status::Available)
-            .filter_map(|entry| entry.manifest.as_ref())
+        self.entries.iter().filter_map(|entry| match entry {
+            Entry::Available { manifest, .. } => Some(manifest),
+            _ => None,
+        })
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        let index = *self.available.get(name)?;
-        self.entries[index].tool.as_ref()
+        match &self.entries[*self.available.get(name)?] {
+            Entry::Available { tool, .. } => Some(tool),
+            _ => None,
+        }
     }
 
     /// The deadline of one call of `name`.
@@ -234,14 +317,11 @@ impl Registry {
     }
 
     fn why_not_callable(&self, name: &str) -> CallError {
-        let known = self
-            .entries
-            .iter()
-            .find(|entry| entry.name.as_deref() == Some(name));
+        let known = self.entries.iter().find(|entry| entry.name() == Some(name));
         match known {
             Some(entry) => CallError::Unavailable {
                 name: name.to_owned(),
-                reason: entry.error.clone().unwrap_or_default(),
+                reason: entry.error().unwrap_or_default().to_owned(),
             },
             None => CallError::UnknownTool(name.to_owned()),
         }

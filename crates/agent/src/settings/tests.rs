@@ -45,7 +45,7 @@ my_section: {anything: [1, 2]}
     assert_eq!(settings.tools.max_output_bytes, 1000);
     assert_eq!(
         settings.tools.per_tool["weather"],
-        ToolPolicy {
+        ToolSettings {
             enabled: Some(false),
             timeout: Some(Duration::from_millis(2500))
         }
@@ -201,7 +201,7 @@ python: {workers: "3"}
     assert_eq!(settings.openai.temperature, Some(2.0));
     assert_eq!(
         settings.tools.per_tool["weather"],
-        ToolPolicy {
+        ToolSettings {
             enabled: Some(false),
             timeout: Some(Duration::from_secs(30))
         }

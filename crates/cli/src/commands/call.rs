@@ -59,11 +59,11 @@ fn unknown_tool_hint(registry: &Registry, settings: &Settings) -> String {
     let nameless: Vec<&Entry> = registry
         .entries()
         .iter()
-        .filter(|entry| entry.name.is_none() && entry.status == Status::Error)
+        .filter(|entry| entry.name().is_none() && entry.status() == Status::Error)
         .collect();
     for entry in nameless.iter().take(SHOWN) {
-        let error = entry.error.as_deref().unwrap_or("failed");
-        hint.push_str(&format!("; {} failed: {error}", entry.source));
+        let error = entry.error().unwrap_or("failed");
+        hint.push_str(&format!("; {} failed: {error}", entry.source()));
     }
     if nameless.len() > SHOWN {
         hint.push_str(&format!(

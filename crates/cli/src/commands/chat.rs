@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::Context;
 use riverse_agent::{Agent, Settings, TurnEvent, build_agent};
 use riverse_llm::Message;
-use riverse_tool::Status;
+use riverse_tool::Entry;
 use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
@@ -96,14 +96,15 @@ async fn run_turn(
 fn print_tools(agent: &Agent) -> anyhow::Result<()> {
     let mut out = String::new();
     for entry in agent.registry().entries() {
-        let name = entry.name.as_deref().unwrap_or("-");
-        match (entry.status, &entry.manifest) {
-            (Status::Available, Some(manifest)) => {
+        let name = entry.name().unwrap_or("-");
+        match entry {
+            Entry::Available { manifest, .. } => {
                 let description = manifest.description.lines().next().unwrap_or_default();
                 out.push_str(&format!("{name}: {description}\n"));
             }
-            (status, _) => {
-                let error = entry.error.as_deref().unwrap_or_default();
+            _ => {
+                let status = entry.status();
+                let error = entry.error().unwrap_or_default();
                 out.push_str(&format!(
                     "{name} ({}): {}\n",
                     status.as_str(),

@@ -12,9 +12,9 @@ use crate::output::Exit;
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     let registry = build_registry(settings).await;
     for entry in registry.entries() {
-        if let (Status::Error | Status::Conflict, Some(error)) = (entry.status, &entry.error) {
-            let name = entry.name.as_deref().unwrap_or("-");
-            tracing::warn!("not serving {name} ({}): {error}", entry.source);
+        if let (Status::Error | Status::Conflict, Some(error)) = (entry.status(), entry.error()) {
+            let name = entry.name().unwrap_or("-");
+            tracing::warn!("not serving {name} ({}): {error}", entry.source());
         }
     }
     let served = registry.available_manifests().count();

@@ -18,22 +18,7 @@ pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
 
 /// `{"tools": [...]}`: one object per entry, every field present.
 pub fn tools_json(registry: &Registry) -> Value {
-    let tools: Vec<Value> = registry.entries().iter().map(entry_json).collect();
-    json!({ "tools": tools })
-}
-
-fn entry_json(entry: &Entry) -> Value {
-    let manifest = entry.manifest.as_ref();
-    json!({
-        "name": entry.name,
-        "description": manifest.map(|m| m.description.clone()),
-        "parameters": manifest.map(|m| json!(m.parameters)).unwrap_or_else(|| json!({})),
-        "examples": manifest.map(|m| json!(m.examples)).unwrap_or_else(|| json!([])),
-        "parameter_types": manifest.map(|m| json!(m.parameter_types)).unwrap_or_else(|| json!({})),
-        "source": entry.source,
-        "status": entry.status,
-        "error": entry.error,
-    })
+    json!({ "tools": registry.entries() })
 }
 
 /// A readable table: one row per entry, its parameters and its error beneath it.
@@ -45,7 +30,7 @@ fn table(registry: &Registry, settings: &Settings) -> String {
             false => "no tools: tools.enabled is false".to_owned(),
         };
     }
-    let name_of = |entry: &Entry| entry.name.clone().unwrap_or_else(|| "-".into());
+    let name_of = |entry: &Entry| entry.name().unwrap_or("-").to_owned();
     let name_width = entries
         .iter()
         .map(|e| name_of(e).chars().count())
@@ -54,7 +39,7 @@ fn table(registry: &Registry, settings: &Settings) -> String {
         .max(4);
     let source_width = entries
         .iter()
-        .map(|e| e.source.to_string().chars().count())
+        .map(|e| e.source().to_string().chars().count())
         .max()
         .unwrap_or(0)
         .max(6);
@@ -64,35 +49,33 @@ fn table(registry: &Registry, settings: &Settings) -> String {
     );
     for entry in entries {
         let description = entry
-            .manifest
-            .as_ref()
+            .manifest()
             .map(|m| first_line(&m.description))
             .unwrap_or_default();
         let row = format!(
             "{:name_width$}  {:11}  {:source_width$}  {description}",
             name_of(entry),
-            entry.status.as_str(),
-            entry.source.to_string(),
+            entry.status().as_str(),
+            entry.source().to_string(),
         );
         out.push_str(row.trim_end());
         out.push('\n');
         if let Some(manifest) = entry
-            .manifest
-            .as_ref()
-            .filter(|_| entry.status == Status::Available)
+            .manifest()
+            .filter(|_| entry.status() == Status::Available)
         {
             for (param, text) in &manifest.parameters {
                 let kind = manifest.param_type(param).json_type();
                 out.push_str(&format!("{:name_width$}    {param} ({kind}): {text}\n", ""));
             }
         }
-        if let Some(error) = &entry.error {
+        if let Some(error) = entry.error() {
             out.push_str(&format!("{:name_width$}    └ {error}\n", ""));
         }
     }
     let available = entries
         .iter()
-        .filter(|e| e.status == Status::Available)
+        .filter(|e| e.status() == Status::Available)
         .count();
     out.push_str(&format!("\n{available} of {} available", entries.len()));
     out

@@ -58,7 +58,7 @@ async fn registry(
         options.policies.insert(
             name.to_string(),
             ToolPolicy {
-                enabled: None,
+                disabled: None,
                 timeout: Some(Duration::from_secs(*secs)),
             },
         );
@@ -74,11 +74,11 @@ fn failures(registry: &Registry) -> Vec<(ToolSource, String)> {
     registry
         .entries()
         .iter()
-        .filter(|entry| entry.status == Status::Error)
+        .filter(|entry| entry.status() == Status::Error)
         .map(|entry| {
             (
-                entry.source.clone(),
-                entry.error.clone().unwrap_or_default(),
+                entry.source().clone(),
+                entry.error().unwrap_or_default().to_owned(),
             )
         })
         .collect()

@@ -262,7 +262,7 @@ async fn enabled_false_disables_a_tool_that_never_checks_its_config() {
     let mut options = options(&project);
     options.config = json!({"tools": {"echo": {"enabled": false}}});
     let disabled = ToolPolicy {
-        enabled: Some(false),
+        disabled: Some("disabled by tools.echo.enabled: false".into()),
         timeout: None,
     };
     let registry = registry_with(options, policy("echo", disabled)).await;

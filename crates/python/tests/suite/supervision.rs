@@ -14,7 +14,7 @@ use super::support::{
 
 fn one_second(name: &str) -> riverse_tool::RegistryOptions {
     let timeout = ToolPolicy {
-        enabled: None,
+        disabled: None,
         timeout: Some(Duration::from_secs(1)),
     };
     policy(name, timeout)

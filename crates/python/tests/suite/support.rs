@@ -77,10 +77,10 @@ pub fn rows(registry: &Registry) -> Vec<Row> {
         .entries()
         .iter()
         .map(|entry| Row {
-            name: entry.name.clone(),
-            status: entry.status,
-            source: entry.source.to_string(),
-            error: entry.error.clone(),
+            name: entry.name().map(str::to_owned),
+            status: entry.status(),
+            source: entry.source().to_string(),
+            error: entry.error().map(str::to_owned),
         })
         .collect()
 }

@@ -54,7 +54,7 @@ fn statuses(registry: &Registry) -> Vec<(Option<&str>, Status)> {
     registry
         .entries()
         .iter()
-        .map(|e| (e.name.as_deref(), e.status))
+        .map(|e| (e.name(), e.status()))
         .collect()
 }
 
@@ -72,7 +72,7 @@ fn the_first_available_tool_of_a_name_wins() {
         ]
     );
     assert_eq!(
-        registry.entries()[1].error.as_deref(),
+        registry.entries()[1].error(),
         Some("name \"same\" is already taken by a.py")
     );
 }
@@ -98,7 +98,7 @@ fn invalid_names_and_disabled_tools_are_reported_not_registered() {
     options.policies.insert(
         "off".into(),
         ToolPolicy {
-            enabled: Some(false),
+            disabled: Some("switched off by the caller".into()),
             timeout: None,
         },
     );
@@ -111,8 +111,8 @@ fn invalid_names_and_disabled_tools_are_reported_not_registered() {
         ]
     );
     assert_eq!(
-        registry.entries()[1].error.as_deref(),
-        Some("disabled by tools.off.enabled: false")
+        registry.entries()[1].error(),
+        Some("switched off by the caller")
     );
     assert!(registry.get("off").is_none());
 }
@@ -126,7 +126,7 @@ async fn calls_coerce_parameters_apply_the_deadline_and_cap_output() {
     options.policies.insert(
         "echo".into(),
         ToolPolicy {
-            enabled: None,
+            disabled: None,
             timeout: Some(Duration::from_secs(5)),
         },
     );

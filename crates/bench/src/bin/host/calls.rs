@@ -92,7 +92,7 @@ pub async fn measure(interpreter: &Path, calls: usize) -> anyhow::Result<CallTim
         registry
             .entries()
             .iter()
-            .map(|entry| &entry.error)
+            .map(|entry| entry.error())
             .collect::<Vec<_>>()
     );
     let workers: Vec<u32> = children(std::process::id())?
