@@ -9,6 +9,7 @@
 
 pub mod config;
 mod dispatcher;
+pub mod eval;
 mod prompts;
 mod provider;
 mod registry;
@@ -22,4 +23,6 @@ pub use settings::{
     SettingsError, ToolMode, ToolSettings, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
-pub use turn::{Agent, EventSink, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions};
+pub use turn::{
+    Agent, EventSink, RoutedCall, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions,
+};

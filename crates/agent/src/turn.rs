@@ -70,6 +70,15 @@ fn milliseconds<S: serde::Serializer>(
     serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// A call the model chose, not run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoutedCall {
+    pub tool: String,
+    /// The arguments as an object, or as the model's text when they were not
+    /// a JSON object.
+    pub params: Value,
+}
+
 /// A finished turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
@@ -248,33 +257,7 @@ impl Agent {
         let mut records = Vec::new();
         let mut results = None;
         if !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0 {
-            let (routing, _) =
-                conversation(prompts::dispatcher(language, &tools), history, message);
-            let request = ChatRequest {
-                messages: &routing,
-                tools: &[],
-                temperature: Some(0.0),
-            };
-            let reply = self.provider.complete(request, None).await?;
-            let calls: Vec<ToolCall> = dispatcher::parse(&reply.text)
-                .into_iter()
-                .filter(|call| {
-                    let known = self.registry.get(&call.tool).is_some();
-                    if !known {
-                        tracing::info!(
-                            "the dispatcher named no available tool {:?}; not run",
-                            call.tool
-                        );
-                    }
-                    known
-                })
-                .enumerate()
-                .map(|(index, call)| ToolCall {
-                    id: format!("dispatch_{index}"),
-                    name: call.tool,
-                    arguments: Value::Object(call.params).to_string(),
-                })
-                .collect();
+            let calls = self.dispatch(&tools, history, message).await?;
             if !calls.is_empty() {
                 let mut calls_left = self.options.max_tool_calls;
                 let replies = self
@@ -306,6 +289,84 @@ impl Agent {
             records,
             false,
         ))
+    }
+
+    /// The dispatcher's choice: one temperature-0 call that names the tools
+    /// to run, read tolerantly; calls of tools that are not available are
+    /// dropped, never run.
+    async fn dispatch(
+        &self,
+        tools: &[ToolManifest],
+        history: &[Message],
+        message: &str,
+    ) -> Result<Vec<ToolCall>, TurnError> {
+        let language = self.options.language;
+        let (routing, _) = conversation(prompts::dispatcher(language, tools), history, message);
+        let request = ChatRequest {
+            messages: &routing,
+            tools: &[],
+            temperature: Some(0.0),
+        };
+        let reply = self.provider.complete(request, None).await?;
+        Ok(dispatcher::parse(&reply.text)
+            .into_iter()
+            .filter(|call| {
+                let known = self.registry.get(&call.tool).is_some();
+                if !known {
+                    tracing::info!(
+                        "the dispatcher named no available tool {:?}; not run",
+                        call.tool
+                    );
+                }
+                known
+            })
+            .enumerate()
+            .map(|(index, call)| ToolCall {
+                id: format!("dispatch_{index}"),
+                name: call.tool,
+                arguments: Value::Object(call.params).to_string(),
+            })
+            .collect())
+    }
+
+    /// The calls the model makes first for `message`, without running them or
+    /// asking for an answer: what `riverse eval` measures. Routes as
+    /// [`Agent::turn`] does, `auto`'s fallback to the dispatcher included.
+    pub async fn route(&self, message: &str) -> Result<Vec<RoutedCall>, TurnError> {
+        let tools: Vec<ToolManifest> = self.registry.available_manifests().cloned().collect();
+        let calls = match self.routing() {
+            ToolMode::Dispatcher => self.dispatch(&tools, &[], message).await?,
+            _ => {
+                let (conversation, _) = conversation(
+                    prompts::system(self.options.language).to_owned(),
+                    &[],
+                    message,
+                );
+                let request = ChatRequest {
+                    messages: &conversation,
+                    tools: &tools,
+                    temperature: None,
+                };
+                match self.provider.complete(request, None).await {
+                    Ok(response) => response.tool_calls,
+                    Err(err) if self.options.tool_mode == ToolMode::Auto && refuses_tools(&err) => {
+                        tracing::warn!("{err}; routing with the dispatcher prompt instead");
+                        self.tools_refused.store(true, Ordering::Relaxed);
+                        self.dispatch(&tools, &[], message).await?
+                    }
+                    Err(err) => return Err(err.into()),
+                }
+            }
+        };
+        Ok(calls
+            .into_iter()
+            .map(|call| RoutedCall {
+                params: parse_arguments(&call.arguments)
+                    .map(Value::Object)
+                    .unwrap_or(Value::String(call.arguments)),
+                tool: call.name,
+            })
+            .collect())
     }
 
     /// One streamed model call; its text goes out as answer deltas.

@@ -72,4 +72,27 @@ pub enum Command {
     },
     /// A conversation: one message per line, tool calls shown as they run.
     Chat,
+    /// How well the configured LLM routes each tool's examples and eval cases.
+    Eval {
+        /// Only the cases that expect this tool.
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+        /// Case files to add (YAML: a list of {message, tool, params}).
+        #[arg(long, value_name = "FILE", num_args = 1..)]
+        cases: Vec<PathBuf>,
+        /// One JSON document: counts per tool, confusions and every outcome.
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when the share of whole calls right is under this (0 to 1).
+        #[arg(long, value_name = "X")]
+        min_accuracy: Option<f64>,
+        /// Cases routed at once (default: 4 on a remote LLM, 1 embedded).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+    },
+    /// Write agent/tools/NAME.py from a commented template, and its eval cases.
+    New {
+        /// The tool's name: letters, digits and _.
+        name: String,
+    },
 }

@@ -3,8 +3,10 @@
 mod ask;
 mod call;
 mod chat;
+mod eval;
 mod init;
 mod mcp;
+mod new;
 mod tools;
 
 use anyhow::Context;
@@ -33,6 +35,23 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             ask::run(&load_settings(&cli.global)?, &message, json).await
         }
         Command::Chat => chat::run(&load_settings(&cli.global)?).await,
+        Command::Eval {
+            tool,
+            cases,
+            json,
+            min_accuracy,
+            jobs,
+        } => {
+            let args = eval::EvalArgs {
+                tool,
+                cases,
+                json,
+                min_accuracy,
+                jobs,
+            };
+            eval::run(&load_settings(&cli.global)?, args).await
+        }
+        Command::New { name } => new::run(&load_settings(&cli.global)?, &name),
     }
 }
 

@@ -1,0 +1,167 @@
+//! `riverse eval`: routes each case with the configured model and reports how
+//! often it picked the right tool and parameters.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use riverse_agent::eval::{self, Report};
+use riverse_agent::{LlmProvider, Settings, build_agent};
+
+use crate::output::{Exit, print, print_json, usage};
+
+/// Cases routed at once on a remote model; the embedded model takes one at a time.
+const REMOTE_JOBS: usize = 4;
+
+pub struct EvalArgs {
+    pub tool: Option<String>,
+    pub cases: Vec<PathBuf>,
+    pub json: bool,
+    pub min_accuracy: Option<f64>,
+    pub jobs: Option<usize>,
+}
+
+pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<Exit> {
+    if let Some(min) = args.min_accuracy
+        && !(0.0..=1.0).contains(&min)
+    {
+        return Err(usage(format!(
+            "--min-accuracy must be from 0 to 1, got {min}"
+        )));
+    }
+    let agent = build_agent(settings).await?;
+    let registry = agent.registry();
+    if let Some(tool) = &args.tool
+        && registry.get(tool).is_none()
+    {
+        return Err(usage(format!(
+            "no available tool {tool:?} (see riverse tools)"
+        )));
+    }
+    let mut cases = eval::example_cases(registry);
+    let files = eval::case_files_beside_tools(&settings.tools_dir())
+        .into_iter()
+        .chain(args.cases);
+    for file in files {
+        cases.extend(eval::load_case_file(&file)?);
+    }
+    if let Some(tool) = &args.tool {
+        cases.retain(|case| &case.tool == tool);
+    }
+    if cases.is_empty() {
+        return Err(usage(
+            "no cases: give tools examples, or write agent/tools/<tool>.eval.yaml",
+        ));
+    }
+    let jobs = args.jobs.unwrap_or(match settings.llm_provider {
+        LlmProvider::Embedded => 1,
+        _ => REMOTE_JOBS,
+    });
+    let progress = progress_bar(cases.len());
+    let mut on_done = |_: &eval::Outcome| progress.inc(1);
+    let outcomes = eval::run(&agent, cases, jobs, &mut on_done).await;
+    progress.finish_and_clear();
+    let report = Report::of(outcomes, registry);
+    if args.json {
+        print_json(&report)?;
+    } else {
+        print(&table(&report))?;
+    }
+    match args.min_accuracy {
+        Some(min) if report.accuracy < min => {
+            eprintln!(
+                "riverse: accuracy {:.1} % is under --min-accuracy {:.1} %",
+                report.accuracy * 100.0,
+                min * 100.0
+            );
+            Ok(Exit::Failure)
+        }
+        _ => Ok(Exit::Success),
+    }
+}
+
+/// A bar on stderr when a person watches it; nothing otherwise.
+fn progress_bar(cases: usize) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(cases as u64);
+    if let Ok(style) = ProgressStyle::with_template("routing {bar:30} {pos}/{len} cases {eta}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn table(report: &Report) -> String {
+    let width = report
+        .tools
+        .iter()
+        .map(|row| row.tool.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let mut out = format!("{:width$}  CASES  TOOL    PARAMS  MISSES\n", "TOOL");
+    for row in &report.tools {
+        let params = match row.params_checked {
+            0 => "-".to_owned(),
+            checked => format!("{}/{checked}", row.params_right),
+        };
+        let misses: Vec<String> = row
+            .misses
+            .iter()
+            .map(|(went, count)| format!("{count} → {went}"))
+            .collect();
+        let line = format!(
+            "{:width$}  {:>5}  {:<6}  {:<6}  {}",
+            row.tool,
+            row.cases,
+            format!("{}/{}", row.tool_right, row.cases),
+            params,
+            misses.join(", ")
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\ntool right {}/{} ({:.1} %), whole call right {}/{} ({:.1} %)\n",
+        report.tool_right,
+        report.cases,
+        percent(report.tool_right, report.cases),
+        report.call_right,
+        report.cases,
+        report.accuracy * 100.0
+    ));
+    for confusion in &report.confusions {
+        let [a, b] = &confusion.tools;
+        let [to_b, to_a] = confusion.counts;
+        out.push_str(&format!(
+            "confusable: {a} and {b} ({to_b} of {a}'s cases went to {b}, {to_a} of {b}'s to {a}): their descriptions overlap\n"
+        ));
+    }
+    if !report.without_cases.is_empty() {
+        out.push_str(&format!(
+            "no cases (add examples): {}\n",
+            report.without_cases.join(", ")
+        ));
+    }
+    let failed: Vec<&str> = report
+        .outcomes
+        .iter()
+        .filter_map(|outcome| outcome.error.as_deref())
+        .collect();
+    if let Some(first) = failed.first() {
+        out.push_str(&format!(
+            "{} cases could not be routed: {first}\n",
+            failed.len()
+        ));
+    }
+    out
+}
+
+fn percent(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
