@@ -23,7 +23,16 @@ import types
 
 WORKER_PROTOCOL_VERSION = "riverse-worker/1"
 MCP_PROTOCOL_VERSION = "2025-06-18"
-PARAMETER_TYPES = ("string", "int", "float", "bool")
+# `parameter_types` names and their JSON Schema types; a union (`int|float`) or
+# another name is documentation and passes values through unconverted.
+SCHEMA_TYPES = {
+    "str": "string", "string": "string", "text": "string",
+    "int": "integer", "integer": "integer",
+    "float": "number", "number": "number",
+    "bool": "boolean", "boolean": "boolean",
+    "list": "array", "array": "array",
+    "dict": "object", "object": "object",
+}
 # Starts a stderr line naming whose output follows; the host reads and drops it.
 LABEL_MARKER = b"\0riverse-label:"
 
@@ -209,6 +218,10 @@ class Discovery:
             what = f"{cls.__name__}.{stage}"
             message = f"{what} {exc}" if isinstance(exc, ToolError) else f"{what} raised {describe(exc)}"
             entry["error"] = error_info(message, exc, self.tools_dir, file)
+            if isinstance(exc, ToolError) and entry["error"]["line"] is None:
+                # The contract was broken by what the method returned: point
+                # at the method, since no line of the tool file raised.
+                entry["error"]["line"] = method_line(getattr(cls, stage[:-2], None), self.tools_dir)
             return entry
         name = manifest["name"]
         settings = tool_settings(self.config, name)
@@ -217,6 +230,13 @@ class Discovery:
             self.tools[name] = tool
             self.manifests[name] = manifest
         return entry
+
+
+def method_line(method, tools_dir: str) -> int | None:
+    code = getattr(method, "__code__", None)
+    if code is None or relative(code.co_filename, tools_dir) is None:
+        return None
+    return code.co_firstlineno
 
 
 def tool_files(tools_dir: str) -> list[str]:
@@ -255,11 +275,12 @@ def manifest_dict(manifest) -> dict:
     check("parameters' descriptions", list(manifest.parameters.values()), list, str)
     check("examples", manifest.examples, list, str)
     check("parameter_types", manifest.parameter_types, dict)
+    check("parameter_types' keys", list(manifest.parameter_types), list, str)
     for key, kind in manifest.parameter_types.items():
-        if kind not in PARAMETER_TYPES:
+        if not isinstance(kind, str):
             raise ToolError(
                 f"returned a ToolManifest whose parameter_types[{key!r}] is {kind!r}, "
-                f"expected one of {', '.join(PARAMETER_TYPES)}"
+                f"expected a type name such as int, float, bool, string or a union like int|string"
             )
     return dataclasses.asdict(manifest)
 
@@ -307,13 +328,24 @@ def call_result(success: bool, data: str, error: str, trace: str | None = None) 
     }
 
 
+def schema_type(declared: str):
+    """A type name, a list of them for a union, or None when one is unknown."""
+    names = []
+    for member in declared.split("|"):
+        name = SCHEMA_TYPES.get(member.strip().lower())
+        if name is None:
+            return None
+        if name not in names:
+            names.append(name)
+    return names[0] if len(names) == 1 else names
+
+
 def input_schema(manifest: dict) -> dict:
-    json_types = {"string": "string", "int": "integer", "float": "number", "bool": "boolean"}
     types_ = manifest["parameter_types"]
-    properties = {
-        key: {"type": json_types[types_.get(key, "string")], "description": text}
-        for key, text in manifest["parameters"].items()
-    }
+    properties = {}
+    for key, text in manifest["parameters"].items():
+        kind = schema_type(types_.get(key, "string"))
+        properties[key] = {"description": text} if kind is None else {"type": kind, "description": text}
     return {"type": "object", "properties": properties}
 
 

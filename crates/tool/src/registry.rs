@@ -99,6 +99,14 @@ impl Entry {
     }
 }
 
+/// What a source's own "no" means, in its own terms.
+fn unavailable_reason(source: &ToolSource) -> String {
+    match source {
+        ToolSource::Agent { file } => format!("enabled: false in {}", file.display()),
+        _ => "is_available() returned False".into(),
+    }
+}
+
 /// Why a call could not even start. A tool that ran and failed is a failed
 /// [`ToolResult`], not this.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,7 +175,7 @@ impl Registry {
                 format!("disabled by tools.{name}.enabled: false"),
             )
         } else if !available {
-            (Status::Unavailable, "is_available() returned False".into())
+            (Status::Unavailable, unavailable_reason(&entry.source))
         } else if let Some(&winner) = self.available.get(&name) {
             (
                 Status::Conflict,

@@ -1,7 +1,7 @@
 //! `riverse tools [--json]`
 
 use riverse_agent::{Settings, build_registry};
-use riverse_tool::{Entry, Registry, Status};
+use riverse_tool::{Entry, Registry, Status, ToolManifest};
 use serde_json::{Value, json};
 
 use crate::output::{Exit, print, print_json};
@@ -33,6 +33,7 @@ fn entry_json(entry: &Entry) -> Value {
         "source": entry.source,
         "status": entry.status,
         "error": entry.error,
+        "warnings": manifest.map(ToolManifest::type_warnings).unwrap_or_default(),
     })
 }
 
@@ -82,9 +83,12 @@ fn table(registry: &Registry, settings: &Settings) -> String {
             .filter(|_| entry.status == Status::Available)
         {
             for (param, text) in &manifest.parameters {
-                let kind = manifest.param_type(param).json_type();
+                let kind = manifest.type_label(param);
                 out.push_str(&format!("{:name_width$}    {param} ({kind}): {text}\n", ""));
             }
+        }
+        for warning in entry.manifest.iter().flat_map(ToolManifest::type_warnings) {
+            out.push_str(&format!("{:name_width$}    ! {warning}\n", ""));
         }
         if let Some(error) = &entry.error {
             out.push_str(&format!("{:name_width$}    └ {error}\n", ""));

@@ -160,7 +160,8 @@ fn mcp_servers_from_settings_are_listed_and_called() {
         json!({
             "name": null, "description": null, "parameters": {}, "examples": [], "parameter_types": {},
             "source": {"kind": "mcp", "server": "ghost"}, "status": "error",
-            "error": "mcp server \"ghost\": can't start riverse-no-such-server: No such file or directory (os error 2); check its command in mcp.servers"
+            "error": "mcp server \"ghost\": can't start riverse-no-such-server: No such file or directory (os error 2); check its command in mcp.servers",
+            "warnings": []
         })
     );
     let describe = tools

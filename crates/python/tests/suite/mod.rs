@@ -3,3 +3,4 @@ mod discovery;
 mod output;
 mod supervision;
 mod support;
+mod types;
