@@ -7,12 +7,11 @@
 //! arguments split across several chunks, or as one JSON body otherwise. Every
 //! request is recorded for the test to inspect.
 //!
-//! The server runs on its own thread and runtime, so it serves async tests and
+//! The server runs on its own thread and runtime ([`Loopback`]), so it serves async tests and
 //! tests that run the `riverse` binary alike, and stops when dropped.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,6 +21,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+
+use crate::loopback::Loopback;
 
 /// One scripted reply.
 #[derive(Debug, Clone)]
@@ -241,10 +242,8 @@ struct Script {
 
 /// The running server; stops when dropped.
 pub struct OpenAiServer {
-    addr: SocketAddr,
+    server: Loopback,
     script: Arc<Mutex<Script>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl OpenAiServer {
@@ -254,34 +253,10 @@ impl OpenAiServer {
             replies: replies.into_iter().collect(),
             ..Script::default()
         }));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        listener
-            .set_nonblocking(true)
-            .expect("make the listener non-blocking");
-        let addr = listener.local_addr().expect("the listener's address");
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = Router::new().fallback(handle).with_state(script.clone());
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("start the server's runtime");
-            runtime.block_on(async move {
-                let listener =
-                    tokio::net::TcpListener::from_std(listener).expect("adopt the listener");
-                tokio::select! {
-                    _ = axum::serve(listener, app) => {}
-                    _ = stopped => {}
-                }
-            });
-            // Dropping the runtime here cancels connections still open,
-            // hanging replies included.
-        });
         OpenAiServer {
-            addr,
+            server: Loopback::serve(app),
             script,
-            stop: Some(stop),
-            thread: Some(thread),
         }
     }
 
@@ -298,7 +273,7 @@ impl OpenAiServer {
 
     /// `http://127.0.0.1:PORT`: an `api_base` without the version path.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.url()
     }
 
     /// `http://127.0.0.1:PORT/v1`: a base URL as `OPENAI_BASE_URL` gives it.
@@ -368,17 +343,6 @@ impl OpenAiServer {
                 unanswered.is_empty(),
                 "request {number}: calls {unanswered:?} were never answered"
             );
-        }
-    }
-}
-
-impl Drop for OpenAiServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
         }
     }
 }
