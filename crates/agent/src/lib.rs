@@ -12,6 +12,7 @@ mod prompts;
 mod provider;
 mod registry;
 mod settings;
+mod tool_config;
 mod turn;
 
 pub use provider::{build_agent, build_provider};
@@ -21,4 +22,5 @@ pub use settings::{
     ToolMode, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
+pub use tool_config::tool_config;
 pub use turn::{Agent, EventSink, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions};

@@ -2,14 +2,16 @@
 
 use std::collections::HashMap;
 
+use riverse_agents::{AgentsOptions, agent_tools};
 use riverse_mcp::{McpOptions, mcp_tools};
 use riverse_python::{PythonOptions, python_tools};
 use riverse_tool::{Registry, RegistryOptions, ToolPolicy};
 
 use crate::Settings;
+use crate::tool_config::tool_config;
 
 /// Discovers every enabled source, in order (drop-in Python tools first, then
-/// MCP servers), and builds the registry. Sources start side by side, since an
+/// YAML agents, then MCP servers), and builds the registry. Sources start side by side, since an
 /// MCP server may take seconds to come up. Failures are entries of the
 /// registry, never an error.
 pub async fn build_registry(settings: &Settings) -> Registry {
@@ -32,8 +34,33 @@ pub async fn build_registry(settings: &Settings) -> Registry {
         }
     };
     let (mut found, mcp) = tokio::join!(python, mcp);
+    if settings.tools.enabled {
+        found.extend(agent_tools(&agents_options(settings)));
+    }
     found.extend(mcp);
     Registry::new(found, registry_options(settings))
+}
+
+/// Riverse's agents files live in `agent/config/`; `settings.yaml` may add a
+/// top-level `agents:` list.
+fn agents_options(settings: &Settings) -> AgentsOptions {
+    let document = &settings.document;
+    let settings_file = settings
+        .file
+        .clone()
+        .unwrap_or_else(|| settings.project_dir.join("settings.yaml"));
+    AgentsOptions {
+        project_dir: settings.project_dir.clone(),
+        config_dir: settings.project_dir.join("agent/config"),
+        language: document
+            .get("language")
+            .and_then(|language| language.as_str())
+            .unwrap_or("en")
+            .to_owned(),
+        settings_agents: document
+            .get("agents")
+            .map(|agents| (settings_file, agents.clone())),
+    }
 }
 
 fn mcp_options(settings: &Settings) -> McpOptions {
@@ -51,7 +78,7 @@ pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
         tools_dir: settings.tools.dir.clone(),
         workers: settings.python.workers,
         import_timeout: settings.python.import_timeout,
-        config: settings.document.clone(),
+        config: tool_config(&settings.document, &|name| std::env::var(name).ok()),
     }
 }
 

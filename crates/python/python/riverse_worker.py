@@ -81,9 +81,14 @@ for _cls in (ToolManifest, ToolResult, BaseTool):
 
 def install_shim(tools_dir: str) -> None:
     """Makes `agent.tools` importable, with its package path on the tools
-    directory so `agent.tools._helper` and sibling tool files resolve there."""
+    directory so `agent.tools._helper` and sibling tool files resolve there.
+    In Riverse's layout (`agent/tools/`) the `agent` package is the folder
+    that holds the tools directory, so `agent.config`, `agent.utils` and any
+    other package kept there import as they do in Riverse."""
     agent = types.ModuleType("agent")
-    agent.__path__ = []
+    parent = os.path.dirname(tools_dir)
+    in_layout = os.path.basename(tools_dir) == "tools" and os.path.isdir(parent)
+    agent.__path__ = [parent] if in_layout else []
     tools = types.ModuleType("agent.tools", "Riverse drop-in tools")
     tools.__path__ = [tools_dir]
     tools.__package__ = "agent.tools"

@@ -1,3 +1,4 @@
+mod agents;
 mod ask;
 mod call;
 mod chat;
@@ -5,4 +6,5 @@ mod command;
 mod init;
 mod mcp;
 mod settings;
+mod standard;
 mod tools;
