@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use riverse_agents::{AgentsOptions, agent_tools};
 use riverse_mcp::{McpOptions, mcp_tools};
-use riverse_python::{PythonOptions, python_tools};
+use riverse_python::{HostLink, PythonOptions, python_tools};
 use riverse_tool::{Registry, RegistryOptions, ToolPolicy};
 
 use crate::Settings;
@@ -15,9 +15,11 @@ use crate::tool_config::tool_config;
 /// MCP server may take seconds to come up. Failures are entries of the
 /// registry, never an error.
 pub async fn build_registry(settings: &Settings) -> Registry {
+    // Python tools reach the registry they end up in through this link.
+    let host = HostLink::default();
     let python = async {
         if settings.tools.enabled {
-            python_tools(python_options(settings)).await
+            python_tools(python_options(settings, host.clone())).await
         } else {
             tracing::info!("drop-in tools are disabled by tools.enabled: false");
             Vec::new()
@@ -38,7 +40,9 @@ pub async fn build_registry(settings: &Settings) -> Registry {
         found.extend(agent_tools(&agents_options(settings)));
     }
     found.extend(mcp);
-    Registry::new(found, registry_options(settings))
+    let registry = Registry::new(found, registry_options(settings));
+    host.set(&registry);
+    registry
 }
 
 /// Riverse's agents files live in `agent/config/`; `settings.yaml` may add a
@@ -71,7 +75,7 @@ fn mcp_options(settings: &Settings) -> McpOptions {
     }
 }
 
-pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
+pub(crate) fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
     PythonOptions {
         interpreter: settings.python.interpreter.clone(),
         project_dir: settings.project_dir.clone(),
@@ -79,6 +83,7 @@ pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
         workers: settings.python.workers,
         import_timeout: settings.python.import_timeout,
         config: tool_config(&settings.document, &|name| std::env::var(name).ok()),
+        host,
     }
 }
 

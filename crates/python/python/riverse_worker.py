@@ -75,7 +75,64 @@ class BaseTool(abc.ABC):
         return True
 
 
-for _cls in (ToolManifest, ToolResult, BaseTool):
+class ToolRegistry:
+    """Riverse's `ToolRegistry` as a tool sees it: the host's registry, so a
+    call made here runs like any other (its deadline, its isolation, every
+    tool source). Built inside `execute`, not at import or in `__init__`:
+    the host's registry exists only once discovery is over."""
+
+    def __init__(self, config: dict, enabled=True, **_ignored):
+        self.config = config
+        self._tools: dict[str, HostTool] = {}
+        if enabled is False:
+            return
+        for listed in ask_host(HOST_TOOLS_LIST, {}).get("tools", []):
+            manifest = ToolManifest(
+                name=listed["name"],
+                description=listed.get("description", ""),
+                parameters=listed.get("parameters") or {},
+                examples=listed.get("examples") or [],
+                parameter_types=listed.get("parameter_types") or {},
+            )
+            self._tools[manifest.name] = HostTool(self, manifest)
+
+    @staticmethod
+    def list_registered_tool_names() -> list[str]:
+        """The tool modules, as Riverse's tools.yaml lists them."""
+        tools_dir = SERVER.discovery.tools_dir if SERVER and SERVER.discovery else ""
+        return [name[:-3] for name in tool_files(tools_dir)]
+
+    def list_available(self) -> list[ToolManifest]:
+        return [tool.manifest() for tool in self._tools.values()]
+
+    def get_tool(self, name: str):
+        return self._tools.get(name)
+
+    def execute(self, name: str, params: dict) -> ToolResult:
+        result = ask_host(HOST_TOOLS_CALL, {"name": name, "arguments": dict(params or {})})
+        return ToolResult(
+            success=result.get("success") is True,
+            data=str(result.get("data", "")),
+            error=str(result.get("error", "")),
+        )
+
+
+class HostTool(BaseTool):
+    """A tool of the host's registry, as `ToolRegistry.get_tool` returns it."""
+
+    def __init__(self, registry: ToolRegistry, manifest: ToolManifest):
+        self.config = registry.config
+        self._registry = registry
+        self._manifest = manifest
+
+    def manifest(self) -> ToolManifest:
+        return self._manifest
+
+    def execute(self, params: dict) -> ToolResult:
+        return self._registry.execute(self._manifest.name, params)
+
+
+for _cls in (ToolManifest, ToolResult, BaseTool, ToolRegistry):
     _cls.__module__ = "agent.tools"
 
 
@@ -95,7 +152,8 @@ def install_shim(tools_dir: str) -> None:
     tools.BaseTool = BaseTool
     tools.ToolManifest = ToolManifest
     tools.ToolResult = ToolResult
-    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult"]
+    tools.ToolRegistry = ToolRegistry
+    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult", "ToolRegistry"]
     agent.tools = tools
     sys.modules["agent"] = agent
     sys.modules["agent.tools"] = tools
@@ -370,6 +428,19 @@ def listed_tool(manifest: dict) -> dict:
 encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
+HOST_TOOLS_LIST = "riverse/host/tools/list"
+HOST_TOOLS_CALL = "riverse/host/tools/call"
+# The server of this worker, for `ToolRegistry`.
+SERVER = None
+
+
+def ask_host(method: str, params: dict):
+    """One request to the host while a tool runs; its result."""
+    if SERVER is None:
+        raise RuntimeError("ToolRegistry needs the Riverse host")
+    return SERVER.ask_host(method, params)
+
+
 class RpcError(Exception):
     def __init__(self, code: int, message: str):
         super().__init__(message)
@@ -386,6 +457,28 @@ class Server:
         # Whether to mark in stderr whose output follows (see `label`).
         self.labels = False
         self.current_label: str | None = None
+        self.host_requests = 0
+        global SERVER
+        SERVER = self
+
+    def ask_host(self, method: str, params: dict):
+        """Sends a request to the host and reads until its answer; the host
+        sends nothing else to a worker that is running a tool but
+        notifications, which need no answer."""
+        self.host_requests += 1
+        request_id = f"worker-{self.host_requests}"
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        for line in self.proto_in:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
+                error = message.get("error")
+                if error:
+                    raise RuntimeError(f"the host could not answer {method}: {error.get('message')}")
+                return message.get("result") or {}
+        raise RuntimeError("the host closed the protocol stream")
 
     def send(self, message: dict) -> None:
         line = encode_json(message)

@@ -117,34 +117,34 @@ pub enum CallError {
     Unavailable { name: String, reason: String },
 }
 
+/// The tools of one generation. Cheap to clone: clones share the tools.
+#[derive(Clone)]
 pub struct Registry {
+    inner: Arc<Tables>,
+}
+
+/// A registry reached without keeping it alive: what a source hands its tools
+/// so they can call other tools (Riverse's `ToolRegistry` inside a Python tool)
+/// without a cycle between the registry and the source.
+#[derive(Clone, Default)]
+pub struct WeakRegistry {
+    inner: std::sync::Weak<Tables>,
+}
+
+impl WeakRegistry {
+    pub fn upgrade(&self) -> Option<Registry> {
+        self.inner.upgrade().map(|inner| Registry { inner })
+    }
+}
+
+struct Tables {
     entries: Vec<Entry>,
     /// Name to index in `entries`, for available tools only.
     available: HashMap<String, usize>,
     options: RegistryOptions,
 }
 
-impl Registry {
-    /// Builds the registry from what the sources found, in order: for a name
-    /// claimed twice, the first available tool wins.
-    pub fn new(found: Vec<Found>, options: RegistryOptions) -> Self {
-        let mut registry = Registry {
-            entries: Vec::with_capacity(found.len()),
-            available: HashMap::new(),
-            options,
-        };
-        for item in found {
-            let entry = registry.admit(item);
-            if let (Status::Available, Some(name)) = (entry.status, &entry.name) {
-                registry
-                    .available
-                    .insert(name.clone(), registry.entries.len());
-            }
-            registry.entries.push(entry);
-        }
-        registry
-    }
-
+impl Tables {
     fn admit(&self, found: Found) -> Entry {
         let (tool, available) = match found {
             Found::Failure {
@@ -198,30 +198,60 @@ impl Registry {
     fn policy(&self, name: &str) -> ToolPolicy {
         self.options.policies.get(name).cloned().unwrap_or_default()
     }
+}
+
+impl Registry {
+    /// Builds the registry from what the sources found, in order: for a name
+    /// claimed twice, the first available tool wins.
+    pub fn new(found: Vec<Found>, options: RegistryOptions) -> Self {
+        let mut tables = Tables {
+            entries: Vec::with_capacity(found.len()),
+            available: HashMap::new(),
+            options,
+        };
+        for item in found {
+            let entry = tables.admit(item);
+            if let (Status::Available, Some(name)) = (entry.status, &entry.name) {
+                tables.available.insert(name.clone(), tables.entries.len());
+            }
+            tables.entries.push(entry);
+        }
+        Registry {
+            inner: Arc::new(tables),
+        }
+    }
+
+    pub fn downgrade(&self) -> WeakRegistry {
+        WeakRegistry {
+            inner: Arc::downgrade(&self.inner),
+        }
+    }
 
     /// Every entry, in source order.
     pub fn entries(&self) -> &[Entry] {
-        &self.entries
+        &self.inner.entries
     }
 
     /// The manifests of the tools that may be called, in source order.
     pub fn available_manifests(&self) -> impl Iterator<Item = &ToolManifest> {
-        self.entries
+        self.inner
+            .entries
             .iter()
             .filter(|entry| entry.status == Status::Available)
             .filter_map(|entry| entry.manifest.as_ref())
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        let index = *self.available.get(name)?;
-        self.entries[index].tool.as_ref()
+        let index = *self.inner.available.get(name)?;
+        self.inner.entries[index].tool.as_ref()
     }
 
     /// The deadline of one call of `name`.
     pub fn timeout(&self, name: &str) -> Duration {
-        self.policy(name)
+        self.inner
+            .policy(name)
             .timeout
-            .unwrap_or(self.options.default_timeout)
+            .unwrap_or(self.inner.options.default_timeout)
     }
 
     /// Runs one call: coerces the parameters, runs the tool under its deadline,
@@ -235,7 +265,7 @@ impl Registry {
             Err(message) => return Ok(ToolResult::failure(message)),
         };
         let mut result = tool.call(params, self.timeout(name)).await;
-        let max = self.options.max_output_bytes;
+        let max = self.inner.options.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);
         result.error = cap_output(std::mem::take(&mut result.error), max);
         Ok(result)
@@ -243,7 +273,7 @@ impl Registry {
 
     fn why_not_callable(&self, name: &str) -> CallError {
         let known = self
-            .entries
+            .entries()
             .iter()
             .find(|entry| entry.name.as_deref() == Some(name));
         match known {

@@ -5,6 +5,7 @@ mod chat;
 mod command;
 mod init;
 mod mcp;
+mod riverse_layout;
 mod settings;
 mod standard;
 mod tools;
