@@ -6,7 +6,7 @@ the allowed directories. Off unless settings.yaml says `tools.shell_exec.enabled
         enabled: true
         whitelist: ["ls", "cat", "git status"]   # programs (with leading arguments) that may run
         allowed_dirs: ["."]                      # where file arguments may point
-        timeout: 30                              # seconds before the program is killed
+        timeout: 30                              # the call's deadline in seconds
         max_output_chars: 4000
 """
 
@@ -90,7 +90,11 @@ class ShellExecTool(BaseTool):
         return argv, None
 
     def run(self, argv: list[str]) -> ToolResult:
-        timeout = float(self.settings.get("timeout", DEFAULT_TIMEOUT))
+        # `timeout` is also the deadline Riverse gives this call: stop the
+        # program a little before it, so it is killed with all it started
+        # and the caller learns why, rather than losing the whole worker.
+        deadline = float(self.settings.get("timeout", DEFAULT_TIMEOUT))
+        timeout = round(max(0.1, deadline - min(1.0, deadline / 10)), 2)
         limit = int(self.settings.get("max_output_chars", DEFAULT_MAX_OUTPUT_CHARS))
         # Output goes to files, not pipes: a program that prints without end
         # costs disk up to the deadline, never this process's memory.

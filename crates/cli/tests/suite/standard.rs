@@ -100,7 +100,7 @@ fn the_standard_set_is_written_and_shell_exec_starts_off() {
 fn file_read_reads_inside_and_refuses_every_escape() {
     let standard = Standard::new();
     let ran = standard.call("file_read", &["path=notes/a.txt"]);
-    assert_eq!(ran.exits(0).stdout, "=== notes/a.txt ===\nalpha\nbeta\n\n");
+    assert_eq!(ran.exits(0).stdout, "=== notes/a.txt ===\nalpha\nbeta\n");
     let sibling = format!(
         "path={}",
         absolute(&standard.path("demo_secret/secret.txt"))
@@ -220,7 +220,7 @@ fn shell_exec_runs_allowlisted_programs_on_files_inside_only() {
     let ran = standard.call("shell_exec", &["command=sleep 30"]);
     assert_eq!(
         ran.exits(1).stderr,
-        "riverse: sleep timed out after 1s; it was killed\n"
+        "riverse: sleep timed out after 0.9s; it was killed\n"
     );
 }
 

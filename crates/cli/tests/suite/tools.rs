@@ -243,3 +243,24 @@ fn an_import_that_never_finishes_is_listed_as_timed_out_by_python_import_timeout
     let ran = riverse(&project, &["call", "echo", "text=loaded"]);
     assert_eq!(ran.exits(0).stdout, "loaded\n");
 }
+
+#[test]
+fn an_unknown_type_name_is_a_warning_not_an_error() {
+    let project = project(&["loose_types.py"]);
+    let ran = riverse(&project, &["tools", "--json"]);
+    let listed: Value = serde_json::from_str(&ran.exits(0).stdout).unwrap();
+    let loose = &listed["tools"][0];
+    assert_eq!(loose["status"], "available");
+    assert_eq!(
+        loose["warnings"],
+        json!([
+            "parameter_types[\"when\"]: unknown type \"datetime\"; its values pass through unconverted"
+        ])
+    );
+    let table = riverse(&project, &["tools"]).exits(0).stdout.clone();
+    assert!(
+        table.contains("value (boolean|integer|number|string): a new value of any kind\n")
+            && table.contains("! parameter_types[\"when\"]: unknown type \"datetime\"; its values pass through unconverted\n"),
+        "{table}"
+    );
+}
