@@ -3,8 +3,8 @@
 //! Riverse projects declare external capabilities in
 //! `agent/config/agents_{language}.yaml` (falling back to `agents_en.yaml`),
 //! and `settings.yaml` may add a top-level `agents:` list. Each entry becomes
-//! an [`AgentTool`]: an [`http`] agent sends one request and reads its reply,
-//! a [`command`] agent runs one program. Values are URL-encoded where they go
+//! an [`AgentTool`]: an `http` agent sends one request and reads its reply,
+//! a `command` agent runs one program. Values are URL-encoded where they go
 //! into a URL, never reach a shell unless the entry asks for one (and are then
 //! quoted), and every call has a deadline.
 //!
@@ -24,7 +24,7 @@ use std::time::Duration;
 use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 use serde_json::Value;
 
-pub use spec::{Action, AgentSpec, CommandSpec, HttpSpec};
+pub use spec::{Action, AgentSpec, BodyTemplate, CommandSpec, HttpSpec, SpecError};
 
 /// Where the agents are declared.
 #[derive(Debug, Clone)]

@@ -43,7 +43,7 @@ pub enum Action {
 pub struct HttpSpec {
     /// With `{param}` placeholders, filled URL-encoded.
     pub url: String,
-    /// Upper case, one of [`HTTP_METHODS`].
+    /// Upper case: GET, POST, PUT, PATCH, DELETE or HEAD.
     pub method: String,
     /// Values may name environment variables as `${NAME}`.
     pub headers: Vec<(String, String)>,
