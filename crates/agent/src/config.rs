@@ -7,10 +7,10 @@ use std::collections::HashMap;
 
 use riverse_llm::{Hints, OllamaOptions, OpenAiOptions, RetryPolicy};
 use riverse_mcp::McpOptions;
-use riverse_python::PythonOptions;
+use riverse_python::{HostLink, PythonOptions};
 use riverse_tool::{RegistryOptions, ToolPolicy};
 
-use crate::{Settings, TurnOptions};
+use crate::{Settings, TurnOptions, tool_config};
 
 pub fn turn_options(settings: &Settings) -> TurnOptions {
     TurnOptions {
@@ -21,14 +21,16 @@ pub fn turn_options(settings: &Settings) -> TurnOptions {
     }
 }
 
-pub fn python_options(settings: &Settings) -> PythonOptions {
+/// `host` is how Python tools reach the registry they end up in.
+pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
     PythonOptions {
         interpreter: settings.python.interpreter.clone(),
         project_dir: settings.project_dir.clone(),
         tools_dir: settings.tools.dir.clone(),
         workers: settings.python.workers,
         import_timeout: settings.python.import_timeout,
-        config: settings.document.clone(),
+        config: tool_config(&settings.document, &|name| std::env::var(name).ok()),
+        host,
     }
 }
 

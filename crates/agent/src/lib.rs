@@ -14,6 +14,7 @@ mod prompts;
 mod provider;
 mod registry;
 mod settings;
+mod tool_config;
 mod turn;
 
 pub use provider::{build_agent, build_provider};
@@ -23,6 +24,7 @@ pub use settings::{
     SettingsError, ToolMode, ToolSettings, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
+pub use tool_config::tool_config;
 pub use turn::{
     Agent, EventSink, RoutedCall, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions,
 };

@@ -91,9 +91,7 @@ pub(crate) fn dispatcher(language: Language, tools: &[ToolManifest]) -> String {
             let parameters: Vec<String> = tool
                 .parameters
                 .iter()
-                .map(|(name, text)| {
-                    format!("{name} ({}): {text}", tool.param_type(name).json_type())
-                })
+                .map(|(name, text)| format!("{name} ({}): {text}", tool.type_label(name)))
                 .collect();
             prompt.push_str(&format!(
                 "  {parameters_label}: {}\n",

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +39,10 @@ pub enum Command {
         /// Overwrite files that already exist.
         #[arg(long)]
         force: bool,
+        /// Also write a tool set: `standard` is file_read, file_list,
+        /// file_write, grep and shell_exec (off), confined to the project.
+        #[arg(long, value_name = "SET")]
+        tools: Option<ToolSet>,
     },
     /// List every tool, and every file that failed to yield one.
     Tools {
@@ -95,4 +99,10 @@ pub enum Command {
         /// The tool's name: letters, digits and _.
         name: String,
     },
+}
+
+/// A tool set `riverse init --tools` writes.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolSet {
+    Standard,
 }

@@ -6,7 +6,7 @@
 //! structure it asked for.
 
 use indexmap::IndexMap;
-use riverse_tool::{ParamType, ToolManifest};
+use riverse_tool::{DeclaredType, ToolManifest};
 use serde_json::{Map, Value};
 
 /// The manifest Riverse shows for an MCP tool, and which of its parameters
@@ -54,13 +54,13 @@ pub(crate) fn translate(
         let mut notes = Vec::new();
         match kind.as_deref() {
             Some("integer") => {
-                parameter_types.insert(param.clone(), ParamType::Int);
+                parameter_types.insert(param.clone(), DeclaredType::from("int"));
             }
             Some("number") => {
-                parameter_types.insert(param.clone(), ParamType::Float);
+                parameter_types.insert(param.clone(), DeclaredType::from("float"));
             }
             Some("boolean") => {
-                parameter_types.insert(param.clone(), ParamType::Bool);
+                parameter_types.insert(param.clone(), DeclaredType::from("bool"));
             }
             Some(shape @ ("array" | "object")) => {
                 structured.push(param.clone());

@@ -24,6 +24,13 @@ pub mod methods {
     pub const IMPORTING: &str = "notifications/riverse/importing";
     /// Asked of the worker after `initialize`: the fate of every file.
     pub const DISCOVERY: &str = "riverse/discovery";
+    /// Asked of the host by a worker while a tool runs (Riverse's
+    /// `ToolRegistry`): the manifests of the available tools, as
+    /// `{"tools": [ToolManifest...]}`.
+    pub const HOST_TOOLS_LIST: &str = "riverse/host/tools/list";
+    /// Asked of the host by a worker while a tool runs: one call through the
+    /// host's registry, `{"name", "arguments"}`, answered with a `ToolResult`.
+    pub const HOST_TOOLS_CALL: &str = "riverse/host/tools/call";
 }
 
 /// What the host tells a worker in `initialize`.

@@ -23,7 +23,16 @@ import types
 
 WORKER_PROTOCOL_VERSION = "riverse-worker/1"
 MCP_PROTOCOL_VERSION = "2025-06-18"
-PARAMETER_TYPES = ("string", "int", "float", "bool")
+# `parameter_types` names and their JSON Schema types; a union (`int|float`) or
+# another name is documentation and passes values through unconverted.
+SCHEMA_TYPES = {
+    "str": "string", "string": "string", "text": "string",
+    "int": "integer", "integer": "integer",
+    "float": "number", "number": "number",
+    "bool": "boolean", "boolean": "boolean",
+    "list": "array", "array": "array",
+    "dict": "object", "object": "object",
+}
 # Starts a stderr line naming whose output follows; the host reads and drops it.
 LABEL_MARKER = b"\0riverse-label:"
 
@@ -66,22 +75,85 @@ class BaseTool(abc.ABC):
         return True
 
 
-for _cls in (ToolManifest, ToolResult, BaseTool):
+class ToolRegistry:
+    """Riverse's `ToolRegistry` as a tool sees it: the host's registry, so a
+    call made here runs like any other (its deadline, its isolation, every
+    tool source). Built inside `execute`, not at import or in `__init__`:
+    the host's registry exists only once discovery is over."""
+
+    def __init__(self, config: dict, enabled=True, **_ignored):
+        self.config = config
+        self._tools: dict[str, HostTool] = {}
+        if enabled is False:
+            return
+        for listed in ask_host(HOST_TOOLS_LIST, {}).get("tools", []):
+            manifest = ToolManifest(
+                name=listed["name"],
+                description=listed.get("description", ""),
+                parameters=listed.get("parameters") or {},
+                examples=listed.get("examples") or [],
+                parameter_types=listed.get("parameter_types") or {},
+            )
+            self._tools[manifest.name] = HostTool(self, manifest)
+
+    @staticmethod
+    def list_registered_tool_names() -> list[str]:
+        """The tool modules, as Riverse's tools.yaml lists them."""
+        tools_dir = SERVER.discovery.tools_dir if SERVER and SERVER.discovery else ""
+        return [name[:-3] for name in tool_files(tools_dir)]
+
+    def list_available(self) -> list[ToolManifest]:
+        return [tool.manifest() for tool in self._tools.values()]
+
+    def get_tool(self, name: str):
+        return self._tools.get(name)
+
+    def execute(self, name: str, params: dict) -> ToolResult:
+        result = ask_host(HOST_TOOLS_CALL, {"name": name, "arguments": dict(params or {})})
+        return ToolResult(
+            success=result.get("success") is True,
+            data=str(result.get("data", "")),
+            error=str(result.get("error", "")),
+        )
+
+
+class HostTool(BaseTool):
+    """A tool of the host's registry, as `ToolRegistry.get_tool` returns it."""
+
+    def __init__(self, registry: ToolRegistry, manifest: ToolManifest):
+        self.config = registry.config
+        self._registry = registry
+        self._manifest = manifest
+
+    def manifest(self) -> ToolManifest:
+        return self._manifest
+
+    def execute(self, params: dict) -> ToolResult:
+        return self._registry.execute(self._manifest.name, params)
+
+
+for _cls in (ToolManifest, ToolResult, BaseTool, ToolRegistry):
     _cls.__module__ = "agent.tools"
 
 
 def install_shim(tools_dir: str) -> None:
     """Makes `agent.tools` importable, with its package path on the tools
-    directory so `agent.tools._helper` and sibling tool files resolve there."""
+    directory so `agent.tools._helper` and sibling tool files resolve there.
+    In Riverse's layout (`agent/tools/`) the `agent` package is the folder
+    that holds the tools directory, so `agent.config`, `agent.utils` and any
+    other package kept there import as they do in Riverse."""
     agent = types.ModuleType("agent")
-    agent.__path__ = []
+    parent = os.path.dirname(tools_dir)
+    in_layout = os.path.basename(tools_dir) == "tools" and os.path.isdir(parent)
+    agent.__path__ = [parent] if in_layout else []
     tools = types.ModuleType("agent.tools", "Riverse drop-in tools")
     tools.__path__ = [tools_dir]
     tools.__package__ = "agent.tools"
     tools.BaseTool = BaseTool
     tools.ToolManifest = ToolManifest
     tools.ToolResult = ToolResult
-    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult"]
+    tools.ToolRegistry = ToolRegistry
+    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult", "ToolRegistry"]
     agent.tools = tools
     sys.modules["agent"] = agent
     sys.modules["agent.tools"] = tools
@@ -209,6 +281,10 @@ class Discovery:
             what = f"{cls.__name__}.{stage}"
             message = f"{what} {exc}" if isinstance(exc, ToolError) else f"{what} raised {describe(exc)}"
             entry["error"] = error_info(message, exc, self.tools_dir, file)
+            if isinstance(exc, ToolError) and entry["error"]["line"] is None:
+                # The contract was broken by what the method returned: point
+                # at the method, since no line of the tool file raised.
+                entry["error"]["line"] = method_line(getattr(cls, stage[:-2], None), self.tools_dir)
             return entry
         name = manifest["name"]
         settings = tool_settings(self.config, name)
@@ -217,6 +293,13 @@ class Discovery:
             self.tools[name] = tool
             self.manifests[name] = manifest
         return entry
+
+
+def method_line(method, tools_dir: str) -> int | None:
+    code = getattr(method, "__code__", None)
+    if code is None or relative(code.co_filename, tools_dir) is None:
+        return None
+    return code.co_firstlineno
 
 
 def tool_files(tools_dir: str) -> list[str]:
@@ -255,11 +338,12 @@ def manifest_dict(manifest) -> dict:
     check("parameters' descriptions", list(manifest.parameters.values()), list, str)
     check("examples", manifest.examples, list, str)
     check("parameter_types", manifest.parameter_types, dict)
+    check("parameter_types' keys", list(manifest.parameter_types), list, str)
     for key, kind in manifest.parameter_types.items():
-        if kind not in PARAMETER_TYPES:
+        if not isinstance(kind, str):
             raise ToolError(
                 f"returned a ToolManifest whose parameter_types[{key!r}] is {kind!r}, "
-                f"expected one of {', '.join(PARAMETER_TYPES)}"
+                f"expected a type name such as int, float, bool, string or a union like int|string"
             )
     return dataclasses.asdict(manifest)
 
@@ -307,13 +391,24 @@ def call_result(success: bool, data: str, error: str, trace: str | None = None) 
     }
 
 
+def schema_type(declared: str):
+    """A type name, a list of them for a union, or None when one is unknown."""
+    names = []
+    for member in declared.split("|"):
+        name = SCHEMA_TYPES.get(member.strip().lower())
+        if name is None:
+            return None
+        if name not in names:
+            names.append(name)
+    return names[0] if len(names) == 1 else names
+
+
 def input_schema(manifest: dict) -> dict:
-    json_types = {"string": "string", "int": "integer", "float": "number", "bool": "boolean"}
     types_ = manifest["parameter_types"]
-    properties = {
-        key: {"type": json_types[types_.get(key, "string")], "description": text}
-        for key, text in manifest["parameters"].items()
-    }
+    properties = {}
+    for key, text in manifest["parameters"].items():
+        kind = schema_type(types_.get(key, "string"))
+        properties[key] = {"description": text} if kind is None else {"type": kind, "description": text}
     return {"type": "object", "properties": properties}
 
 
@@ -333,6 +428,19 @@ def listed_tool(manifest: dict) -> dict:
 encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
+HOST_TOOLS_LIST = "riverse/host/tools/list"
+HOST_TOOLS_CALL = "riverse/host/tools/call"
+# The server of this worker, for `ToolRegistry`.
+SERVER = None
+
+
+def ask_host(method: str, params: dict):
+    """One request to the host while a tool runs; its result."""
+    if SERVER is None:
+        raise RuntimeError("ToolRegistry needs the Riverse host")
+    return SERVER.ask_host(method, params)
+
+
 class RpcError(Exception):
     def __init__(self, code: int, message: str):
         super().__init__(message)
@@ -349,6 +457,28 @@ class Server:
         # Whether to mark in stderr whose output follows (see `label`).
         self.labels = False
         self.current_label: str | None = None
+        self.host_requests = 0
+        global SERVER
+        SERVER = self
+
+    def ask_host(self, method: str, params: dict):
+        """Sends a request to the host and reads until its answer; the host
+        sends nothing else to a worker that is running a tool but
+        notifications, which need no answer."""
+        self.host_requests += 1
+        request_id = f"worker-{self.host_requests}"
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        for line in self.proto_in:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
+                error = message.get("error")
+                if error:
+                    raise RuntimeError(f"the host could not answer {method}: {error.get('message')}")
+                return message.get("result") or {}
+        raise RuntimeError("the host closed the protocol stream")
 
     def send(self, message: dict) -> None:
         line = encode_json(message)

@@ -16,6 +16,7 @@
 //! and deciding which tools may be called (the registry does).
 
 mod error;
+mod host_calls;
 mod interpreter;
 mod pool;
 mod script;
@@ -23,6 +24,7 @@ mod tool;
 mod worker;
 
 pub use error::Error;
+pub use host_calls::HostLink;
 pub use interpreter::{Interpreter, resolve_interpreter};
 pub use pool::{PythonOptions, WorkerPool};
 pub use tool::{PythonTool, python_tools};

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::worker::{RequestError, SpawnOptions, Worker};
-use crate::{Error, Interpreter, resolve_interpreter, seconds};
+use crate::{Error, HostLink, Interpreter, resolve_interpreter, seconds};
 
 /// What the pool needs from the settings.
 #[derive(Debug, Clone)]
@@ -28,6 +28,8 @@ pub struct PythonOptions {
     pub import_timeout: Duration,
     /// The whole settings document, handed to every tool's `__init__`.
     pub config: Value,
+    /// The registry a tool's `ToolRegistry` calls through (see `host_calls.rs`).
+    pub host: HostLink,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -181,6 +183,7 @@ impl WorkerPool {
                     skip,
                 },
                 import_timeout: options.import_timeout,
+                host: options.host.clone(),
             })
             .await;
             match spawned {

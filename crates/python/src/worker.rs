@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 
 use crate::script::{BOOTSTRAP, cached_script_dir};
-use crate::{Error, Interpreter, WORKER_SOURCE, seconds};
+use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
 
 /// How long a worker that closed its protocol stream may take to exit before it
 /// is killed.
@@ -87,11 +87,14 @@ pub(crate) struct SpawnOptions<'a> {
     pub init: WorkerInit,
     /// Deadline for the interpreter to start, and for each file's import.
     pub import_timeout: Duration,
+    /// Answers the worker's own requests (`ToolRegistry` in a tool).
+    pub host: HostLink,
 }
 
 pub(crate) struct Worker {
     pid: u32,
-    stdin: tokio::sync::Mutex<ChildStdin>,
+    /// Shared with the reader, which answers the worker's own requests.
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
     shared: Arc<Shared>,
     next_id: AtomicI64,
     /// Closed by the output thread once the worker's stderr has ended. (The
@@ -136,12 +139,18 @@ impl Worker {
             reaped: AtomicBool::new(false),
         });
         let (importing_tx, importing_rx) = mpsc::unbounded_channel();
+        let stdin = Arc::new(tokio::sync::Mutex::new(stdin));
+        let host = HostRequests {
+            link: options.host.clone(),
+            stdin: stdin.clone(),
+        };
         tokio::spawn(read_protocol(
             stdout,
             child,
             pid,
             shared.clone(),
             importing_tx,
+            host,
         ));
         let output_done = spawn_output_thread(stderr).map_err(|err| Error::SpawnFailed {
             interpreter: executable.clone(),
@@ -149,7 +158,7 @@ impl Worker {
         })?;
         let worker = Worker {
             pid,
-            stdin: tokio::sync::Mutex::new(stdin),
+            stdin,
             shared,
             next_id: AtomicI64::new(1),
             output_done: Mutex::new(output_done),
@@ -243,11 +252,8 @@ impl Worker {
         let _ = self.write_line(line).await;
     }
 
-    async fn write_line(&self, mut line: String) -> std::io::Result<()> {
-        line.push('\n');
-        let mut stdin = self.stdin.lock().await;
-        stdin.write_all(line.as_bytes()).await?;
-        stdin.flush().await
+    async fn write_line(&self, line: String) -> std::io::Result<()> {
+        write_line(&self.stdin, line).await
     }
 
     /// The reader records the cause of death just after the process is reaped;
@@ -288,6 +294,36 @@ impl Drop for Worker {
     }
 }
 
+async fn write_line(
+    stdin: &tokio::sync::Mutex<ChildStdin>,
+    mut line: String,
+) -> std::io::Result<()> {
+    line.push('\n');
+    let mut stdin = stdin.lock().await;
+    stdin.write_all(line.as_bytes()).await?;
+    stdin.flush().await
+}
+
+/// Where the worker's own requests go, and where their answers are written.
+struct HostRequests {
+    link: HostLink,
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+}
+
+impl HostRequests {
+    /// Answers on a task of its own: the answer may be a tool call that takes
+    /// a while, and the reader must keep routing meanwhile.
+    fn answer(&self, id: RequestId, method: String, params: Option<Value>) {
+        let link = self.link.clone();
+        let stdin = self.stdin.clone();
+        tokio::spawn(async move {
+            let outcome = link.answer(&method, params).await;
+            // A worker that is gone needs no answer.
+            let _ = write_line(&stdin, Message::response(id, outcome).to_line()).await;
+        });
+    }
+}
+
 /// Routes the worker's messages until its stream ends, then reaps it.
 async fn read_protocol(
     stdout: tokio::process::ChildStdout,
@@ -295,6 +331,7 @@ async fn read_protocol(
     pid: u32,
     shared: Arc<Shared>,
     importing: mpsc::UnboundedSender<String>,
+    host: HostRequests,
 ) {
     let mut lines = BufReader::new(stdout).lines();
     loop {
@@ -321,6 +358,7 @@ async fn read_protocol(
                     let _ = importing.send(note.file);
                 }
             }
+            Ok(Message::Request { id, method, params }) => host.answer(id, method, params),
             Ok(other) => tracing::debug!(pid, "ignored message from python worker: {other:?}"),
             Err(err) => {
                 tracing::warn!(pid, "python worker sent an unreadable line ({err}): {line}")

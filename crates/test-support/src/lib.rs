@@ -9,8 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
+mod loopback;
 pub mod openai;
 pub mod venv;
+pub mod web;
+
+pub use loopback::Loopback;
 
 /// A temporary project directory, removed on drop.
 pub struct Project {

@@ -7,12 +7,11 @@
 //! arguments split across several chunks, or as one JSON body otherwise. Every
 //! request is recorded for the test to inspect.
 //!
-//! The server runs on its own thread and runtime, so it serves async tests and
+//! The server runs on its own thread and runtime ([`Loopback`]), so it serves async tests and
 //! tests that run the `riverse` binary alike, and stops when dropped.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,6 +21,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+
+use crate::loopback::Loopback;
 
 /// One scripted reply.
 #[derive(Debug, Clone)]
@@ -244,10 +245,8 @@ struct Script {
 
 /// The running server; stops when dropped.
 pub struct OpenAiServer {
-    addr: SocketAddr,
+    server: Loopback,
     script: Arc<Mutex<Script>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl OpenAiServer {
@@ -257,34 +256,10 @@ impl OpenAiServer {
             replies: replies.into_iter().collect(),
             ..Script::default()
         }));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        listener
-            .set_nonblocking(true)
-            .expect("make the listener non-blocking");
-        let addr = listener.local_addr().expect("the listener's address");
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = Router::new().fallback(handle).with_state(script.clone());
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("start the server's runtime");
-            runtime.block_on(async move {
-                let listener =
-                    tokio::net::TcpListener::from_std(listener).expect("adopt the listener");
-                tokio::select! {
-                    _ = axum::serve(listener, app) => {}
-                    _ = stopped => {}
-                }
-            });
-            // Dropping the runtime here cancels connections still open,
-            // hanging replies included.
-        });
         OpenAiServer {
-            addr,
+            server: Loopback::serve(app),
             script,
-            stop: Some(stop),
-            thread: Some(thread),
         }
     }
 
@@ -301,7 +276,7 @@ impl OpenAiServer {
 
     /// `http://127.0.0.1:PORT`: an `api_base` without the version path.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        self.server.url()
     }
 
     /// `http://127.0.0.1:PORT/v1`: a base URL as `OPENAI_BASE_URL` gives it.
@@ -378,17 +353,11 @@ fn conversation_problem(request: &Request) -> Option<String> {
     unanswered(&open, &answered)
 }
 
-/// Stops the server, then fails the test if a request broke the
-/// conversation rules or a scripted reply was never asked for (a test that
-/// scripts three replies and gets two requests has not seen what it thinks).
+/// Fails the test if a request broke the conversation rules or a scripted
+/// reply was never asked for (a test that scripts three replies and gets two
+/// requests has not seen what it thinks). The server stops after this.
 impl Drop for OpenAiServer {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
         if std::thread::panicking() {
             return;
         }

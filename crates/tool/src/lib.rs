@@ -14,14 +14,20 @@ mod name;
 mod params;
 mod registry;
 mod schema;
+mod text;
 mod truncate;
+mod types;
 
 pub use manifest::{ParamType, ToolManifest, ToolResult, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};
-pub use registry::{CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy};
+pub use registry::{
+    CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy, WeakRegistry,
+};
 pub use schema::input_schema;
+pub use text::{seconds, shorten};
 pub use truncate::cap_output;
+pub use types::{DeclaredType, Kind};
 
 use std::time::Duration;
 

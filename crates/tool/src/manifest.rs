@@ -4,7 +4,10 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-/// The type of one parameter, as `parameter_types` declares it.
+use crate::types::DeclaredType;
+
+/// How one parameter's value is written when it must be a single scalar
+/// (see [`DeclaredType::param_type`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamType {
@@ -41,15 +44,37 @@ pub struct ToolManifest {
     pub examples: Vec<String>,
     /// Parameters absent here are strings.
     #[serde(default)]
-    pub parameter_types: IndexMap<String, ParamType>,
+    pub parameter_types: IndexMap<String, DeclaredType>,
 }
 
 impl ToolManifest {
     pub fn param_type(&self, parameter: &str) -> ParamType {
         self.parameter_types
             .get(parameter)
-            .copied()
-            .unwrap_or(ParamType::String)
+            .map_or(ParamType::String, DeclaredType::param_type)
+    }
+
+    /// The declared type for people and prompts, in JSON Schema's names:
+    /// `integer`, `boolean|string`; a name Riverse doesn't know as written.
+    pub fn type_label(&self, parameter: &str) -> String {
+        self.parameter_types
+            .get(parameter)
+            .map_or_else(|| "string".to_owned(), DeclaredType::label)
+    }
+
+    /// One line per type name Riverse doesn't know: such a parameter's value
+    /// passes through unconverted.
+    pub fn type_warnings(&self) -> Vec<String> {
+        self.parameter_types
+            .iter()
+            .flat_map(|(parameter, declared)| {
+                declared.unknown_names().into_iter().map(move |name| {
+                    format!(
+                        "parameter_types[{parameter:?}]: unknown type {name:?}; its values pass through unconverted"
+                    )
+                })
+            })
+            .collect()
     }
 }
 
@@ -91,6 +116,8 @@ pub enum ToolSource {
     PythonHost { interpreter: String },
     /// A tool of an MCP server.
     Mcp { server: String },
+    /// A YAML agent: an entry of an agents file or of `settings.yaml`.
+    Agent { file: PathBuf },
 }
 
 impl fmt::Display for ToolSource {
@@ -99,6 +126,33 @@ impl fmt::Display for ToolSource {
             ToolSource::Python { file } => write!(f, "{}", file.display()),
             ToolSource::PythonHost { interpreter } => write!(f, "python ({interpreter})"),
             ToolSource::Mcp { server } => write!(f, "mcp:{server}"),
+            ToolSource::Agent { file } => write!(f, "{}", file.display()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_type_names_are_warnings_naming_the_parameter() {
+        let manifest: ToolManifest = serde_json::from_value(json!({
+            "name": "t", "description": "d", "parameters": {"a": "", "b": ""},
+            "parameter_types": {"a": "str|datetime", "b": "integer"}
+        }))
+        .unwrap();
+        assert_eq!(
+            manifest.type_warnings(),
+            vec![
+                "parameter_types[\"a\"]: unknown type \"datetime\"; its values pass through unconverted"
+            ]
+        );
+        assert_eq!(manifest.type_label("a"), "string|datetime");
+        assert_eq!(manifest.type_label("b"), "integer");
+        assert_eq!(manifest.param_type("b"), ParamType::Int);
+        assert_eq!(manifest.type_label("c"), "string");
     }
 }

@@ -3,11 +3,14 @@
 //! Values arrive as strings from the command line and as any JSON from an LLM.
 //! Each declared parameter is brought to its declared type, or the call fails
 //! with a message naming the parameter and the value. Parameters the manifest
-//! does not declare pass through untouched.
+//! does not declare, and those declared as a union or with a type name Riverse
+//! doesn't know, pass through untouched.
 
 use serde_json::{Map, Number, Value};
 
-use crate::manifest::{ParamType, ToolManifest};
+use crate::manifest::ToolManifest;
+use crate::text::shorten;
+use crate::types::Kind;
 
 /// A call's parameters: a JSON object.
 pub type Params = Map<String, Value>;
@@ -22,71 +25,83 @@ pub fn coerce_params(manifest: &ToolManifest, params: Params) -> Result<Params, 
             {
                 return Ok((key, value));
             }
-            let wanted = manifest.param_type(&key);
+            let wanted = match manifest.parameter_types.get(&key) {
+                None => Kind::String,
+                Some(declared) => match declared.conversion() {
+                    Some(kind) => kind,
+                    None => return Ok((key, value)),
+                },
+            };
             match coerce(value, wanted) {
                 Ok(value) => Ok((key, value)),
                 Err(value) => Err(format!(
                     "parameter \"{key}\": expected {}, got {}",
                     describe(wanted),
-                    shorten(&value.to_string())
+                    shorten(&value.to_string(), MAX_QUOTED_CHARS)
                 )),
             }
         })
         .collect()
 }
 
-fn describe(wanted: ParamType) -> &'static str {
+fn describe(wanted: Kind) -> &'static str {
     match wanted {
-        ParamType::String => "a string",
-        ParamType::Int => "an integer",
-        ParamType::Float => "a number",
-        ParamType::Bool => "true or false",
+        Kind::String => "a string",
+        Kind::Int => "an integer",
+        Kind::Float => "a number",
+        Kind::Bool => "true or false",
+        Kind::List => "a list",
+        Kind::Object => "an object",
     }
 }
 
-fn shorten(text: &str) -> String {
-    const MAX: usize = 80;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
+/// How much of a rejected value a message quotes.
+const MAX_QUOTED_CHARS: usize = 80;
 
 /// Returns the coerced value, or the original one when it cannot be coerced.
-fn coerce(value: Value, wanted: ParamType) -> Result<Value, Value> {
+fn coerce(value: Value, wanted: Kind) -> Result<Value, Value> {
     match (wanted, value) {
-        (ParamType::String, Value::String(s)) => Ok(Value::String(s)),
-        (ParamType::String, Value::Null) => Ok(Value::String(String::new())),
-        (ParamType::String, value @ (Value::Number(_) | Value::Bool(_))) => {
+        (Kind::String, Value::String(s)) => Ok(Value::String(s)),
+        (Kind::String, Value::Null) => Ok(Value::String(String::new())),
+        (Kind::String, value @ (Value::Number(_) | Value::Bool(_))) => {
             Ok(Value::String(value.to_string()))
         }
         // A structured value for a string parameter is handed over as JSON text.
-        (ParamType::String, value) => Ok(Value::String(value.to_string())),
+        (Kind::String, value) => Ok(Value::String(value.to_string())),
 
-        (ParamType::Int, Value::Number(n)) => int_from_number(&n).ok_or(Value::Number(n)),
-        (ParamType::Int, Value::String(s)) => match int_from_text(s.trim()) {
+        (Kind::Int, Value::Number(n)) => int_from_number(&n).ok_or(Value::Number(n)),
+        (Kind::Int, Value::String(s)) => match int_from_text(s.trim()) {
             Some(v) => Ok(v),
             None => Err(Value::String(s)),
         },
 
-        (ParamType::Float, Value::Number(n)) => Ok(Value::Number(n)),
-        (ParamType::Float, Value::String(s)) => match s.trim().parse::<f64>() {
+        (Kind::Float, Value::Number(n)) => Ok(Value::Number(n)),
+        (Kind::Float, Value::String(s)) => match s.trim().parse::<f64>() {
             Ok(f) if f.is_finite() => Number::from_f64(f)
                 .map(Value::Number)
                 .ok_or(Value::String(s)),
             _ => Err(Value::String(s)),
         },
 
-        (ParamType::Bool, Value::Bool(b)) => Ok(Value::Bool(b)),
-        (ParamType::Bool, Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+        (Kind::Bool, Value::Bool(b)) => Ok(Value::Bool(b)),
+        (Kind::Bool, Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
             "true" | "yes" | "on" | "1" => Ok(Value::Bool(true)),
             "false" | "no" | "off" | "0" => Ok(Value::Bool(false)),
             _ => Err(Value::String(s)),
         },
-        (ParamType::Bool, Value::Number(n)) => match n.as_i64() {
+        (Kind::Bool, Value::Number(n)) => match n.as_i64() {
             Some(0) => Ok(Value::Bool(false)),
             Some(1) => Ok(Value::Bool(true)),
             _ => Err(Value::Number(n)),
+        },
+
+        (Kind::List, value @ Value::Array(_)) => Ok(value),
+        (Kind::Object, value @ Value::Object(_)) => Ok(value),
+        // From the command line a list or object arrives as its JSON text.
+        (Kind::List | Kind::Object, Value::String(s)) => match serde_json::from_str(&s) {
+            Ok(parsed @ Value::Array(_)) if wanted == Kind::List => Ok(parsed),
+            Ok(parsed @ Value::Object(_)) if wanted == Kind::Object => Ok(parsed),
+            _ => Err(Value::String(s)),
         },
 
         (_, value) => Err(value),
@@ -119,8 +134,10 @@ mod tests {
         serde_json::from_value(json!({
             "name": "t",
             "description": "d",
-            "parameters": {"n": "count", "x": "ratio", "flag": "switch", "s": "text"},
-            "parameter_types": {"n": "int", "x": "float", "flag": "bool"}
+            "parameters": {"n": "count", "x": "ratio", "flag": "switch", "s": "text",
+                           "items": "list", "opts": "options", "any": "anything", "when": "time"},
+            "parameter_types": {"n": "int", "x": "float", "flag": "bool", "items": "list",
+                                "opts": "dict", "any": "bool|int|float|string", "when": "datetime"}
         }))
         .unwrap()
     }
@@ -150,6 +167,31 @@ mod tests {
             coerced(json!({"n": 7, "x": 1, "flag": false, "s": 42, "extra": [1]})),
             Ok(json!({"n": 7, "x": 1, "flag": false, "s": "42", "extra": [1]}))
         );
+    }
+
+    #[test]
+    fn lists_and_objects_are_taken_as_json_or_as_their_json_text() {
+        assert_eq!(
+            coerced(json!({"items": "[1, 2]", "opts": {"a": 1}})),
+            Ok(json!({"items": [1, 2], "opts": {"a": 1}}))
+        );
+        assert_eq!(
+            coerced(json!({"items": "a, b"})),
+            Err("parameter \"items\": expected a list, got \"a, b\"".to_owned())
+        );
+        assert_eq!(
+            coerced(json!({"opts": "[1]"})),
+            Err("parameter \"opts\": expected an object, got \"[1]\"".to_owned())
+        );
+    }
+
+    #[test]
+    fn unions_and_unknown_types_pass_through_unconverted() {
+        assert_eq!(
+            coerced(json!({"any": "3", "when": {"h": 1}})),
+            Ok(json!({"any": "3", "when": {"h": 1}}))
+        );
+        assert_eq!(coerced(json!({"any": 3})), Ok(json!({"any": 3})));
     }
 
     #[test]

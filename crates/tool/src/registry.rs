@@ -160,7 +160,7 @@ impl Serialize for Entry {
         let manifest = self.manifest();
         let empty = ToolManifest::default();
         let shown = manifest.unwrap_or(&empty);
-        let mut row = serializer.serialize_struct("Entry", 8)?;
+        let mut row = serializer.serialize_struct("Entry", 9)?;
         row.serialize_field("name", &self.name())?;
         row.serialize_field("description", &manifest.map(|m| &m.description))?;
         row.serialize_field("parameters", &shown.parameters)?;
@@ -169,7 +169,16 @@ impl Serialize for Entry {
         row.serialize_field("source", self.source())?;
         row.serialize_field("status", &self.status())?;
         row.serialize_field("error", &self.error())?;
+        row.serialize_field("warnings", &shown.type_warnings())?;
         row.end()
+    }
+}
+
+/// What a source's own "no" means, in its own terms.
+fn unavailable_reason(source: &ToolSource) -> String {
+    match source {
+        ToolSource::Agent { file } => format!("enabled: false in {}", file.display()),
+        _ => "is_available() returned False".into(),
     }
 }
 
@@ -183,7 +192,27 @@ pub enum CallError {
     Unavailable { name: String, reason: String },
 }
 
+/// The tools of one generation. Cheap to clone: clones share the tools.
+#[derive(Clone)]
 pub struct Registry {
+    inner: Arc<Tables>,
+}
+
+/// A registry reached without keeping it alive: what a source hands its tools
+/// so they can call other tools (Riverse's `ToolRegistry` inside a Python tool)
+/// without a cycle between the registry and the source.
+#[derive(Clone, Default)]
+pub struct WeakRegistry {
+    inner: std::sync::Weak<Tables>,
+}
+
+impl WeakRegistry {
+    pub fn upgrade(&self) -> Option<Registry> {
+        self.inner.upgrade().map(|inner| Registry { inner })
+    }
+}
+
+struct Tables {
     entries: Vec<Entry>,
     /// Name to index in `entries`, for available tools only.
     available: HashMap<String, usize>,
@@ -194,23 +223,33 @@ impl Registry {
     /// Builds the registry from what the sources found, in order: for a name
     /// claimed twice, the first available tool wins.
     pub fn new(found: Vec<Found>, options: RegistryOptions) -> Self {
-        let mut registry = Registry {
+        let mut tables = Tables {
             entries: Vec::with_capacity(found.len()),
             available: HashMap::new(),
             options,
         };
         for item in found {
-            let entry = registry.admit(item);
+            let entry = tables.admit(item);
             if let Entry::Available { manifest, .. } = &entry {
-                registry
+                tables
                     .available
-                    .insert(manifest.name.clone(), registry.entries.len());
+                    .insert(manifest.name.clone(), tables.entries.len());
             }
-            registry.entries.push(entry);
+            tables.entries.push(entry);
         }
-        registry
+        Registry {
+            inner: Arc::new(tables),
+        }
     }
 
+    pub fn downgrade(&self) -> WeakRegistry {
+        WeakRegistry {
+            inner: Arc::downgrade(&self.inner),
+        }
+    }
+}
+
+impl Tables {
     fn admit(&self, found: Found) -> Entry {
         let (tool, available) = match found {
             Found::Failure {
@@ -249,7 +288,7 @@ impl Registry {
             return unavailable(reason);
         }
         if !available {
-            return unavailable("is_available() returned False".into());
+            return unavailable(unavailable_reason(&source));
         }
         if let Some(&winner) = self.available.get(&name) {
             return Entry::Conflict {
@@ -271,22 +310,24 @@ impl Registry {
     fn policy(&self, name: &str) -> ToolPolicy {
         self.options.policies.get(name).cloned().unwrap_or_default()
     }
+}
 
+impl Registry {
     /// Every entry, in source order.
     pub fn entries(&self) -> &[Entry] {
-        &self.entries
+        &self.inner.entries
     }
 
     /// The manifests of the tools that may be called, in source order.
     pub fn available_manifests(&self) -> impl Iterator<Item = &ToolManifest> {
-        self.entries.iter().filter_map(|entry| match entry {
+        self.inner.entries.iter().filter_map(|entry| match entry {
             Entry::Available { manifest, .. } => Some(manifest),
             _ => None,
         })
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        match &self.entries[*self.available.get(name)?] {
+        match &self.inner.entries[*self.inner.available.get(name)?] {
             Entry::Available { tool, .. } => Some(tool),
             _ => None,
         }
@@ -294,9 +335,10 @@ impl Registry {
 
     /// The deadline of one call of `name`.
     pub fn timeout(&self, name: &str) -> Duration {
-        self.policy(name)
+        self.inner
+            .policy(name)
             .timeout
-            .unwrap_or(self.options.default_timeout)
+            .unwrap_or(self.inner.options.default_timeout)
     }
 
     /// Runs one call: coerces the parameters, runs the tool under its deadline,
@@ -310,14 +352,17 @@ impl Registry {
             Err(message) => return Ok(ToolResult::failure(message)),
         };
         let mut result = tool.call(params, self.timeout(name)).await;
-        let max = self.options.max_output_bytes;
+        let max = self.inner.options.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);
         result.error = cap_output(std::mem::take(&mut result.error), max);
         Ok(result)
     }
 
     fn why_not_callable(&self, name: &str) -> CallError {
-        let known = self.entries.iter().find(|entry| entry.name() == Some(name));
+        let known = self
+            .entries()
+            .iter()
+            .find(|entry| entry.name() == Some(name));
         match known {
             Some(entry) => CallError::Unavailable {
                 name: name.to_owned(),

@@ -6,24 +6,34 @@ use crate::manifest::ToolManifest;
 
 /// An object schema with one property per declared parameter, typed by
 /// `parameter_types` and described by `parameters`. No parameter is marked
-/// required: the contract lets a tool decide what a missing one means.
+/// required: the contract lets a tool decide what a missing one means. A union
+/// is a type array; a type name Riverse doesn't know leaves the property
+/// without a type, since any value passes through.
 pub fn input_schema(manifest: &ToolManifest) -> Value {
     let mut properties = Map::new();
     for (name, description) in &manifest.parameters {
-        properties.insert(
-            name.clone(),
-            json!({
-                "type": manifest.param_type(name).json_type(),
-                "description": description,
-            }),
-        );
+        let mut property = property_type(manifest, name);
+        property.insert("description".into(), json!(description));
+        properties.insert(name.clone(), Value::Object(property));
     }
-    for (name, kind) in &manifest.parameter_types {
+    for name in manifest.parameter_types.keys() {
         if !properties.contains_key(name) {
-            properties.insert(name.clone(), json!({"type": kind.json_type()}));
+            properties.insert(name.clone(), Value::Object(property_type(manifest, name)));
         }
     }
     json!({"type": "object", "properties": properties})
+}
+
+fn property_type(manifest: &ToolManifest, name: &str) -> Map<String, Value> {
+    let schema_type = match manifest.parameter_types.get(name) {
+        Some(declared) => declared.schema_type(),
+        None => Some(json!("string")),
+    };
+    let mut property = Map::new();
+    if let Some(schema_type) = schema_type {
+        property.insert("type".into(), schema_type);
+    }
+    property
 }
 
 #[cfg(test)]
@@ -44,6 +54,24 @@ mod tests {
             json!({"type": "object", "properties": {
                 "value": {"type": "number", "description": "the amount"},
                 "unit": {"type": "string", "description": "the unit"}
+            }})
+        );
+    }
+
+    #[test]
+    fn unions_are_type_arrays_and_unknown_types_have_no_type() {
+        let manifest: ToolManifest = serde_json::from_value(json!({
+            "name": "manage", "description": "d",
+            "parameters": {"value": "new value", "when": "a time", "tags": "tags"},
+            "parameter_types": {"value": "bool|int|float|string", "when": "datetime", "tags": "list"}
+        }))
+        .unwrap();
+        assert_eq!(
+            input_schema(&manifest),
+            json!({"type": "object", "properties": {
+                "value": {"type": ["boolean", "integer", "number", "string"], "description": "new value"},
+                "when": {"description": "a time"},
+                "tags": {"type": "array", "description": "tags"}
             }})
         );
     }

@@ -1,9 +1,11 @@
-//! `riverse init [DIR]`: a settings file and example tools to start from.
+//! `riverse init [DIR] [--tools standard]`: a settings file and example tools
+//! to start from, and optionally the standard tool set.
 
 use std::path::Path;
 
 use anyhow::Context;
 
+use crate::cli::ToolSet;
 use crate::output::{Exit, print, usage};
 
 /// Each file `init` writes, relative to the project, and its contents.
@@ -26,9 +28,42 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-pub fn run(target: &Path, force: bool) -> anyhow::Result<Exit> {
+/// `--tools standard`: Riverse's file and shell tools, with the same names and
+/// parameters, each path confined to `allowed_dirs` by `_paths.py`.
+const STANDARD_FILES: &[(&str, &str)] = &[
+    (
+        "agent/tools/_paths.py",
+        include_str!("../../templates/standard/_paths.py"),
+    ),
+    (
+        "agent/tools/file_read.py",
+        include_str!("../../templates/standard/file_read.py"),
+    ),
+    (
+        "agent/tools/file_list.py",
+        include_str!("../../templates/standard/file_list.py"),
+    ),
+    (
+        "agent/tools/file_write.py",
+        include_str!("../../templates/standard/file_write.py"),
+    ),
+    (
+        "agent/tools/grep.py",
+        include_str!("../../templates/standard/grep.py"),
+    ),
+    (
+        "agent/tools/shell_exec.py",
+        include_str!("../../templates/standard/shell_exec.py"),
+    ),
+];
+
+pub fn run(target: &Path, force: bool, tools: Option<ToolSet>) -> anyhow::Result<Exit> {
+    let files: Vec<&(&str, &str)> = match tools {
+        Some(ToolSet::Standard) => FILES.iter().chain(STANDARD_FILES).collect(),
+        None => FILES.iter().collect(),
+    };
     if !force {
-        let existing: Vec<&str> = FILES
+        let existing: Vec<&str> = files
             .iter()
             .map(|(path, _)| *path)
             .filter(|path| target.join(path).exists())
@@ -41,7 +76,7 @@ pub fn run(target: &Path, force: bool) -> anyhow::Result<Exit> {
             )));
         }
     }
-    for (path, contents) in FILES {
+    for (path, contents) in files {
         let path = target.join(path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)

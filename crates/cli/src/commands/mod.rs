@@ -17,9 +17,15 @@ use crate::output::Exit;
 
 pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
-        Command::Init { target, force } => {
-            init::run(&target.unwrap_or_else(|| cli.global.dir.clone()), force)
-        }
+        Command::Init {
+            target,
+            force,
+            tools,
+        } => init::run(
+            &target.unwrap_or_else(|| cli.global.dir.clone()),
+            force,
+            tools,
+        ),
         Command::Tools { json } => tools::run(&load_settings(&cli.global)?, json).await,
         Command::Call {
             name,

@@ -65,9 +65,12 @@ fn table(registry: &Registry, settings: &Settings) -> String {
             .filter(|_| entry.status() == Status::Available)
         {
             for (param, text) in &manifest.parameters {
-                let kind = manifest.param_type(param).json_type();
+                let kind = manifest.type_label(param);
                 out.push_str(&format!("{:name_width$}    {param} ({kind}): {text}\n", ""));
             }
+        }
+        for warning in entry.manifest().iter().flat_map(|m| m.type_warnings()) {
+            out.push_str(&format!("{:name_width$}    ! {warning}\n", ""));
         }
         if let Some(error) = entry.error() {
             out.push_str(&format!("{:name_width$}    └ {error}\n", ""));

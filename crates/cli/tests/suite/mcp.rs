@@ -160,7 +160,8 @@ fn mcp_servers_from_settings_are_listed_and_called() {
         json!({
             "name": null, "description": null, "parameters": {}, "examples": [], "parameter_types": {},
             "source": {"kind": "mcp", "server": "ghost"}, "status": "error",
-            "error": "mcp server \"ghost\": can't start riverse-no-such-server: No such file or directory (os error 2); check its command in mcp.servers"
+            "error": "mcp server \"ghost\": can't start riverse-no-such-server: No such file or directory (os error 2); check its command in mcp.servers",
+            "warnings": []
         })
     );
     let describe = tools
@@ -187,4 +188,23 @@ fn mcp_servers_from_settings_are_listed_and_called() {
     );
     called.exits(0);
     assert_eq!(called.stdout, "int:5 float:2.0 bool:False né\n");
+}
+
+#[test]
+fn yaml_agents_are_served() {
+    let server = riverse_test_support::web::WebServer::start();
+    let project = super::agents::agents_project(&server);
+    let seen = drive(
+        &project,
+        "auto",
+        json!([{"list": true}, call("weather_query", json!({"city": "Tokyo"}))]),
+    );
+    let names: Vec<&str> = seen[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["weather_query"]);
+    assert_eq!(seen[1], ok("Sunny"));
 }

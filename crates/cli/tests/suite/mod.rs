@@ -1,8 +1,11 @@
+mod agents;
 mod ask;
 mod call;
 mod chat;
 mod command;
 mod init;
 mod mcp;
+mod riverse_layout;
 mod settings;
+mod standard;
 mod tools;

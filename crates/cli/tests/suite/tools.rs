@@ -31,6 +31,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "source": python("duplicate_a.py"),
                 "status": "available",
                 "error": null,
+                "warnings": [],
             },
             {
                 "name": "duplicate",
@@ -41,6 +42,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "source": python("duplicate_b.py"),
                 "status": "conflict",
                 "error": "name \"duplicate\" is already taken by agent/tools/duplicate_a.py",
+                "warnings": [],
             },
             {
                 "name": "echo",
@@ -51,6 +53,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "source": python("echo.py"),
                 "status": "available",
                 "error": null,
+                "warnings": [],
             },
             {
                 "name": "aisatsu",
@@ -61,6 +64,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "source": python("japanese.py"),
                 "status": "available",
                 "error": null,
+                "warnings": [],
             },
             {
                 "name": null,
@@ -71,6 +75,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "source": python("syntax_error.py"),
                 "status": "error",
                 "error": "syntax error: invalid syntax (syntax_error.py:4)",
+                "warnings": [],
             },
             {
                 "name": "unavailable",
@@ -81,6 +86,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "source": python("unavailable.py"),
                 "status": "unavailable",
                 "error": "is_available() returned False",
+                "warnings": [],
             },
         ]})
     );
@@ -210,6 +216,7 @@ fn without_a_usable_python_tools_lists_one_clear_failure_and_succeeds() {
             "source": {"kind": "python_host", "interpreter": "/nonexistent/python3"},
             "status": "error",
             "error": "can't find a Python interpreter (tried /nonexistent/python3); set python.interpreter in settings.yaml",
+            "warnings": [],
         }]})
     );
     let ran = riverse(&project, &["call", "echo", "text=hi"]);
@@ -235,4 +242,25 @@ fn an_import_that_never_finishes_is_listed_as_timed_out_by_python_import_timeout
     );
     let ran = riverse(&project, &["call", "echo", "text=loaded"]);
     assert_eq!(ran.exits(0).stdout, "loaded\n");
+}
+
+#[test]
+fn an_unknown_type_name_is_a_warning_not_an_error() {
+    let project = project(&["loose_types.py"]);
+    let ran = riverse(&project, &["tools", "--json"]);
+    let listed: Value = serde_json::from_str(&ran.exits(0).stdout).unwrap();
+    let loose = &listed["tools"][0];
+    assert_eq!(loose["status"], "available");
+    assert_eq!(
+        loose["warnings"],
+        json!([
+            "parameter_types[\"when\"]: unknown type \"datetime\"; its values pass through unconverted"
+        ])
+    );
+    let table = riverse(&project, &["tools"]).exits(0).stdout.clone();
+    assert!(
+        table.contains("value (boolean|integer|number|string): a new value of any kind\n")
+            && table.contains("! parameter_types[\"when\"]: unknown type \"datetime\"; its values pass through unconverted\n"),
+        "{table}"
+    );
 }

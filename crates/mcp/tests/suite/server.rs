@@ -27,6 +27,7 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         workers: 2,
         import_timeout: Duration::from_secs(60),
         config: json!({}),
+        host: Default::default(),
     })
     .await;
     let options = RegistryOptions {

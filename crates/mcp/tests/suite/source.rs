@@ -126,7 +126,7 @@ async fn an_sdk_servers_tools_take_typed_arguments() {
         manifest
             .parameter_types
             .iter()
-            .map(|(k, v)| (k.as_str(), *v))
+            .map(|(k, v)| (k.as_str(), v.param_type()))
             .collect::<Vec<_>>(),
         [
             ("count", ParamType::Int),

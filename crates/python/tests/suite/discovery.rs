@@ -105,7 +105,7 @@ async fn a_manifest_of_the_wrong_type_is_an_error_while_its_siblings_load() {
                 None,
                 Status::Error,
                 "wrong_return_types.py",
-                "ManifestIsDict.manifest() returned dict, expected ToolManifest (wrong_return_types.py)"
+                "ManifestIsDict.manifest() returned dict, expected ToolManifest (wrong_return_types.py:31)"
             ),
         ]
     );

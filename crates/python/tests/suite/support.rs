@@ -27,6 +27,7 @@ pub fn options(project: &Project) -> PythonOptions {
         workers: 1,
         import_timeout: Duration::from_secs(2),
         config: json!({}),
+        host: Default::default(),
     }
 }
 

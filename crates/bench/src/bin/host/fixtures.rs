@@ -51,6 +51,7 @@ impl TempProject {
             workers,
             import_timeout: Duration::from_secs(10),
             config: json!({}),
+            host: Default::default(),
         }
     }
 }

@@ -1,0 +1,4 @@
+mod command;
+mod http;
+mod loading;
+mod support;
