@@ -61,6 +61,15 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<Exit> {
     let mut on_done = |_: &eval::Outcome| progress.inc(1);
     let outcomes = eval::run(&agent, cases, jobs, &mut on_done).await;
     progress.finish_and_clear();
+    if let Some(error) = outcomes
+        .iter()
+        .map(|outcome| outcome.error.as_deref())
+        .collect::<Option<Vec<_>>>()
+        .and_then(|errors| errors.first().copied())
+    {
+        // Not one case could be routed: the LLM is not there.
+        anyhow::bail!("{error}");
+    }
     let report = Report::of(outcomes, registry);
     if args.json {
         print_json(&report)?;

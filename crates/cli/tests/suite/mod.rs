@@ -3,6 +3,7 @@ mod ask;
 mod call;
 mod chat;
 mod command;
+mod eval;
 mod init;
 mod mcp;
 mod riverse_layout;
