@@ -125,11 +125,16 @@ fn ask_exits_1_with_one_line_when_the_llm_cannot_be_reached() {
 /// A project on the embedded default (no `llm_provider`), with the weather tool
 /// and the model in the cache the tests share.
 fn embedded_project() -> Project {
-    let cache = location::default_cache_dir().expect("HOME or XDG_CACHE_HOME is set");
-    fetch::ensure_cached(&cache, "python3", false).expect("fetch the embedded model");
-    let project = Project::new();
+    let project = model_cached_project();
     project.fixture("weather.py");
     project
+}
+
+/// An empty project, with the embedded model in the cache the tests share.
+pub(super) fn model_cached_project() -> Project {
+    let cache = location::default_cache_dir().expect("HOME or XDG_CACHE_HOME is set");
+    fetch::ensure_cached(&cache, "python3", false).expect("fetch the embedded model");
+    Project::new()
 }
 
 #[test]

@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::{Value, json};
 
-use super::ask::{project_for, riverse, text};
+use super::ask::{model_cached_project, project_for, riverse, text};
 
 /// Two tools, their three examples, and a case file beside them; the scripted
 /// model routes one example to the wrong tool, gets one parameter wrong and
@@ -161,4 +161,28 @@ fn new_writes_a_tool_that_runs_and_cases_that_eval_reads() {
     assert_eq!(report["tools"][0]["cases"], 4);
     assert_eq!(report["tools"][0]["params_checked"], 2);
     assert_eq!(report["tools"][0]["params_right"], 1, "{report}");
+}
+
+/// The embedded default routes the template tools' own examples.
+#[test]
+fn eval_runs_on_the_embedded_model_with_the_template_tools() {
+    let project = model_cached_project();
+    let init = riverse(&project)
+        .args(["init", "--force"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{}", text(&init.stderr));
+    let output = riverse(&project).args(["eval", "--json"]).output().unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["clock", "convert_units", "weather"]);
+    assert_eq!(report["cases"], 8, "{report}");
+    assert!(report["tool_right"].as_u64().unwrap() >= 7, "{report}");
 }
