@@ -9,7 +9,7 @@ pub enum Error {
         cause: String,
         hint: Option<String>,
     },
-    #[error("the LLM at {endpoint} did not answer within {}", seconds(*after))]
+    #[error("the LLM at {endpoint} did not answer within {}", riverse_tool::seconds(*after))]
     TimedOut { endpoint: String, after: Duration },
     /// An HTTP error status, with the server's own message and advice on the
     /// likely cause (a wrong key for 401, a wrong model for 404).
@@ -53,13 +53,4 @@ fn hint_text(hint: &Option<String>) -> String {
     hint.as_ref()
         .map(|hint| format!(" ({hint})"))
         .unwrap_or_default()
-}
-
-pub(crate) fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0}s")
-    } else {
-        format!("{secs:.1}s")
-    }
 }

@@ -10,7 +10,9 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
-use crate::error::{Error, seconds};
+use riverse_tool::{seconds, shorten};
+
+use crate::error::Error;
 
 /// Connecting takes at most this long, even under a longer request timeout: a
 /// host that does not accept a connection in 10 s is not going to.
@@ -340,12 +342,7 @@ fn tools_unsupported(message: &str) -> bool {
 
 pub(crate) fn one_line(text: &str) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() > MAX_MESSAGE_CHARS {
-        let cut: String = joined.chars().take(MAX_MESSAGE_CHARS).collect();
-        format!("{cut}…")
-    } else {
-        joined
-    }
+    shorten(&joined, MAX_MESSAGE_CHARS)
 }
 
 /// `http://user:secret@host/v1` becomes `http://user:***@host/v1`, and a

@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::Context;
 use riverse_agent::{Agent, Settings, TurnEvent, build_agent};
 use riverse_llm::Message;
-use riverse_tool::Entry;
+use riverse_tool::{Entry, shorten};
 use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
@@ -238,7 +238,7 @@ impl Progress {
                     eprintln!(
                         "  ✗ {} ({took}): {}",
                         record.tool,
-                        shorten(&first_line(&record.error))
+                        shorten(&first_line(&record.error), MAX_ERROR_CHARS)
                     );
                 }
             }
@@ -299,13 +299,4 @@ fn milliseconds(duration: Duration) -> String {
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_owned()
-}
-
-fn shorten(text: &str) -> String {
-    if text.chars().count() > MAX_ERROR_CHARS {
-        let cut: String = text.chars().take(MAX_ERROR_CHARS).collect();
-        format!("{cut}…")
-    } else {
-        text.to_owned()
-    }
 }
