@@ -16,7 +16,8 @@ const OPERATORS: &str = "+-*/×÷^%=()（）＋－";
 /// ends in a digit or bracket is extended over operators, brackets, numbers
 /// and arithmetic words for as long as the expression goes on, up to its
 /// last digit or closing bracket; then, if it closes more brackets than it
-/// opens, its start moves back over the opening brackets it lacks.
+/// opens, its start moves back over the expression to the opening brackets
+/// it lacks.
 pub fn extend_expression(text: &str, span: Range<usize>, taken: &[Range<usize>]) -> Range<usize> {
     if !ends_arithmetic(&text[span.clone()]) {
         return span;
@@ -73,32 +74,50 @@ fn expression_end(text: &str, from: usize, taken: &[Range<usize>]) -> usize {
     end
 }
 
-/// The start of `span` moved back over the opening brackets (and spaces)
-/// just before it, one for each closing bracket it lacks a partner for.
+/// The start of `span` moved back over the rest of the expression before it
+/// (numbers, operators, arithmetic words), as far as the opening bracket
+/// that pairs with its last unpaired closing bracket; `span.start` when it
+/// closes no more brackets than it opens.
 fn balanced_start(text: &str, span: Range<usize>, taken: &[Range<usize>]) -> usize {
     let value = &text[span.clone()];
     let opens = value.chars().filter(|c| matches!(c, '(' | '（')).count();
     let closes = value.chars().filter(|c| matches!(c, ')' | '）')).count();
-    let mut missing = closes.saturating_sub(opens);
+    let mut unpaired = closes.saturating_sub(opens);
     let mut start = span.start;
     let mut at = span.start;
-    while missing > 0 {
-        let Some(c) = text[..at].chars().next_back() else {
+    while unpaired > 0 {
+        let before = &text[..at];
+        let Some(c) = before.chars().next_back() else {
             break;
         };
-        let before = at - c.len_utf8();
-        if taken.iter().any(|range| range.contains(&before)) {
+        let word: String = {
+            let mut letters: Vec<char> = before
+                .chars()
+                .rev()
+                .take_while(char::is_ascii_alphabetic)
+                .collect();
+            letters.reverse();
+            letters.into_iter().collect()
+        };
+        let step = if c.is_ascii_digit() || c == '.' || c == ' ' || OPERATORS.contains(c) {
+            c.len_utf8()
+        } else if !word.is_empty() && ARITHMETIC_WORDS.contains(&word.to_lowercase()) {
+            word.len()
+        } else {
+            break;
+        };
+        if taken.iter().any(|range| range.contains(&(at - step))) {
             break;
         }
+        at -= step;
         match c {
-            ' ' => {}
             '(' | '（' => {
-                missing -= 1;
-                start = before;
+                unpaired -= 1;
+                start = at;
             }
-            _ => break,
+            ')' | '）' => unpaired += 1,
+            _ => {}
         }
-        at = before;
     }
     start
 }
@@ -118,6 +137,7 @@ mod tests {
         assert_eq!(extended("What's 19 plus 23?", "19"), "19 plus 23");
         assert_eq!(extended("What is 128 / 4?", "128"), "128 / 4");
         assert_eq!(extended("((2 + 3) * 4) - 1", "3"), "((2 + 3) * 4) - 1");
+        assert_eq!(extended("Compute (8 minus 5) * 2", "5"), "(8 minus 5) * 2");
     }
 
     #[test]

@@ -265,7 +265,7 @@ mod tests {
             "8 is ahead of none by less than the margin"
         );
         assert_eq!(
-            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 0.0])),
+            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0])),
             None,
             "a tie with the margin is not enough"
         );
