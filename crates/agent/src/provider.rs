@@ -53,8 +53,8 @@ pub fn build_provider(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
                 python: pip_interpreter(settings),
                 ..EmbeddedOptions::default()
             };
-            let provider = EmbeddedProvider::new(options)
-                .with_model_file_hint(EMBEDDED_MODEL_FILE_HINT);
+            let provider =
+                EmbeddedProvider::new(options).with_model_file_hint(EMBEDDED_MODEL_FILE_HINT);
             Ok(Arc::new(provider))
         }
     }

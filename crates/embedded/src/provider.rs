@@ -91,7 +91,9 @@ impl Provider for EmbeddedProvider {
             (request.tools.is_empty(), request.messages.last())
         {
             let (router, message, tools) = (model.clone(), message.clone(), request.tools.to_vec());
-            let route = self.blocking(move || router.route(&message, &tools)).await?;
+            let route = self
+                .blocking(move || router.route(&message, &tools))
+                .await?;
             if let Route::Call { tool, params } = route {
                 let call = ToolCall {
                     id: format!("call_{}", request.messages.len()),

@@ -143,7 +143,8 @@ impl Boundaries {
     /// one phrase and starts another: no value starts or ends on it, and
     /// none spans it. Between hiragana it is part of a word (かける).
     fn split_at_particles(&mut self, chars: &[Char]) {
-        let noun_like = |neighbour: Option<&Char>| neighbour.is_some_and(|n| n.class.is_noun_like());
+        let noun_like =
+            |neighbour: Option<&Char>| neighbour.is_some_and(|n| n.class.is_noun_like());
         for (index, ch) in chars.iter().enumerate() {
             if !is_particle(ch.c) {
                 continue;
@@ -220,7 +221,9 @@ impl Boundaries {
     /// value "IBM". Contractions (what's, it's) are words of their own.
     fn end_names_at_possessives(&mut self, message: &str, chars: &[Char]) {
         for (index, window) in chars.windows(3).enumerate() {
-            let [letter, apostrophe, s] = window else { continue };
+            let [letter, apostrophe, s] = window else {
+                continue;
+            };
             let possessive_shape = letter.c.is_alphanumeric()
                 && matches!(apostrophe.c, '\'' | '’')
                 && apostrophe.class == Class::Word

@@ -83,7 +83,10 @@ impl<'a> MessageSpans<'a> {
 fn latin_words(text: &str) -> Vec<Range<usize>> {
     let mut words = Vec::new();
     let mut start = None;
-    for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (at, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         let in_word = (c.is_alphanumeric() || c == '\'') && !is_cjk(c);
         match (in_word, start) {
             (true, None) => start = Some(at),

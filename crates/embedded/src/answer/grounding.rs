@@ -58,4 +58,3 @@ pub(crate) fn single_digit(bytes: &[u8]) -> Option<char> {
         _ => None,
     }
 }
-

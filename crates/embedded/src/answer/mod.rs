@@ -72,10 +72,7 @@ fn verbatim(results: &[TurnResult<'_>]) -> String {
 /// An answer uses the results when it repeats one of their numbers, or,
 /// for results without numbers, one of their words (four letters or more)
 /// that the question does not already contain.
-pub(crate) fn ungrounded_replacement(
-    conversation: &[Message],
-    generated: &str,
-) -> Option<String> {
+pub(crate) fn ungrounded_replacement(conversation: &[Message], generated: &str) -> Option<String> {
     let Asked {
         question, results, ..
     } = Asked::of(conversation);
@@ -302,7 +299,10 @@ mod tests {
 
     #[test]
     fn a_result_is_named_by_the_call_it_answers() {
-        let conversation = turn("Weather and time?", &[("weather", "Oslo: 7°C", false), ("clock", "09:30", false)]);
+        let conversation = turn(
+            "Weather and time?",
+            &[("weather", "Oslo: 7°C", false), ("clock", "09:30", false)],
+        );
         let names: Vec<&str> = Asked::of(&conversation)
             .results
             .iter()

@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::error::Result;
-use crate::tuning::PREFILL_CHUNK;
 use crate::answer::NumberGrounding;
+use crate::error::Result;
 use crate::inference::generate::{Generated, GenerationLimits, generate};
 use crate::inference::model::{KvCache, Logits, Weights, log_softmax_rows};
 use crate::inference::tokenizer::Tokenizer;
+use crate::tuning::PREFILL_CHUNK;
 
 pub(crate) struct Engine {
     pub weights: Weights,

@@ -3,9 +3,9 @@
 
 use crate::answer::{NumberGrounding, single_digit};
 use crate::error::Result;
-use crate::tuning::{PENALTY_WINDOW, REPEAT_PENALTY};
 use crate::inference::model::{KvCache, Logits, Weights};
 use crate::inference::tokenizer::Tokenizer;
+use crate::tuning::{PENALTY_WINDOW, REPEAT_PENALTY};
 
 /// How one generation runs.
 #[derive(Debug, Clone)]

@@ -14,8 +14,8 @@ use candle_core::{Device, Tensor};
 use sha2::{Digest, Sha256};
 
 use crate::inference::engine::State;
-use crate::model_file::location::{hex, size_and_time};
 use crate::inference::model::KvCache;
+use crate::model_file::location::{hex, size_and_time};
 use crate::tuning::KEPT_PROMPT_FILES;
 
 /// Bumped whenever the saved layout or the prompts' meaning changes.

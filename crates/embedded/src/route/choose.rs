@@ -323,7 +323,10 @@ mod tests {
             };
             let pruned_winner = winner(&|index| scored[index].score);
             assert_eq!(pruned_winner, winner(&|index| full[index]), "case {case}");
-            assert!(scored[pruned_winner].exact, "case {case}: the winner is exact");
+            assert!(
+                scored[pruned_winner].exact,
+                "case {case}: the winner is exact"
+            );
             assert!(scored[count - 1].exact, "case {case}: none is always exact");
             assert_eq!(
                 scored[count - 1].score,

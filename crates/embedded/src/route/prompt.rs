@@ -25,7 +25,11 @@ pub(crate) fn choice_prefix(tools: &[ToolManifest]) -> String {
          small talk and for questions you can answer yourself.\n\nTools:\n",
     );
     for tool in tools {
-        system.push_str(&format!("- {}: {}\n", tool.name, clip_text(&tool.description)));
+        system.push_str(&format!(
+            "- {}: {}\n",
+            tool.name,
+            clip_text(&tool.description)
+        ));
     }
     system.push_str(&format!("- {NONE}: no tool is needed"));
     let mut prompt = String::new();

@@ -10,9 +10,7 @@
 
 use std::ops::Range;
 
-use riverse_route::{
-    MessageSpans, NumberSpan, extend_expression, is_forbidden, is_whole_request,
-};
+use riverse_route::{MessageSpans, NumberSpan, extend_expression, is_forbidden, is_whole_request};
 use riverse_tool::ParamType;
 use serde_json::Value;
 
@@ -236,7 +234,10 @@ fn copy_string(
             _ => break,
         }
     }
-    let Some(span) = placements.first().and_then(|&placement| copy.word_span(placement)) else {
+    let Some(span) = placements
+        .first()
+        .and_then(|&placement| copy.word_span(placement))
+    else {
         return Ok(Decoded {
             value: None,
             state,

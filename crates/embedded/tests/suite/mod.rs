@@ -16,7 +16,8 @@ pub fn model() -> &'static EmbeddedModel {
     static MODEL: OnceLock<EmbeddedModel> = OnceLock::new();
     MODEL.get_or_init(|| {
         let cache = location::default_cache_dir().expect("HOME or XDG_CACHE_HOME is set");
-        let path = fetch::ensure_cached(&cache, "python3", /*progress*/ false).expect("fetch the model");
+        let path =
+            fetch::ensure_cached(&cache, "python3", /*progress*/ false).expect("fetch the model");
         EmbeddedModel::load_file(&path).expect("load the embedded model")
     })
 }
