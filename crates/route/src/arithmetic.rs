@@ -152,8 +152,8 @@ mod tests {
 
     #[test]
     fn an_expression_stops_at_text_another_value_took() {
-        let message = "(1 + 2) * 3";
-        let taken = [0..1];
+        let message = "(1 + 2) * 3 = 9";
+        let taken = vec![0..1, 12..15];
         assert_eq!(extend_expression(message, 1..6, &taken), 1..11);
     }
 }
