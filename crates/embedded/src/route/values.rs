@@ -331,16 +331,14 @@ impl StringCopy<'_> {
         for byte in next_bytes {
             for &id in &self.tokens.by_first_byte[byte as usize] {
                 let piece = self.engine.tokenizer.bytes(id);
-                let starts: Vec<usize> = placements
+                if !placements
                     .iter()
-                    .filter(|placement| self.fits(placement, piece))
-                    .map(|placement| placement.start)
-                    .collect();
-                if starts.is_empty() {
+                    .any(|placement| self.fits(placement, piece))
+                {
                     continue;
                 }
                 let penalty = if first {
-                    self.start_penalty(&starts)
+                    self.start_penalty(placements, piece)
                 } else {
                     0.0
                 };
@@ -353,18 +351,23 @@ impl StringCopy<'_> {
         best
     }
 
-    /// What starting the value at the best of `starts` costs: the action-word
-    /// penalty when every one is an action word, plus the smallest order
-    /// penalty.
-    fn start_penalty(&self, starts: &[usize]) -> f32 {
-        let action = if starts.iter().all(|&start| self.message.action[start]) {
+    /// What starting the value with `piece` costs, over the placements it
+    /// fits: the action-word penalty when every one starts on an action
+    /// word, plus the smallest order penalty.
+    fn start_penalty(&self, placements: &[Placement], piece: &[u8]) -> f32 {
+        let starts = || {
+            placements
+                .iter()
+                .filter(|placement| self.fits(placement, piece))
+                .map(|placement| placement.start)
+        };
+        let action = if starts().all(|start| self.message.action[start]) {
             ACTION_START_PENALTY
         } else {
             0.0
         };
-        let order = starts
-            .iter()
-            .map(|&start| order_penalty(self.message, self.taken, self.anchor, start))
+        let order = starts()
+            .map(|start| order_penalty(self.message, self.taken, self.anchor, start))
             .fold(f32::INFINITY, f32::min);
         action + order
     }
