@@ -15,7 +15,7 @@
 //! - [`EmbeddedProvider`] is both as a [`riverse_llm::Provider`], loading
 //!   the model on first use.
 //!
-//! One module tree per job: [`inference`] runs the model, [`model_file`]
+//! One module tree per job: `inference` runs the model, `model_file`
 //! gets its file ([`fetch`], [`location`]), `route` decides calls with the
 //! model on top of `riverse-route`'s text rules, `answer` is the answer
 //! policy, and [`tuning`] holds every tuned number. Left out: reading
