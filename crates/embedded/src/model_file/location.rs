@@ -1,4 +1,4 @@
-//! Where the model file is: `embedded.model_path`, else the verified cache.
+//! Where the model file is: the file the options name, else the verified cache.
 
 use std::fs;
 use std::io::Read;

