@@ -1,8 +1,7 @@
 //! The provider `llm_provider` names, built from its settings section.
 
-use std::sync::Arc;
-
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use riverse_embedded::{EmbeddedOptions, EmbeddedProvider};
 use riverse_llm::{
