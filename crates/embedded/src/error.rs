@@ -6,9 +6,13 @@ use std::path::PathBuf;
 /// answer. `Err` means the model itself could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// `embedded.model_path` names a file that is not there.
-    #[error("embedded model {}: not found (check embedded.model_path)", path.display())]
+    /// The model file the options name is not there.
+    #[error("embedded model {}: not found", path.display())]
     ModelNotFound { path: PathBuf },
+
+    /// There is no cache directory to keep the default model in.
+    #[error("embedded model: no cache directory to keep it in (no home directory)")]
+    NoCacheDir,
 
     /// The model could not be fetched into the cache; `hint` says what to run
     /// by hand.
@@ -52,6 +56,20 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the error is about the model file itself (finding, fetching,
+    /// checking or reading it), which another file can fix, rather than
+    /// about running it.
+    pub fn is_about_the_model_file(&self) -> bool {
+        matches!(
+            self,
+            Error::ModelNotFound { .. }
+                | Error::NoCacheDir
+                | Error::FetchFailed { .. }
+                | Error::ChecksumMismatch { .. }
+                | Error::InvalidModel { .. }
+        )
+    }
+
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io {
             context: context.into(),

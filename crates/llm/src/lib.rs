@@ -6,27 +6,25 @@
 //! OpenAI-compatible `/chat/completions` endpoint (streaming, tool-call deltas,
 //! retries with backoff, a request timeout); [`OllamaProvider`] is Ollama through
 //! its compatible endpoint, with Ollama's advice in its errors. A model that runs
-//! in-process implements the same trait with no HTTP at all: it receives the
-//! manifests and the conversation, and reports the calls it chose as tool calls.
+//! in-process implements the same trait with no HTTP at all (`riverse-embedded`
+//! does): it receives the manifests and the conversation, and reports the calls
+//! it chose as tool calls.
 //!
 //! Out of scope: running tools and deciding when a turn ends (the agent does
 //! both), and reading settings (callers pass [`OpenAiOptions`] or
 //! [`OllamaOptions`]).
 
 mod chat;
-mod embedded;
 mod error;
 mod http;
 mod ollama;
 mod openai;
 
 pub use chat::{ChatRequest, ChatResponse, Message, ToolCall};
-pub use embedded::EmbeddedProvider;
 pub use error::Error;
 pub use http::{Hints, RetryPolicy};
 pub use ollama::{OllamaOptions, OllamaProvider};
 pub use openai::{OpenAiOptions, OpenAiProvider, function_definition};
-pub use riverse_embedded::EmbeddedOptions;
 
 /// Receives answer text as it streams in, one piece at a time.
 pub type TextSink<'a> = &'a mut (dyn FnMut(&str) + Send);

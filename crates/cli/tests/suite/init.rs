@@ -4,6 +4,7 @@ use std::net::TcpListener;
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::Project;
+use riverse_tool::ToolManifest;
 use serde_json::Value;
 
 use super::command::{riverse, riverse_in, run};
@@ -51,6 +52,28 @@ fn init_writes_a_project_whose_three_tools_are_available() {
             ("convert_units", "available", "agent/tools/units.py"),
             ("weather", "available", "agent/tools/weather.py"),
         ]
+    );
+}
+
+/// The templates are the one source of their manifests: the copy that the
+/// embedded model's routing evaluation and tests read
+/// (`crates/embedded/eval/template-tools.json`) must be what they declare.
+#[test]
+fn the_embedded_evaluations_template_manifests_are_those_the_templates_declare() {
+    let project = initialised();
+    let listed: Value =
+        serde_json::from_str(&demo(&project, &["tools", "--json"]).exits(0).stdout).unwrap();
+    let declared: Vec<ToolManifest> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| serde_json::from_value(tool.clone()).unwrap())
+        .collect();
+    let copy: Vec<ToolManifest> =
+        serde_json::from_str(include_str!("../../../embedded/eval/template-tools.json")).unwrap();
+    assert_eq!(
+        copy, declared,
+        "regenerate template-tools.json from `riverse tools --json`"
     );
 }
 

@@ -1,14 +1,14 @@
 //! Choosing the tool: calibrated model scores combined with similarity.
 
+use riverse_route::words::SMALL_TALK;
+use riverse_route::{SimilarityIndex, tool_texts};
 use riverse_tool::ToolManifest;
 
-use crate::engine::{Engine, State, logprob};
 use crate::error::Result;
-use crate::prompt_cache::PromptCache;
-use crate::route::prompt::{
-    CONTENT_FREE, NONE, SMALL_TALK, choice_candidate, choice_prefix, choice_suffix,
-};
-use crate::similarity::SimilarityIndex;
+use crate::inference::engine::{Engine, State, logprob};
+use crate::inference::prompt_cache::PromptCache;
+use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
+use crate::tuning::{CALL_MARGIN, PRUNE_BATCH, SIMILARITY_WEIGHT};
 
 /// The choice prompt of one tool set, prefilled, with everything derived
 /// from the manifests alone.
@@ -39,21 +39,6 @@ pub struct CandidateScore {
     pub pruned: bool,
 }
 
-/// How strongly similarity counts against calibrated log-probabilities:
-/// a perfect textual match is worth this many nats. Chosen with
-/// [`CALL_MARGIN`] on the evaluation's dev split (`examples/route_eval.rs`);
-/// neighbouring values (6 to 10, 3 to 5) score within a case or two.
-const SIMILARITY_WEIGHT: f32 = 12.0;
-
-/// Candidates scored in full per batch while pruning: a batch costs one
-/// forward pass whatever its size, so a few at a time avoids a second pass.
-const PRUNE_BATCH: usize = 3;
-
-/// A tool must beat `none` by this much (in combined units) to be called.
-/// The model gives every tool a positive calibrated score for almost any
-/// real sentence, small talk included, so a tool has to be clearly ahead.
-const CALL_MARGIN: f32 = 4.0;
-
 impl ChoicePrefix {
     /// Prefills the choice prompt of `tools` and calibrates it, or reads
     /// both back from `disk`.
@@ -66,8 +51,14 @@ impl ChoicePrefix {
         let mut candidates: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
         candidates.push(NONE.to_owned());
         let candidate_tokens = candidate_tokens(engine, &candidates)?;
-        let mut texts: Vec<Vec<String>> = tools.iter().map(candidate_texts).collect();
-        texts.push(SMALL_TALK.iter().map(|text| (*text).to_owned()).collect());
+        let mut texts: Vec<Vec<String>> = tools.iter().map(tool_texts).collect();
+        texts.push(
+            SMALL_TALK
+                .entries()
+                .iter()
+                .map(|text| (*text).to_owned())
+                .collect(),
+        );
         let similarity = SimilarityIndex::new(&texts);
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
@@ -122,64 +113,90 @@ impl ChoicePrefix {
     pub fn score(&self, engine: &Engine, message: &str) -> Result<Vec<CandidateScore>> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
-        let count = self.candidates.len();
-        let bonus = |index: usize| SIMILARITY_WEIGHT * similarity[index] - self.calibration[index];
-        let mut model: Vec<f32> = (0..count)
-            .map(|index| {
-                let first = self.candidate_tokens[index].first().copied().unwrap_or(0);
-                logprob(&state.next, first)
-            })
+        let bonus: Vec<f32> = similarity
+            .iter()
+            .zip(&self.calibration)
+            .map(|(similarity, calibration)| SIMILARITY_WEIGHT * similarity - calibration)
             .collect();
-        let mut exact: Vec<bool> = self
+        let bounds: Vec<Bound> = self
             .candidate_tokens
             .iter()
-            .map(|tokens| tokens.len() <= 1)
+            .map(|tokens| Bound {
+                score: logprob(&state.next, tokens.first().copied().unwrap_or(0)),
+                exact: tokens.len() <= 1,
+            })
             .collect();
-        let none = count - 1;
-        let mut wanted: Vec<usize> = vec![none];
-        loop {
-            let mut order: Vec<usize> = (0..count).filter(|&index| !exact[index]).collect();
-            order.sort_by(|&a, &b| (model[b] + bonus(b)).total_cmp(&(model[a] + bonus(a))));
-            let best_exact = (0..count)
-                .filter(|&index| exact[index] && index != none)
-                .map(|index| model[index] + bonus(index))
-                .fold(f32::NEG_INFINITY, f32::max);
-            wanted.extend(
-                order
-                    .iter()
-                    .copied()
-                    .filter(|&index| model[index] + bonus(index) > best_exact)
-                    .take(PRUNE_BATCH),
-            );
-            wanted.retain(|&index| !exact[index]);
-            if wanted.is_empty() {
-                break;
-            }
+        let scored = score_until_decided(bounds, &bonus, |wanted| {
             let sequences: Vec<Vec<u32>> = wanted
                 .iter()
                 .map(|&index| self.candidate_tokens[index].clone())
                 .collect();
-            for (&index, score) in wanted.iter().zip(engine.score_many(&state, &sequences)?) {
-                model[index] = score;
-                exact[index] = true;
-            }
-            wanted.clear();
-        }
+            engine.score_many(&state, &sequences)
+        })?;
         Ok(self
             .candidates
             .iter()
+            .zip(scored)
             .enumerate()
-            .map(|(index, name)| {
-                let model = model[index] - self.calibration[index];
+            .map(|(index, (name, bound))| {
+                let model = bound.score - self.calibration[index];
                 CandidateScore {
                     name: name.clone(),
                     model,
                     similarity: similarity[index],
                     combined: model + SIMILARITY_WEIGHT * similarity[index],
-                    pruned: !exact[index],
+                    pruned: !bound.exact,
                 }
             })
             .collect())
+    }
+}
+
+/// A candidate's model score: exact, or an upper bound (its first token's
+/// log-probability) while it has not been scored in full.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    score: f32,
+    exact: bool,
+}
+
+/// Scores candidates in full, best bound first, until no candidate left at
+/// its bound could beat the best exact tool; the last candidate (`none`) is
+/// always scored in full. `bonus[i]` is added to candidate `i`'s model score
+/// to rank it; `score_full` scores the candidates at the given indices.
+///
+/// A full score never exceeds its bound, so the tool that ranks first is the
+/// one that full scoring of every candidate would rank first.
+fn score_until_decided<E>(
+    mut bounds: Vec<Bound>,
+    bonus: &[f32],
+    mut score_full: impl FnMut(&[usize]) -> Result<Vec<f32>, E>,
+) -> Result<Vec<Bound>, E> {
+    let count = bounds.len();
+    let none = count - 1;
+    let rank = |bounds: &[Bound], index: usize| bounds[index].score + bonus[index];
+    let mut wanted: Vec<usize> = vec![none];
+    loop {
+        let mut open: Vec<usize> = (0..count).filter(|&index| !bounds[index].exact).collect();
+        open.sort_by(|&a, &b| rank(&bounds, b).total_cmp(&rank(&bounds, a)));
+        let best_exact = (0..count)
+            .filter(|&index| bounds[index].exact && index != none)
+            .map(|index| rank(&bounds, index))
+            .fold(f32::NEG_INFINITY, f32::max);
+        wanted.extend(
+            open.iter()
+                .copied()
+                .filter(|&index| rank(&bounds, index) > best_exact)
+                .take(PRUNE_BATCH),
+        );
+        wanted.retain(|&index| !bounds[index].exact);
+        if wanted.is_empty() {
+            return Ok(bounds);
+        }
+        for (&index, score) in wanted.iter().zip(score_full(&wanted)?) {
+            bounds[index] = Bound { score, exact: true };
+        }
+        wanted.clear();
     }
 }
 
@@ -221,10 +238,102 @@ pub(crate) fn decide(scores: &[CandidateScore]) -> Option<usize> {
     (top.combined > none.combined + CALL_MARGIN).then_some(best)
 }
 
-/// The texts a tool is recognised by: its description, its examples, and its
-/// name with separators as spaces (`convert_units` reads "convert units").
-fn candidate_texts(tool: &ToolManifest) -> Vec<String> {
-    let mut texts = vec![tool.description.clone(), tool.name.replace(['_', '-'], " ")];
-    texts.extend(tool.examples.iter().cloned());
-    texts
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores(combined: &[f32]) -> Vec<CandidateScore> {
+        combined
+            .iter()
+            .enumerate()
+            .map(|(index, &combined)| CandidateScore {
+                name: format!("candidate {index}"),
+                model: combined,
+                similarity: 0.0,
+                combined,
+                pruned: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_tool_is_called_only_when_clearly_ahead_of_none() {
+        assert_eq!(decide(&scores(&[1.0, 9.0, 3.0, 4.5])), Some(1));
+        assert_eq!(
+            decide(&scores(&[1.0, 8.0, 3.0, 4.5])),
+            None,
+            "8 is ahead of none by less than the margin"
+        );
+        assert_eq!(
+            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0])),
+            None,
+            "a tie with the margin is not enough"
+        );
+        assert_eq!(decide(&scores(&[2.0])), None, "only none on offer");
+        assert_eq!(decide(&[]), None);
+    }
+
+    /// A small deterministic generator (an LCG), for many varied cases.
+    struct Numbers(u64);
+
+    impl Numbers {
+        fn next(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    #[test]
+    fn pruning_picks_the_winner_of_full_scoring() {
+        let mut numbers = Numbers(7);
+        for case in 0..500 {
+            let count = 2 + case % 12;
+            let full: Vec<f32> = (0..count).map(|_| -8.0 * numbers.next()).collect();
+            // A bound is the first token's log-probability: at least the full
+            // score, and equal to it for a single-token name.
+            let bounds: Vec<Bound> = full
+                .iter()
+                .map(|&score| {
+                    let single_token = numbers.next() < 0.3;
+                    Bound {
+                        score: if single_token {
+                            score
+                        } else {
+                            score + 4.0 * numbers.next()
+                        },
+                        exact: single_token,
+                    }
+                })
+                .collect();
+            let bonus: Vec<f32> = (0..count).map(|_| 12.0 * numbers.next() - 3.0).collect();
+            let mut calls = 0;
+            let scored = score_until_decided(bounds, &bonus, |wanted| {
+                calls += 1;
+                assert!(wanted.len() <= PRUNE_BATCH + 1, "{wanted:?}");
+                Ok::<_, ()>(wanted.iter().map(|&index| full[index]).collect())
+            })
+            .unwrap();
+            let winner = |model: &dyn Fn(usize) -> f32| {
+                (0..count - 1)
+                    .max_by(|&a, &b| (model(a) + bonus[a]).total_cmp(&(model(b) + bonus[b])))
+                    .unwrap()
+            };
+            let pruned_winner = winner(&|index| scored[index].score);
+            assert_eq!(pruned_winner, winner(&|index| full[index]), "case {case}");
+            assert!(
+                scored[pruned_winner].exact,
+                "case {case}: the winner is exact"
+            );
+            assert!(scored[count - 1].exact, "case {case}: none is always exact");
+            assert_eq!(
+                scored[count - 1].score,
+                full[count - 1],
+                "case {case}: none's score is its full score"
+            );
+            assert!(calls <= count, "case {case}");
+        }
+    }
 }

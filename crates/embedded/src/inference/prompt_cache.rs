@@ -9,20 +9,17 @@
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use candle_core::{Device, Tensor};
 use sha2::{Digest, Sha256};
 
-use crate::engine::State;
-use crate::location::hex;
-use crate::model::KvCache;
+use crate::inference::engine::State;
+use crate::inference::model::KvCache;
+use crate::model_file::location::{hex, size_and_time};
+use crate::tuning::KEPT_PROMPT_FILES;
 
 /// Bumped whenever the saved layout or the prompts' meaning changes.
 const FORMAT: &str = "riverse-prompt-cache-1";
-
-/// Entries kept; the oldest are removed beyond this.
-const KEPT_ENTRIES: usize = 32;
 
 #[derive(Debug, Clone)]
 pub(crate) struct PromptCache {
@@ -34,14 +31,7 @@ pub(crate) struct PromptCache {
 impl PromptCache {
     pub fn new(dir: PathBuf, model_path: &Path) -> Self {
         let model = fs::metadata(model_path)
-            .map(|metadata| {
-                let modified = metadata
-                    .modified()
-                    .ok()
-                    .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |since| since.as_nanos());
-                format!("{} {} {modified}", model_path.display(), metadata.len())
-            })
+            .map(|metadata| format!("{} {}", model_path.display(), size_and_time(&metadata)))
             .unwrap_or_else(|_| model_path.display().to_string());
         PromptCache { dir, model }
     }
@@ -102,7 +92,7 @@ impl PromptCache {
         Ok(())
     }
 
-    /// Removes the least recently written entries beyond [`KEPT_ENTRIES`].
+    /// Removes the least recently written entries beyond [`KEPT_PROMPT_FILES`].
     fn prune(&self) {
         let Ok(entries) = fs::read_dir(&self.dir) else {
             return;
@@ -113,11 +103,11 @@ impl PromptCache {
             .filter(|path| path.extension().is_some_and(|ext| ext == "safetensors"))
             .filter_map(|path| Some((fs::metadata(&path).ok()?.modified().ok()?, path)))
             .collect();
-        if files.len() <= KEPT_ENTRIES {
+        if files.len() <= KEPT_PROMPT_FILES {
             return;
         }
         files.sort();
-        for (_, path) in &files[..files.len() - KEPT_ENTRIES] {
+        for (_, path) in &files[..files.len() - KEPT_PROMPT_FILES] {
             let _ = fs::remove_file(path);
         }
     }

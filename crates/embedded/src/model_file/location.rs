@@ -1,4 +1,4 @@
-//! Where the model file is: `embedded.model_path`, else the verified cache.
+//! Where the model file is: the file the options name, else the verified cache.
 
 use std::fs;
 use std::io::Read;
@@ -19,13 +19,10 @@ pub const MODEL_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc7
 pub const MODEL_BYTES: u64 = 98_362_432;
 
 /// The cache directory: `$XDG_CACHE_HOME/riverse/models`, else
-/// `~/.cache/riverse/models`. `None` when neither variable is set.
+/// `~/.cache/riverse/models` (the platform's cache directory elsewhere).
+/// `None` when there is no home directory.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::home_dir().map(|home| home.join(".cache")))?;
-    Some(base.join("riverse").join("models"))
+    Some(dirs::cache_dir()?.join("riverse").join("models"))
 }
 
 /// Where prefilled routing prompts are kept: `prompts` beside `models`.
@@ -96,15 +93,19 @@ fn identity(path: &Path) -> Result<Option<String>> {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(Error::io(format!("read {}", path.display()), err)),
     };
+    Ok(Some(format!("{MODEL_SHA256} {}", size_and_time(&metadata))))
+}
+
+/// A file's size and modification time (in nanoseconds since the epoch, 0
+/// where the system does not say): what tells a changed file from the one
+/// seen before without reading it.
+pub(crate) fn size_and_time(metadata: &fs::Metadata) -> String {
     let modified = metadata
         .modified()
         .ok()
         .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |since| since.as_nanos());
-    Ok(Some(format!(
-        "{MODEL_SHA256} {} {modified}",
-        metadata.len()
-    )))
+    format!("{} {modified}", metadata.len())
 }
 
 fn sha256_file(path: &Path) -> Result<String> {

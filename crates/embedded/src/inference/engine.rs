@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use crate::answer::NumberGrounding;
 use crate::error::Result;
-use crate::generate::{Generated, GenerationLimits, NumberGrounding, generate};
-use crate::model::{KvCache, Logits, Weights, log_softmax_rows};
-use crate::tokenizer::Tokenizer;
+use crate::inference::generate::{Generated, GenerationLimits, generate};
+use crate::inference::model::{KvCache, Logits, Weights, log_softmax_rows};
+use crate::inference::tokenizer::Tokenizer;
+use crate::tuning::PREFILL_CHUNK;
 
 pub(crate) struct Engine {
     pub weights: Weights,
@@ -32,10 +34,6 @@ impl State {
         }
     }
 }
-
-/// Tokens processed per forward pass while prefilling. Bounded so the
-/// attention scores of one chunk stay small.
-const PREFILL_CHUNK: usize = 256;
 
 impl Engine {
     pub fn load(path: &Path, dense: bool) -> Result<Self> {

@@ -1,9 +1,18 @@
-//! The final answer: a short reply to the last user message, grounded in
-//! the tool results of this turn when there are any.
+//! Answer policy: how the reply to the last user message is produced. With
+//! tool results it is grounded in them ([`NumberGrounding`] keeps its
+//! numbers to theirs) and checked to use them; when every call failed, or
+//! the question is Japanese or Chinese, the results are given as they are.
 
-use crate::chat::{ChatMessage, Role, open_assistant, push_turn};
-use crate::generate::{GenerationLimits, NumberGrounding};
-use crate::similarity::is_cjk;
+mod asked;
+mod grounding;
+
+use riverse_llm::Message;
+use riverse_route::script::mostly_cjk;
+
+use crate::inference::chatml::{Role, clip, open_assistant, push_turn};
+use crate::tuning::{HISTORY_CHARS, HISTORY_MESSAGES};
+use asked::{Asked, TurnResult};
+pub(crate) use grounding::{NumberGrounding, single_digit};
 
 /// The system prompt when the conversation brings none.
 const DEFAULT_SYSTEM: &str = "You are a helpful assistant. Reply briefly and politely.";
@@ -16,13 +25,6 @@ const GROUNDED_SYSTEM: &str = "Answer the user's message in one or two short sen
 /// Added for Japanese or Chinese small talk: the model's own Japanese is
 /// garbled, its English is readable.
 const ENGLISH_ONLY: &str = "Reply in English.";
-
-/// Earlier user/assistant messages kept in the prompt; more only dilute a
-/// small model's attention and cost prompt time.
-const HISTORY_MESSAGES: usize = 4;
-
-/// Longest history message kept, in characters.
-const HISTORY_CHARS: usize = 300;
 
 /// How an answer is produced.
 pub(crate) enum Plan {
@@ -40,7 +42,7 @@ pub(crate) enum Plan {
 }
 
 /// Decides how to answer `conversation`.
-pub(crate) fn plan(conversation: &[ChatMessage]) -> Plan {
+pub(crate) fn plan(conversation: &[Message]) -> Plan {
     let asked = Asked::of(conversation);
     let all_failed = asked.results.iter().all(|result| result.failed);
     if !asked.results.is_empty() && (all_failed || mostly_cjk(asked.question)) {
@@ -70,10 +72,7 @@ fn verbatim(results: &[TurnResult<'_>]) -> String {
 /// An answer uses the results when it repeats one of their numbers, or,
 /// for results without numbers, one of their words (four letters or more)
 /// that the question does not already contain.
-pub(crate) fn ungrounded_replacement(
-    conversation: &[ChatMessage],
-    generated: &str,
-) -> Option<String> {
+pub(crate) fn ungrounded_replacement(conversation: &[Message], generated: &str) -> Option<String> {
     let Asked {
         question, results, ..
     } = Asked::of(conversation);
@@ -109,81 +108,19 @@ pub(crate) fn ungrounded_replacement(
     (!used).then(|| verbatim(&results))
 }
 
-/// Whether at least a third of the text's letters are CJK.
-fn mostly_cjk(text: &str) -> bool {
-    let letters = text.chars().filter(|c| c.is_alphanumeric()).count();
-    let cjk = text.chars().filter(|&c| is_cjk(c)).count();
-    letters > 0 && cjk * 3 >= letters
-}
-
-/// One tool result of the turn being answered.
-struct TurnResult<'a> {
-    tool: &'a str,
-    content: &'a str,
-    failed: bool,
-}
-
-/// What is being answered: the last user message and the tool results that
-/// follow it.
-struct Asked<'a> {
-    /// The index of the last user message, if any.
-    at: Option<usize>,
-    question: &'a str,
-    results: Vec<TurnResult<'a>>,
-}
-
-impl<'a> Asked<'a> {
-    fn of(conversation: &'a [ChatMessage]) -> Self {
-        let at = conversation
-            .iter()
-            .rposition(|message| matches!(message, ChatMessage::User(_)));
-        let question = match at.map(|index| &conversation[index]) {
-            Some(ChatMessage::User(text)) => text.as_str(),
-            _ => "",
-        };
-        let results = conversation
-            .iter()
-            .skip(at.map_or(0, |index| index + 1))
-            .filter_map(|message| match message {
-                ChatMessage::ToolResult {
-                    tool,
-                    content,
-                    failed,
-                } => Some(TurnResult {
-                    tool,
-                    content,
-                    failed: *failed,
-                }),
-                _ => None,
-            })
-            .collect();
-        Asked {
-            at,
-            question,
-            results,
-        }
-    }
-}
-
 /// The prompt for answering `conversation`, and the texts generated numbers
 /// must come from (`None` when no tool ran: nothing to ground in).
-fn answer_prompt(
-    conversation: &[ChatMessage],
-    asked: &Asked<'_>,
-) -> (String, Option<NumberGrounding>) {
+///
+/// The conversation's own system prompt is left out: it is written for large
+/// models, and this one follows its own short instructions better.
+fn answer_prompt(conversation: &[Message], asked: &Asked<'_>) -> (String, Option<NumberGrounding>) {
     let Asked {
         at,
         question,
         results,
     } = asked;
 
-    let mut system = conversation
-        .iter()
-        .find_map(|message| match message {
-            ChatMessage::System(text) => Some(text.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| DEFAULT_SYSTEM.to_owned());
+    let mut system = DEFAULT_SYSTEM.to_owned();
     if !results.is_empty() {
         system.push('\n');
         system.push_str(GROUNDED_SYSTEM);
@@ -199,9 +136,9 @@ fn answer_prompt(
     let history: Vec<(Role, &str)> = conversation[..history_end]
         .iter()
         .filter_map(|message| match message {
-            ChatMessage::User(text) => Some((Role::User, text.as_str())),
-            ChatMessage::Assistant(text) if !text.trim().is_empty() => {
-                Some((Role::Assistant, text.as_str()))
+            Message::User(text) => Some((Role::User, text.as_str())),
+            Message::Assistant { content, .. } if !content.trim().is_empty() => {
+                Some((Role::Assistant, content.as_str()))
             }
             _ => None,
         })
@@ -234,40 +171,60 @@ fn answer_prompt(
     (prompt, grounding)
 }
 
-/// Generation settings for answers.
-pub(crate) fn answer_limits(max_tokens: usize) -> GenerationLimits {
-    GenerationLimits {
-        max_tokens,
-        repeat_penalty: 1.15,
-        penalty_window: 64,
-    }
-}
-
-fn clip(text: &str, limit: usize) -> String {
-    match text.char_indices().nth(limit) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use riverse_llm::ToolCall;
+
+    /// `question`, then one call and result per `(tool, content, failed)`.
+    fn turn(question: &str, results: &[(&str, &str, bool)]) -> Vec<Message> {
+        let calls: Vec<ToolCall> = results
+            .iter()
+            .enumerate()
+            .map(|(index, (tool, _, _))| ToolCall {
+                id: format!("call_{index}"),
+                name: (*tool).to_owned(),
+                arguments: "{}".to_owned(),
+            })
+            .collect();
+        let mut conversation = vec![Message::User(question.to_owned())];
+        if !calls.is_empty() {
+            conversation.push(Message::Assistant {
+                content: String::new(),
+                tool_calls: calls,
+            });
+        }
+        for (index, (_, content, failed)) in results.iter().enumerate() {
+            conversation.push(Message::Tool {
+                call_id: format!("call_{index}"),
+                content: (*content).to_owned(),
+                failed: *failed,
+            });
+        }
+        conversation
+    }
 
     #[test]
     fn tool_results_of_this_turn_join_the_question() {
-        let conversation = [
-            ChatMessage::user("hi"),
-            ChatMessage::assistant("Hello!"),
-            ChatMessage::user("time in Tokyo?"),
-            ChatMessage::ToolResult {
-                tool: "clock".into(),
-                content: "Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)".into(),
-                failed: false,
-            },
+        let mut conversation = vec![
+            Message::System("You are a large model's agent.".into()),
+            Message::User("hi".into()),
+            Message::assistant("Hello!"),
         ];
+        conversation.extend(turn(
+            "time in Tokyo?",
+            &[(
+                "clock",
+                "Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)",
+                false,
+            )],
+        ));
         let (prompt, grounding) = answer_prompt(&conversation, &Asked::of(&conversation));
         assert!(prompt.contains(GROUNDED_SYSTEM), "{prompt}");
+        assert!(
+            !prompt.contains("large model"),
+            "the agent's system prompt is not the model's"
+        );
         assert!(
             prompt.ends_with(
                 "<|im_start|>user\ntime in Tokyo?\n\nTool results:\nclock: Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)<|im_end|>\n<|im_start|>assistant\n"
@@ -280,14 +237,14 @@ mod tests {
 
     #[test]
     fn a_japanese_question_gets_its_tool_results_verbatim() {
-        let conversation = [
-            ChatMessage::user("ロンドンは今何時？"),
-            ChatMessage::ToolResult {
-                tool: "clock".into(),
-                content: "Monday 2025-01-06 00:30:00 (Europe/London, UTC+0000)\n".into(),
-                failed: false,
-            },
-        ];
+        let conversation = turn(
+            "ロンドンは今何時？",
+            &[(
+                "clock",
+                "Monday 2025-01-06 00:30:00 (Europe/London, UTC+0000)\n",
+                false,
+            )],
+        );
         let Plan::Verbatim(text) = plan(&conversation) else {
             panic!("expected the results as they are");
         };
@@ -299,25 +256,16 @@ mod tests {
 
     #[test]
     fn when_every_call_failed_the_failures_are_the_answer() {
-        let failure = "tool weather failed: weather service unreachable: port 443";
-        let conversation = [
-            ChatMessage::user("Weather in Oslo?"),
-            ChatMessage::ToolResult {
-                tool: "weather".into(),
-                content: failure.into(),
-                failed: true,
-            },
-        ];
+        let failure = "tool clock failed: unknown time zone 'Atlantis' (port 443)";
+        let conversation = turn("What time is it in Atlantis?", &[("clock", failure, true)]);
         let Plan::Verbatim(text) = plan(&conversation) else {
-            panic!("a failure is reported as it is");
+            panic!("a failure is reported as it is, not answered from memory");
         };
         assert_eq!(text, failure);
-        let mut mixed = conversation.to_vec();
-        mixed.push(ChatMessage::ToolResult {
-            tool: "clock".into(),
-            content: "Monday 09:30".into(),
-            failed: false,
-        });
+        let mixed = turn(
+            "What time is it in Atlantis and Oslo?",
+            &[("clock", failure, true), ("clock", "Monday 09:30", false)],
+        );
         assert!(
             matches!(plan(&mixed), Plan::Generate { .. }),
             "one result to answer from is enough"
@@ -326,14 +274,14 @@ mod tests {
 
     #[test]
     fn an_answer_that_ignores_the_results_gives_way_to_them() {
-        let conversation = [
-            ChatMessage::user("What time is it in Tokyo?"),
-            ChatMessage::ToolResult {
-                tool: "clock".into(),
-                content: "Monday 2026-11-30 20:11:21 (Asia/Tokyo, UTC+0900)".into(),
-                failed: false,
-            },
-        ];
+        let conversation = turn(
+            "What time is it in Tokyo?",
+            &[(
+                "clock",
+                "Monday 2026-11-30 20:11:21 (Asia/Tokyo, UTC+0900)",
+                false,
+            )],
+        );
         assert_eq!(
             ungrounded_replacement(&conversation, "I can't access time data in Tokyo.").as_deref(),
             Some("clock: Monday 2026-11-30 20:11:21 (Asia/Tokyo, UTC+0900)")
@@ -343,15 +291,29 @@ mod tests {
             None
         );
         assert_eq!(
-            ungrounded_replacement(&[ChatMessage::user("Hello")], "Hi there!"),
+            ungrounded_replacement(&turn("Hello", &[]), "Hi there!"),
             None,
             "without results there is nothing to ground in"
         );
     }
 
     #[test]
+    fn a_result_is_named_by_the_call_it_answers() {
+        let conversation = turn(
+            "Weather and time?",
+            &[("weather", "Oslo: 7°C", false), ("clock", "09:30", false)],
+        );
+        let names: Vec<&str> = Asked::of(&conversation)
+            .results
+            .iter()
+            .map(|result| result.tool)
+            .collect();
+        assert_eq!(names, ["weather", "clock"]);
+    }
+
+    #[test]
     fn japanese_small_talk_is_answered_in_english() {
-        let Plan::Generate { prompt, .. } = plan(&[ChatMessage::user("こんにちは")]) else {
+        let Plan::Generate { prompt, .. } = plan(&turn("おやすみ", &[])) else {
             panic!("small talk is generated");
         };
         assert!(prompt.contains(ENGLISH_ONLY), "{prompt}");
@@ -359,7 +321,7 @@ mod tests {
 
     #[test]
     fn without_tool_results_nothing_is_grounded() {
-        let conversation = [ChatMessage::user("Hello")];
+        let conversation = turn("Hello", &[]);
         let (prompt, grounding) = answer_prompt(&conversation, &Asked::of(&conversation));
         assert!(prompt.contains(DEFAULT_SYSTEM));
         assert!(grounding.is_none());

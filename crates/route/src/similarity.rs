@@ -10,13 +10,14 @@
 use std::collections::HashMap;
 
 use crate::glossary;
+use crate::script::{Script, is_cjk, script};
 
 /// A weighted bag of n-grams.
 type Vector = HashMap<String, f32>;
 
 /// The texts of every candidate, ready to be compared with messages.
 #[derive(Debug, Clone)]
-pub(crate) struct SimilarityIndex {
+pub struct SimilarityIndex {
     /// Per candidate, the vectors of its texts.
     candidates: Vec<Vec<Vector>>,
     /// Inverse document frequency of each n-gram over all texts.
@@ -104,7 +105,7 @@ fn cosine(a: &Vector, b: &Vector) -> f32 {
 /// its terms: trigrams of each alphanumeric word padded with spaces (so short
 /// words like "km" still yield grams), and for runs of CJK characters every
 /// bigram plus each ideograph or katakana on its own.
-pub(crate) fn ngram_counts(text: &str) -> HashMap<String, f32> {
+fn ngram_counts(text: &str) -> HashMap<String, f32> {
     let mut counts: HashMap<String, f32> = HashMap::new();
     let mut add = |gram: String| *counts.entry(gram).or_default() += 1.0;
     let text = normalize(text);
@@ -180,21 +181,10 @@ fn normalize(text: &str) -> String {
         .collect()
 }
 
-pub(crate) fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30FF}'   // hiragana, katakana
-        | '\u{3400}'..='\u{4DBF}' // CJK extension A
-        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
-        | '\u{F900}'..='\u{FAFF}' // compatibility ideographs
-        | '\u{AC00}'..='\u{D7AF}' // hangul syllables
-        | '\u{FF66}'..='\u{FF9F}' // half-width katakana
-    )
-}
-
 /// Hiragana alone are mostly particles and endings (の, は, を, です): as
 /// single characters they say nothing about the topic.
 fn is_kana_particle(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{309F}')
+    script(c) == Script::Hiragana
 }
 
 #[cfg(test)]

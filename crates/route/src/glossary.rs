@@ -3,12 +3,14 @@
 //! its concept, so "札幌は雨が降っていますか" also reads "rain weather" and
 //! meets a manifest written in English.
 //!
-//! The data is `glossary.txt`, compiled in. Tool manifests are mostly
+//! The data is `data/glossary.txt`, compiled in. Tool manifests are mostly
 //! English while people ask in their own language; n-grams alone cannot see
 //! that 天気 and "weather" are one thing, and the model is too small to
 //! translate.
 
 use std::sync::OnceLock;
+
+use crate::words::data_lines;
 
 /// One concept: the English words added, and the terms that call for them.
 #[derive(Debug)]
@@ -20,13 +22,11 @@ struct Concept {
 static CONCEPTS: OnceLock<Vec<Concept>> = OnceLock::new();
 
 fn concepts() -> &'static [Concept] {
-    CONCEPTS.get_or_init(|| parse(include_str!("glossary.txt")))
+    CONCEPTS.get_or_init(|| parse(include_str!("../data/glossary.txt")))
 }
 
 fn parse(data: &str) -> Vec<Concept> {
-    data.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+    data_lines(data)
         .filter_map(|line| {
             let (words, terms) = line.split_once(':')?;
             Some(Concept {
@@ -39,7 +39,7 @@ fn parse(data: &str) -> Vec<Concept> {
 
 /// The English words of every concept `text` mentions, space-separated
 /// (empty when it mentions none). `text` should be lowercase.
-pub(crate) fn glosses(text: &str) -> String {
+pub fn glosses(text: &str) -> String {
     let mut found: Vec<&str> = Vec::new();
     for concept in concepts() {
         if concept.terms.iter().any(|term| mentions(text, term)) {
@@ -47,6 +47,13 @@ pub(crate) fn glosses(text: &str) -> String {
         }
     }
     found.join(" ")
+}
+
+/// Every term of the glossary, in file order.
+pub fn terms() -> impl Iterator<Item = &'static str> {
+    concepts()
+        .iter()
+        .flat_map(|concept| concept.terms.iter().map(String::as_str))
 }
 
 /// Whether `term` occurs in `text`; a term starting or ending with an ASCII
@@ -89,11 +96,8 @@ mod tests {
 
     #[test]
     fn every_line_of_the_data_is_a_concept() {
-        let data = include_str!("glossary.txt");
-        let lines = data
-            .lines()
-            .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
-            .count();
+        let data = include_str!("../data/glossary.txt");
+        let lines = data_lines(data).count();
         assert_eq!(concepts().len(), lines, "a line lacks its colon");
         assert!(concepts().iter().all(|concept| !concept.terms.is_empty()));
     }

@@ -1,0 +1,122 @@
+//! Every number the embedded model's routing and answers were tuned with, in
+//! one table: what it does, why it has its value, and what measured it.
+//!
+//! Routing quality is measured by `examples/route_eval.rs` (see
+//! docs/performance.md); constants that change routing were chosen on its
+//! `dev` split only, and the `test` split reports them. "Not measured" means
+//! the value was set by reasoning alone; it is a candidate for a sweep on
+//! the dev split.
+//!
+//! The word lists routing consults are data files of `riverse-route`
+//! (`crates/route/data/`).
+
+use riverse_route::RequestLength;
+
+// Choosing the tool (route/choose.rs).
+
+/// How strongly similarity counts against calibrated log-probabilities: a
+/// perfect textual match is worth this many nats. Chosen with
+/// [`CALL_MARGIN`] on the dev split; neighbouring values (6 to 10 with a
+/// margin of 3 to 5) scored within a case or two of it, and 12 instead of 8
+/// gained most with the glossary (docs/performance.md).
+pub const SIMILARITY_WEIGHT: f32 = 12.0;
+
+/// A tool must beat `none` by this much (in combined units) to be called.
+/// The model gives every tool a positive calibrated score for almost any
+/// real sentence, small talk included, so a tool has to be clearly ahead.
+/// Chosen with [`SIMILARITY_WEIGHT`] on the dev split.
+pub const CALL_MARGIN: f32 = 4.0;
+
+/// Candidates scored in full per batch while pruning: a batch costs one
+/// forward pass whatever its size, so a few at a time avoids a second pass.
+/// Speed only: pruning picks the same winner whatever the batch (a unit test
+/// checks it against full scoring). Not measured against other sizes.
+pub const PRUNE_BATCH: usize = 3;
+
+/// Examples shown per tool in the choice prompt; more cost prompt tokens for
+/// little gain once every tool has one or two. Not measured.
+pub const SHOTS_PER_TOOL: usize = 2;
+
+/// Longest description or example kept in a prompt, in characters; a tool
+/// author's essay would crowd out the rest. Not measured: no manifest of
+/// the evaluation comes near it.
+pub const MAX_TEXT_CHARS: usize = 200;
+
+/// Prefilled prompts (choice and parameter prefixes) kept per process, most
+/// recently used last. Memory against re-prefilling: one entry is a few MB
+/// of keys and values. Not measured.
+pub const KEPT_PREFIXES: usize = 8;
+
+// Decoding parameter values (route/values.rs).
+
+/// Most tokens one copied string may take; a longer value is cut back to
+/// its last word end. Not measured.
+pub const MAX_VALUE_TOKENS: usize = 24;
+
+/// How much less likely a value is made when it lies before the previous
+/// parameter's value, in nats. Authors declare parameters in the order
+/// people say them ("30 miles to km": value, from, to), so a value found
+/// after the previous one is the better guess; the model alone often swaps
+/// such pairs. Chosen on the dev split.
+pub const ORDER_PENALTY: f32 = 3.0;
+
+/// How much less likely a value is made for each word it skips after the
+/// previous parameter's value, in nats, up to [`ORDER_PENALTY`]: in "30
+/// miles to km" the unit right after the number is the one it is in. Chosen on
+/// the dev split.
+pub const SKIP_PENALTY: f32 = 1.0;
+
+/// How much less likely closing a copied string is made, in nats. The model
+/// tends to stop at the first word that could be a whole value ("45" of
+/// "45 * 12"); continuing is cheap to undo since a value may only end where
+/// a word does. Chosen on the dev split.
+pub const CLOSE_PENALTY: f32 = 1.5;
+
+/// How much less likely a copied value is made when it starts on an action
+/// word, in nats: enough to move a copy off "Search for ..." onto what
+/// follows, not enough to refuse a value the model is sure of. Chosen on the
+/// dev split.
+pub const ACTION_START_PENALTY: f32 = 3.0;
+
+/// How long a message copied whole must be to be dropped as the request
+/// rather than kept as a value: three words, or six CJK characters. A bare
+/// value sent alone ("AAPL", "2+2", "東京") is shorter. Not measured.
+pub const WHOLE_REQUEST: RequestLength = RequestLength {
+    words: 3,
+    cjk_chars: 6,
+};
+
+// Answering (answer/).
+
+/// Most tokens of an answer: two short sentences. Not measured.
+pub const ANSWER_MAX_TOKENS: usize = 96;
+
+/// The repetition penalty of every generation, as llama.cpp's
+/// `repeat_penalty` (which defaults to 1.1). Answers used 1.15 and plain
+/// completions 1.1; answers are what users read, and a 135M model loops on
+/// one phrase more readily than the models llama.cpp's default was set for,
+/// so 1.15 is the one value. Plain completions only measure speed, which
+/// the penalty does not change. Not measured beyond reading answers.
+pub const REPEAT_PENALTY: f32 = 1.15;
+
+/// How many of the last generated tokens the repetition penalty looks at
+/// (llama.cpp's `repeat_last_n` is 64). Not measured.
+pub const PENALTY_WINDOW: usize = 64;
+
+/// Earlier user/assistant messages kept in an answer's prompt; more only
+/// dilute a small model's attention and cost prompt time. Not measured.
+pub const HISTORY_MESSAGES: usize = 4;
+
+/// Longest history message kept, in characters. Not measured.
+pub const HISTORY_CHARS: usize = 300;
+
+// Running the model (inference/).
+
+/// Tokens processed per forward pass while prefilling, so the attention
+/// scores of one chunk stay small. Memory only; every choice gives the same
+/// logits.
+pub const PREFILL_CHUNK: usize = 256;
+
+/// Prefilled prompts kept on disk; the oldest are removed beyond this. A
+/// tool set's entries take a few MB. Not measured.
+pub const KEPT_PROMPT_FILES: usize = 32;

@@ -1,0 +1,34 @@
+//! The text rules of the embedded model's routing, as pure functions over a
+//! message and the tools' manifests: no model, no I/O.
+//!
+//! - [`Boundaries::of`]: where a parameter value copied from a message may
+//!   start and end, and what it may never contain (Japanese particles,
+//!   honorifics and te-form verbs, quotation brackets, possessives).
+//! - [`numbers`]: the numbers a message writes, full-width digits included.
+//! - [`MessageSpans`]: both, with the words that carry no value of their own
+//!   (prepositions, function words, the tool's own action words).
+//! - [`extend_expression`] and [`is_whole_request`]: the rules applied to a
+//!   copied value afterwards.
+//! - [`SimilarityIndex`]: character n-gram similarity between a message and
+//!   each tool's texts, widened across languages by the [`glossary`].
+//!
+//! The word lists the rules consult are data files in `data/` ([`words`]),
+//! compiled in. Left out: scoring with the model and decoding values, which
+//! `riverse-embedded` does with these rules.
+
+mod arithmetic;
+mod boundaries;
+pub mod glossary;
+mod message;
+mod numbers;
+mod request;
+pub mod script;
+mod similarity;
+pub mod words;
+
+pub use arithmetic::extend_expression;
+pub use boundaries::{Boundaries, is_forbidden};
+pub use message::{MessageSpans, tool_texts};
+pub use numbers::{NumberSpan, numbers};
+pub use request::{RequestLength, is_whole_request};
+pub use similarity::SimilarityIndex;

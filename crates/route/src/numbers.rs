@@ -1,0 +1,137 @@
+//! The numbers a message contains, where they are and how JSON writes them.
+
+use std::ops::Range;
+
+/// A number written in the message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumberSpan {
+    pub bytes: Range<usize>,
+    /// As JSON writes it: ASCII digits, `-`, `.`.
+    pub text: String,
+    pub is_integer: bool,
+}
+
+/// Every number in `message`, in order; full-width digits (１０) count.
+/// Digits inside a word (B12, mp3) are part of a name, not a number; after
+/// an ideograph (華氏100度) they are a number.
+pub fn numbers(message: &str) -> Vec<NumberSpan> {
+    let chars: Vec<(usize, char)> = message.char_indices().collect();
+    let mut found = Vec::new();
+    let mut index = 0;
+    while index < chars.len() {
+        if digit(chars[index].1).is_none() {
+            index += 1;
+        } else if index > 0 && chars[index - 1].1.is_ascii_alphabetic() {
+            index = word_end(&chars, index);
+        } else {
+            let (number, end) = read_number(message, &chars, index);
+            found.push(number);
+            index = end;
+        }
+    }
+    found
+}
+
+/// An ASCII or full-width digit, as ASCII.
+fn digit(c: char) -> Option<char> {
+    match c {
+        '0'..='9' => Some(c),
+        '０'..='９' => char::from_u32(c as u32 - '０' as u32 + '0' as u32),
+        _ => None,
+    }
+}
+
+/// The index after the alphanumeric run that `index` is in.
+fn word_end(chars: &[(usize, char)], mut index: usize) -> usize {
+    while index < chars.len() && chars[index].1.is_alphanumeric() {
+        index += 1;
+    }
+    index
+}
+
+/// The number whose first digit is `chars[index]`, with a minus sign just
+/// before it that follows no word, and the index after it.
+fn read_number(message: &str, chars: &[(usize, char)], mut index: usize) -> (NumberSpan, usize) {
+    let negative = index > 0
+        && matches!(chars[index - 1].1, '-' | '−' | '－')
+        && (index < 2 || !chars[index - 2].1.is_alphanumeric());
+    let start = if negative {
+        chars[index - 1].0
+    } else {
+        chars[index].0
+    };
+    let mut text = String::from(if negative { "-" } else { "" });
+    let mut is_integer = true;
+    while index < chars.len() {
+        let c = chars[index].1;
+        if let Some(d) = digit(c) {
+            text.push(d);
+        } else if is_integer && is_decimal_point(chars, index) {
+            text.push('.');
+            is_integer = false;
+        } else if is_integer && is_thousands_separator(chars, index) {
+            // Part of the number, not of the JSON.
+        } else {
+            break;
+        }
+        index += 1;
+    }
+    let end = chars.get(index).map_or(message.len(), |&(at, _)| at);
+    let number = NumberSpan {
+        bytes: start..end,
+        text,
+        is_integer,
+    };
+    (number, index)
+}
+
+/// A point (ASCII or full-width) followed by a digit.
+fn is_decimal_point(chars: &[(usize, char)], index: usize) -> bool {
+    matches!(chars[index].1, '.' | '．')
+        && chars
+            .get(index + 1)
+            .is_some_and(|&(_, next)| digit(next).is_some())
+}
+
+/// A comma followed by exactly three digits (1,000).
+fn is_thousands_separator(chars: &[(usize, char)], index: usize) -> bool {
+    chars[index].1 == ','
+        && chars
+            .get(index + 1..index + 4)
+            .is_some_and(|group| group.iter().all(|&(_, g)| digit(g).is_some()))
+        && chars
+            .get(index + 4)
+            .is_none_or(|&(_, after)| digit(after).is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn numbers_are_found_with_signs_decimals_and_full_width_digits() {
+        let found: Vec<(String, bool)> =
+            numbers("Convert -40 F, 2.5 kg, １０ km and 1,000 m; room B12; 華氏100度")
+                .into_iter()
+                .map(|n| (n.text, n.is_integer))
+                .collect();
+        assert_eq!(
+            found,
+            [
+                ("-40".to_owned(), true),
+                ("2.5".to_owned(), false),
+                ("10".to_owned(), true),
+                ("1000".to_owned(), true),
+                ("100".to_owned(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn number_spans_cover_the_written_text() {
+        let message = "about 3.5 miles";
+        let span = &numbers(message)[0];
+        assert_eq!(&message[span.bytes.clone()], "3.5");
+    }
+}

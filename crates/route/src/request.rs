@@ -1,0 +1,61 @@
+//! A copied value that is the whole request rather than something taken
+//! from it.
+
+use crate::script::is_cjk;
+
+/// How long a message copied whole must be to count as a request: a bare
+/// value sent alone ("AAPL", "Paris") is shorter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestLength {
+    /// Words, in a spaced script.
+    pub words: usize,
+    /// CJK characters, in a script without spaces.
+    pub cjk_chars: usize,
+}
+
+/// Whether `value` is `message` itself (but for its final punctuation), a
+/// sentence without a number and at least `length` long: a request, not a
+/// value taken from one ("What's today's date" is no time zone).
+pub fn is_whole_request(message: &str, value: &str, length: RequestLength) -> bool {
+    let request = message
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_punctuation() || "？！。".contains(c));
+    if value != request.trim() || value.chars().any(char::is_numeric) {
+        return false;
+    }
+    let words = value.split_whitespace().count();
+    let cjk = value.chars().filter(|&c| is_cjk(c)).count();
+    words >= length.words || cjk >= length.cjk_chars
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LENGTH: RequestLength = RequestLength {
+        words: 3,
+        cjk_chars: 6,
+    };
+
+    #[test]
+    fn a_sentence_copied_whole_is_a_request_not_a_value() {
+        for (message, value) in [
+            ("What's today's date?", "What's today's date"),
+            ("上海今天天气怎么样？", "上海今天天气怎么样"),
+        ] {
+            assert!(is_whole_request(message, value, LENGTH), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_bare_value_a_number_or_a_part_is_no_request() {
+        for (message, value) in [
+            ("AAPL", "AAPL"),
+            ("12かける8", "12かける8"),
+            ("Weather in Paris", "Paris"),
+            ("Weather in Paris", "Weather in Paris 2"),
+        ] {
+            assert!(!is_whole_request(message, value, LENGTH), "{message}");
+        }
+    }
+}
