@@ -17,6 +17,7 @@ pub fn turn_options(settings: &Settings) -> TurnOptions {
         tool_mode: settings.agent.tool_mode,
         max_rounds: settings.agent.max_rounds,
         max_tool_calls: settings.agent.max_tool_calls,
+        max_tools_shown: settings.agent.max_tools_shown,
         language: settings.language,
     }
 }

@@ -138,6 +138,10 @@ pub struct Outcome {
     pub tool_right: bool,
     /// `None` when the case gives no parameters to check.
     pub params_right: Option<bool>,
+    /// Whether the expected tool was among those the model was shown; `None`
+    /// when every tool is shown, or when the case expects no tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown: Option<bool>,
 }
 
 impl Outcome {
@@ -163,8 +167,16 @@ pub async fn run(
 ) -> Vec<Outcome> {
     let mut routed = futures_util::stream::iter(cases.into_iter().enumerate().map(
         |(index, case)| async move {
+            let shown = agent.is_selecting().then(|| {
+                agent
+                    .tools_shown(&[], &case.message)
+                    .iter()
+                    .any(|manifest| manifest.name == case.tool)
+            });
             let routed = agent.route(&case.message).await;
-            (index, judge(agent.registry(), case, routed))
+            let mut outcome = judge(agent.registry(), case, routed);
+            outcome.shown = shown.filter(|_| outcome.case.tool != NO_TOOL);
+            (index, outcome)
         },
     ))
     .buffer_unordered(jobs.max(1));
@@ -202,6 +214,7 @@ fn judge(
         error,
         tool_right,
         params_right,
+        shown: None,
     }
 }
 
@@ -260,6 +273,10 @@ pub struct Report {
     pub confusions: Vec<Confusion>,
     /// Available tools no case exercises.
     pub without_cases: Vec<String>,
+    /// With more tools than a turn shows (`agent.max_tools_shown`): the share
+    /// of cases whose expected tool was among those shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection_recall: Option<f64>,
     pub outcomes: Vec<Outcome>,
 }
 
@@ -316,6 +333,10 @@ impl Report {
         let cases = outcomes.len();
         let tool_right = outcomes.iter().filter(|o| o.tool_right).count();
         let call_right = outcomes.iter().filter(|o| o.call_right()).count();
+        let selected: Vec<bool> = outcomes.iter().filter_map(|o| o.shown).collect();
+        let selection_recall = (!selected.is_empty()).then(|| {
+            selected.iter().filter(|shown| **shown).count() as f64 / selected.len() as f64
+        });
         Report {
             tools: tools.into_values().collect(),
             cases,
@@ -328,6 +349,7 @@ impl Report {
             },
             confusions,
             without_cases,
+            selection_recall,
             outcomes,
         }
     }

@@ -13,12 +13,14 @@ pub mod eval;
 mod prompts;
 mod provider;
 mod registry;
+mod selection;
 mod settings;
 mod tool_config;
 mod turn;
 
 pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
+pub use selection::ToolSelector;
 pub use settings::{
     AgentSettings, Language, LlmProvider, McpSettings, PythonEnv, PythonSettings, Settings,
     SettingsError, ToolMode, ToolSettings, ToolsSettings,

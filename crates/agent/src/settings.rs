@@ -30,6 +30,10 @@ const DEFAULT_WORKERS: usize = 2;
 const DEFAULT_IMPORT_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_MAX_ROUNDS: usize = 4;
 const DEFAULT_MAX_TOOL_CALLS: usize = 8;
+/// Measured with `cargo run --release -p riverse-bench --bin selection`: with
+/// 200 tools, 24 keeps the expected tool among those shown for the template
+/// tools' routing cases (docs/performance.md).
+const DEFAULT_MAX_TOOLS_SHOWN: usize = 24;
 /// A settings file is a page of YAML; anything this large is the wrong file
 /// (`--config /dev/zero` would otherwise be read until memory runs out).
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -42,6 +46,8 @@ type Workers = Count<1, 64>;
 type Rounds = Count<0, 100>;
 /// `agent.max_tool_calls`.
 type ToolCalls = Count<0, 1000>;
+/// `agent.max_tools_shown`: 0 shows every tool.
+type ToolsShown = Count<0, 10000>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
@@ -132,6 +138,7 @@ pub struct AgentSettings {
     pub tool_mode: ToolMode,
     pub max_rounds: usize,
     pub max_tool_calls: usize,
+    pub max_tools_shown: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -213,6 +220,7 @@ struct RawAgent {
     tool_mode: Option<ToolMode>,
     max_rounds: Option<Scalar<Rounds>>,
     max_tool_calls: Option<Scalar<ToolCalls>>,
+    max_tools_shown: Option<Scalar<ToolsShown>>,
 }
 
 impl Settings {
@@ -486,6 +494,11 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
         max_tool_calls: raw.max_tool_calls.map_or(DEFAULT_MAX_TOOL_CALLS, |calls| {
             warnings.take("agent.max_tool_calls", calls).get()
         }),
+        max_tools_shown: raw
+            .max_tools_shown
+            .map_or(DEFAULT_MAX_TOOLS_SHOWN, |shown| {
+                warnings.take("agent.max_tools_shown", shown).get()
+            }),
     }
 }
 

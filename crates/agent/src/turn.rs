@@ -17,6 +17,7 @@ use riverse_tool::{CallError, Params, Registry, ToolManifest, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::selection::ToolSelector;
 use crate::{Language, ToolMode, dispatcher, prompts};
 
 /// How turns run (`agent.*` and `language`).
@@ -27,6 +28,8 @@ pub struct TurnOptions {
     pub max_rounds: usize,
     /// Tool calls run in one turn.
     pub max_tool_calls: usize,
+    /// With more tools than this, a turn shows the most relevant; 0 shows all.
+    pub max_tools_shown: usize,
     pub language: Language,
 }
 
@@ -115,16 +118,37 @@ pub struct Agent {
     /// Set in `auto` mode once the provider refused tools, so later turns go
     /// to the dispatcher straight away.
     tools_refused: AtomicBool,
+    /// Present when there are more tools than a turn shows.
+    selector: Option<ToolSelector>,
 }
 
 impl Agent {
     pub fn new(registry: Registry, provider: Arc<dyn Provider>, options: TurnOptions) -> Self {
+        let selector = ToolSelector::new(
+            registry.available_manifests().cloned().collect(),
+            options.max_tools_shown,
+        );
         Agent {
             registry,
             provider,
             options,
             tools_refused: AtomicBool::new(false),
+            selector,
         }
+    }
+
+    /// The tools a turn for `message` after `history` offers the model: all
+    /// of them, or past `agent.max_tools_shown` those [`ToolSelector`] picks.
+    pub fn tools_shown(&self, history: &[Message], message: &str) -> Vec<ToolManifest> {
+        match &self.selector {
+            Some(selector) => selector.select(history, message),
+            None => self.registry.available_manifests().cloned().collect(),
+        }
+    }
+
+    /// Whether turns show only some of the tools.
+    pub fn is_selecting(&self) -> bool {
+        self.selector.is_some()
     }
 
     pub fn registry(&self) -> &Registry {
@@ -189,7 +213,7 @@ impl Agent {
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
         let language = self.options.language;
-        let tools: Vec<ToolManifest> = self.registry.available_manifests().cloned().collect();
+        let tools = self.tools_shown(history, message);
         let (mut conversation, first_new) =
             conversation(prompts::system(language).to_owned(), history, message);
         let mut calls_left = self.options.max_tool_calls;
@@ -253,7 +277,7 @@ impl Agent {
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
         let language = self.options.language;
-        let tools: Vec<ToolManifest> = self.registry.available_manifests().cloned().collect();
+        let tools = self.tools_shown(history, message);
         let mut records = Vec::new();
         let mut results = None;
         if !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0 {
@@ -333,7 +357,7 @@ impl Agent {
     /// asking for an answer: what `riverse eval` measures. Routes as
     /// [`Agent::turn`] does, `auto`'s fallback to the dispatcher included.
     pub async fn route(&self, message: &str) -> Result<Vec<RoutedCall>, TurnError> {
-        let tools: Vec<ToolManifest> = self.registry.available_manifests().cloned().collect();
+        let tools = self.tools_shown(&[], message);
         let calls = match self.routing() {
             ToolMode::Dispatcher => self.dispatch(&tools, &[], message).await?,
             _ => {

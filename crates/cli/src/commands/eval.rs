@@ -140,6 +140,12 @@ fn table(report: &Report) -> String {
         report.cases,
         report.accuracy * 100.0
     ));
+    if let Some(recall) = report.selection_recall {
+        out.push_str(&format!(
+            "the expected tool was among the tools shown (agent.max_tools_shown) in {:.1} % of cases\n",
+            recall * 100.0
+        ));
+    }
     for confusion in &report.confusions {
         let [a, b] = &confusion.tools;
         let [to_b, to_a] = confusion.counts;
