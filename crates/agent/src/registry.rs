@@ -52,6 +52,8 @@ pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
         workers: settings.python.workers,
         import_timeout: settings.python.import_timeout,
         config: settings.document.clone(),
+        max_output_bytes: settings.tools.max_output_bytes,
+        env: Default::default(),
     }
 }
 

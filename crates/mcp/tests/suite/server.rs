@@ -27,6 +27,8 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         workers: 2,
         import_timeout: Duration::from_secs(60),
         config: json!({}),
+        max_output_bytes: 64 * 1024,
+        env: Default::default(),
     })
     .await;
     let options = RegistryOptions {

@@ -27,6 +27,8 @@ pub fn options(project: &Project) -> PythonOptions {
         workers: 1,
         import_timeout: Duration::from_secs(2),
         config: json!({}),
+        max_output_bytes: 64 * 1024,
+        env: Default::default(),
     }
 }
 

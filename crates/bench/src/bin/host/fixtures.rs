@@ -51,6 +51,8 @@ impl TempProject {
             workers,
             import_timeout: Duration::from_secs(10),
             config: json!({}),
+            max_output_bytes: 64 * 1024,
+            env: Default::default(),
         }
     }
 }
