@@ -346,6 +346,10 @@ def cut(text: str) -> tuple[str, int | None]:
     and its size before when it was cut, so the host can say so."""
     if max_output_bytes is None or len(text) <= max_output_bytes // 4:
         return text, None
+    if text.isascii():  # one byte a character: no copy needed to measure
+        if len(text) <= max_output_bytes:
+            return text, None
+        return text[:max_output_bytes], len(text)
     encoded = text.encode("utf-8", "surrogatepass")
     if len(encoded) <= max_output_bytes:
         return text, None

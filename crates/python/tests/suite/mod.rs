@@ -1,5 +1,6 @@
 mod calls;
 mod discovery;
+mod hardening;
 mod output;
 mod supervision;
 mod support;
