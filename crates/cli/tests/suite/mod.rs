@@ -5,4 +5,5 @@ mod command;
 mod init;
 mod mcp;
 mod settings;
+mod signals;
 mod tools;
