@@ -88,3 +88,27 @@ fn sighup_during_a_call_ends_the_worker_and_its_child_with_status_129() {
 fn sigkill_of_riverse_still_ends_the_worker_and_its_child() {
     ends_everything(Signal::SIGKILL, None);
 }
+
+/// Issue 13, defect 8: an MCP server still starting at `mcp.startup_timeout`
+/// does not outlive the command.
+#[test]
+fn an_mcp_server_that_never_finishes_starting_does_not_outlive_riverse() {
+    let project = project(&[]);
+    let pid_file = project.path().join("server.pid");
+    project.file(
+        "slow_server.py",
+        "import os, time\nopen('server.pid', 'w').write(str(os.getpid()))\ntime.sleep(600)\n",
+    );
+    project.settings(
+        "mcp:\n  enabled: true\n  startup_timeout: 1\n  servers:\n    \
+         - {name: slow, command: python3, args: [slow_server.py]}\n",
+    );
+    let ran = super::command::riverse(&project, &["tools"]);
+    assert!(ran.stdout.contains("did not start within 1s"), "{ran:#?}");
+    let server: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    wait_until("the mcp server outlived riverse", || is_gone(server));
+}

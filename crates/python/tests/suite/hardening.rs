@@ -160,3 +160,41 @@ async fn a_project_shadowing_standard_modules_still_loads_its_tools() {
     assert_eq!(rows(&registry), [available("echo", "echo.py")]);
     assert_echo_answers(&registry).await;
 }
+
+/// Issue 13, defect 9: a process that left its worker's group with `setsid`
+/// is caught when the worker is killed at the deadline.
+#[tokio::test]
+async fn a_process_that_escaped_its_workers_group_dies_with_the_worker() {
+    let project = project(&["escapes_its_group.py"]);
+    let timeout = riverse_tool::ToolPolicy {
+        enabled: None,
+        timeout: Some(std::time::Duration::from_secs(1)),
+    };
+    let registry = super::support::registry_with(
+        options(&project),
+        super::support::policy("escapes_its_group", timeout),
+    )
+    .await;
+    let pid_file = project.path().join("escaped.pid");
+    let result = call(
+        &registry,
+        "escapes_its_group",
+        json!({"pid_file": pid_file}),
+    )
+    .await;
+    assert!(!result.success, "{result:?}");
+    let escaped: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::path::Path::new(&format!("/proc/{escaped}")).exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "the escaped process {escaped} survived its worker (or was never reaped)"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_echo_answers(&registry).await;
+}
