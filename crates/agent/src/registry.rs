@@ -53,7 +53,7 @@ pub(crate) fn python_options(settings: &Settings) -> PythonOptions {
         import_timeout: settings.python.import_timeout,
         config: settings.document.clone(),
         max_output_bytes: settings.tools.max_output_bytes,
-        env: Default::default(),
+        env: settings.python.env.clone(),
     }
 }
 

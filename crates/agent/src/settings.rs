@@ -83,6 +83,8 @@ pub struct PythonSettings {
     pub interpreter: Option<String>,
     pub workers: usize,
     pub import_timeout: Duration,
+    /// `python.env` (`inherit` | `clean`) with `python.env_allow`.
+    pub env: riverse_python::EnvPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -150,6 +152,8 @@ struct RawPython {
     interpreter: Option<String>,
     workers: Option<usize>,
     import_timeout: Option<f64>,
+    env: Option<String>,
+    env_allow: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -253,6 +257,18 @@ impl Settings {
                     )
                 })?,
                 None => DEFAULT_IMPORT_TIMEOUT,
+            },
+            env: match raw_python.env.as_deref() {
+                None | Some("inherit") => riverse_python::EnvPolicy::Inherit,
+                Some("clean") => riverse_python::EnvPolicy::Clean {
+                    allow: raw_python.env_allow,
+                },
+                Some(other) => {
+                    return Err(invalid(
+                        "python.env",
+                        format!("expected inherit or clean, got {other:?}"),
+                    ));
+                }
             },
         };
         let raw_agent = raw.agent.unwrap_or_default();

@@ -198,3 +198,29 @@ async fn a_process_that_escaped_its_workers_group_dies_with_the_worker() {
     }
     assert_echo_answers(&registry).await;
 }
+
+/// Issue 13, secrets: workers inherit the environment unless `python.env` is
+/// clean, which keeps only the allowlist (and what an interpreter needs).
+#[tokio::test]
+async fn a_clean_environment_keeps_only_the_allowed_variables() {
+    let project = project(&["reads_env.py"]);
+    let variable = "CARGO_MANIFEST_DIR";
+    let expected = std::env::var(variable).unwrap();
+    let seen = |env: riverse_python::EnvPolicy| {
+        let mut options = options(&project);
+        options.env = env;
+        async move {
+            let registry = registry(options).await;
+            call(&registry, "reads_env", json!({"name": variable}))
+                .await
+                .data
+        }
+    };
+    assert_eq!(seen(riverse_python::EnvPolicy::Inherit).await, expected);
+    let clean = riverse_python::EnvPolicy::Clean { allow: vec![] };
+    assert_eq!(seen(clean).await, "(unset)");
+    let allowed = riverse_python::EnvPolicy::Clean {
+        allow: vec![variable.into()],
+    };
+    assert_eq!(seen(allowed).await, expected);
+}
