@@ -41,6 +41,7 @@ fn mcp_options(settings: &Settings) -> McpOptions {
         servers: settings.mcp.servers.clone(),
         startup_timeout: settings.mcp.startup_timeout,
         project_dir: settings.project_dir.clone(),
+        max_output_bytes: settings.tools.max_output_bytes,
     }
 }
 

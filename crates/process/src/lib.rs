@@ -12,17 +12,20 @@
 //! the host becomes a child subreaper, so a tool's descendant that escaped its
 //! group with `setsid` is re-parented to Riverse and killed when its worker
 //! goes ([`groups`]). [`read_line`] reads a protocol line with a bound on its
-//! length.
+//! length, and [`BoundedLines`] passes a protocol stream on with its over-long
+//! lines replaced (by an error reply, for the MCP client and server).
 //!
 //! Out of scope: what is spoken over stdin and stdout (the callers' protocols),
 //! and restarting a child (the callers decide when a fresh one is needed).
 
+mod bounded;
 mod child;
 mod exit;
 pub mod groups;
 mod lines;
 mod relay;
 
+pub use bounded::{BoundedLines, Replace, leading_id};
 pub use child::{Child, Spawned};
 pub use exit::Exit;
 pub use groups::shutdown;

@@ -5,13 +5,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use riverse_protocol::{DiscoveryResult, FileFate, WorkerError, WorkerInit, methods};
-use riverse_tool::{Params, ToolResult};
+use riverse_tool::{Params, ToolResult, reply_limit};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::connection::{Closed, RequestError};
 use crate::env::EnvPolicy;
-use crate::reply::{reply_limit, tool_result};
+use crate::reply::tool_result;
 use crate::worker::{SpawnOptions, Worker, describe};
 use crate::{Error, Interpreter, resolve_interpreter, seconds};
 
@@ -31,7 +31,7 @@ pub struct PythonOptions {
     pub config: Value,
     /// `tools.max_output_bytes`: a worker cuts a tool's `data` and `error` to
     /// this many bytes, and the host reads no reply longer than a small
-    /// multiple of it (see `reply::reply_limit`).
+    /// multiple of it (`riverse_tool::reply_limit`).
     pub max_output_bytes: usize,
     /// The environment workers start with (`python.env`).
     pub env: EnvPolicy,

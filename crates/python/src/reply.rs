@@ -5,16 +5,6 @@ use riverse_tool::{ToolResult, mark_cut};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The longest reply the host reads, for a given `tools.max_output_bytes`: the
-/// worker cuts `data` and `error` to that many bytes each, and JSON may escape
-/// a byte into six (`\u0001`); the rest is room for the traceback (which the
-/// worker also bounds) and the envelope. A longer reply is discarded as it
-/// streams by and fails its call.
-pub(crate) fn reply_limit(max_output_bytes: usize) -> usize {
-    const ENVELOPE: usize = 64 * 1024;
-    max_output_bytes.saturating_mul(12).saturating_add(ENVELOPE)
-}
-
 /// What Riverse's worker puts in `structuredContent`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

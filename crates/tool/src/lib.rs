@@ -21,7 +21,7 @@ pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};
 pub use registry::{CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy};
 pub use schema::input_schema;
-pub use truncate::{cap_output, mark_cut};
+pub use truncate::{cap_output, mark_cut, reply_limit};
 
 use std::time::Duration;
 
