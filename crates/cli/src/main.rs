@@ -42,13 +42,15 @@ fn main() -> ExitCode {
     // read its Python workers' replies. Run by `block_on` on this thread instead,
     // every reply would have to wake this thread from another one, which about
     // doubled the cost of a warm tool call (docs/performance.md).
+    // `riverse chat` reads Ctrl-C itself: it cancels the turn under way.
+    let interrupt_ends = !matches!(cli.command, cli::Command::Chat);
     let ended = runtime.block_on(async {
         let command = tokio::spawn(commands::run(cli));
         tokio::select! {
             ran = command => Ended::Ran(
                 ran.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic())),
             ),
-            number = termination() => Ended::Signal(number),
+            number = termination(interrupt_ends) => Ended::Signal(number),
         }
     });
     // Every worker and server goes with Riverse, whatever the command left
@@ -80,15 +82,14 @@ fn main() -> ExitCode {
     }
 }
 
-/// Waits for SIGINT, SIGTERM or SIGHUP, and returns its number. Riverse has
-/// child process groups of its own that the terminal's signal does not reach:
-/// it must kill them itself before it exits.
-async fn termination() -> i32 {
-    let kinds = [
-        SignalKind::interrupt(),
-        SignalKind::terminate(),
-        SignalKind::hangup(),
-    ];
+/// Waits for SIGTERM, SIGHUP or (when `interrupt_ends`) SIGINT, and returns
+/// its number. Riverse has child process groups of its own that the terminal's
+/// signal does not reach: it must kill them itself before it exits.
+async fn termination(interrupt_ends: bool) -> i32 {
+    let mut kinds = vec![SignalKind::terminate(), SignalKind::hangup()];
+    if interrupt_ends {
+        kinds.push(SignalKind::interrupt());
+    }
     let mut streams = Vec::new();
     for kind in kinds {
         match signal(kind) {

@@ -107,6 +107,7 @@ async fn an_sdk_servers_tools_take_typed_arguments() {
             "mcp_demo_total",
             "mcp_demo_fail",
             "mcp_demo_pid",
+            "mcp_demo_huge",
             "mcp_demo_die",
             "mcp_demo_wait"
         ]

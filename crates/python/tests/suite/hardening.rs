@@ -224,3 +224,15 @@ async fn a_clean_environment_keeps_only_the_allowed_variables() {
     };
     assert_eq!(seen(allowed).await, expected);
 }
+
+/// Issue 13, minor: a result's fields are read once, so one whose `data`
+/// changes type between reads is judged by what was read.
+#[tokio::test]
+async fn a_result_whose_data_changes_type_between_reads_is_read_once() {
+    let project = project(&["data_changes_type.py"]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(
+        call(&registry, "data_changes_type", json!({})).await,
+        ToolResult::ok("first read")
+    );
+}
