@@ -29,6 +29,9 @@ pub(crate) enum RequestError {
     TooLarge { total: usize, limit: usize },
     /// The connection is gone; the worker is not usable.
     Closed(Closed),
+    /// The connection was already gone when the request was to be written:
+    /// the worker never saw it, so it may be sent to another.
+    NotSent(Closed),
 }
 
 /// Why a worker's connection is gone.
@@ -140,7 +143,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         if self.write_line(line).await.is_err() {
             // The reader sees the stream end and closes the connection with
             // the cause; the reply channel then carries it.
-            tracing::debug!("can't write to the python worker");
+            return Err(match reply.await {
+                Ok(Err(RequestError::Closed(closed))) => RequestError::NotSent(closed),
+                _ => RequestError::NotSent(self.pending.closed().unwrap_or(Closed::StreamEnded)),
+            });
         }
         match reply.await {
             Ok(reply) => reply,

@@ -129,8 +129,9 @@ impl WorkerPool {
     pub async fn call(&self, name: &str, arguments: Params, timeout: Duration) -> ToolResult {
         let deadline = tokio::time::Instant::now() + timeout;
         let params = json!({"name": name, "arguments": arguments});
-        // A worker whose stream turns out to be corrupted (by an earlier
-        // tool's thread) is retired and the call tried once more on a fresh one.
+        // A worker found dead as the call is sent (killed from outside while
+        // idle), or whose stream turns out to be corrupted (by an earlier
+        // tool's thread), is retired and the call tried once more on a fresh one.
         let mut retried = false;
         loop {
             let (worker, _permit) = match self.checkout().await {
@@ -164,11 +165,14 @@ impl WorkerPool {
                     self.checkin(worker);
                     return ToolResult::failure(format!("tool \"{name}\": {}", describe(&error)));
                 }
-                RequestError::Closed(closed @ Closed::Corrupted(_)) if !retried => {
+                RequestError::Closed(closed @ Closed::Corrupted(_))
+                | RequestError::NotSent(closed)
+                    if !retried =>
+                {
                     retire(&closed, previous.as_deref());
                     retried = true;
                 }
-                RequestError::Closed(closed) => {
+                RequestError::Closed(closed) | RequestError::NotSent(closed) => {
                     return ToolResult::failure(format!(
                         "tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
                     ));

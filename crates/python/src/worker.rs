@@ -153,7 +153,7 @@ impl Worker {
         };
         let result = match reply {
             Ok(result) => result,
-            Err(RequestError::Closed(closed)) => {
+            Err(RequestError::Closed(closed) | RequestError::NotSent(closed)) => {
                 // The file announced last is the one being loaded when the
                 // worker went: its announcement may still be queued.
                 while let Ok(file) = importing.try_recv() {
@@ -224,7 +224,7 @@ pub(crate) fn describe(error: &RequestError) -> String {
         RequestError::TooLarge { total, limit } => {
             format!("its reply of {total} bytes is over the {limit} bytes the host reads")
         }
-        RequestError::Closed(closed) => closed.to_string(),
+        RequestError::Closed(closed) | RequestError::NotSent(closed) => closed.to_string(),
     }
 }
 
