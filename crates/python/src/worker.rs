@@ -198,9 +198,12 @@ impl Worker {
         self.request(methods::TOOLS_CALL, params).await
     }
 
-    /// Why the worker is no longer usable, once it is not.
+    /// Why the worker is no longer usable, once it is not. A process already
+    /// reaped counts at once, before its stream has been drained.
     pub(crate) fn closed(&self) -> Option<Closed> {
-        self.pending.closed()
+        self.pending
+            .closed()
+            .or_else(|| self.child.exit().map(Closed::Died))
     }
 
     pub(crate) fn last_tool(&self) -> Option<String> {
