@@ -86,7 +86,7 @@ mod tests {
         // A start longer than the cap is cut again.
         assert_eq!(
             cap_output(cut, 2),
-            "ab\n[output truncated: showing the first 2 of 66 bytes]"
+            "ab\n[output truncated: showing the first 2 of 63 bytes]"
         );
     }
 }
