@@ -32,6 +32,8 @@ pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
         import_timeout: settings.python.import_timeout,
         config: tool_config(&settings.document, &|name| std::env::var(name).ok()),
         host,
+        max_output_bytes: settings.tools.max_output_bytes,
+        env: settings.python.env.clone(),
     }
 }
 
@@ -40,6 +42,7 @@ pub fn mcp_options(settings: &Settings) -> McpOptions {
         servers: settings.mcp.servers.clone(),
         startup_timeout: settings.mcp.startup_timeout,
         project_dir: settings.project_dir.clone(),
+        max_output_bytes: settings.tools.max_output_bytes,
     }
 }
 

@@ -22,8 +22,8 @@ pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
 pub use selection::ToolSelector;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, McpSettings, PythonEnv, PythonSettings, Settings,
-    SettingsError, ToolMode, ToolSettings, ToolsSettings,
+    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, Settings, SettingsError,
+    ToolMode, ToolSettings, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use tool_config::tool_config;

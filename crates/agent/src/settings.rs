@@ -15,6 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use riverse_python::EnvPolicy;
 use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde_json::Value;
@@ -94,17 +95,6 @@ pub enum ToolMode {
     Dispatcher,
 }
 
-/// `python.env`: what environment tool workers get.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum PythonEnv {
-    /// Riverse's whole environment, API keys included (the default, as in Riverse).
-    #[default]
-    Inherit,
-    /// Only a few variables a Python program needs (`PATH`, `HOME`, locale, ...)
-    /// and those of `python.env_allow`.
-    Clean { allow: Vec<String> },
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolsSettings {
     /// `tools.enabled: false` turns every drop-in tool off.
@@ -130,7 +120,8 @@ pub struct PythonSettings {
     pub interpreter: Option<String>,
     pub workers: usize,
     pub import_timeout: Duration,
-    pub env: PythonEnv,
+    /// `python.env` (`inherit` | `clean`) with `python.env_allow`.
+    pub env: EnvPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -477,8 +468,8 @@ fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
             warnings.take("python.import_timeout", secs).0
         }),
         env: match raw.env {
-            None | Some(EnvMode::Inherit) => PythonEnv::Inherit,
-            Some(EnvMode::Clean) => PythonEnv::Clean {
+            None | Some(EnvMode::Inherit) => EnvPolicy::Inherit,
+            Some(EnvMode::Clean) => EnvPolicy::Clean {
                 allow: raw.env_allow,
             },
         },

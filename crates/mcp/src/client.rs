@@ -6,7 +6,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource, sanitize_name};
+use riverse_process::{BoundedLines, Replace, leading_id};
+use riverse_tool::{
+    Found, Params, Tool, ToolManifest, ToolResult, ToolSource, reply_limit, sanitize_name,
+};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
 };
@@ -32,6 +35,9 @@ pub struct McpOptions {
     pub startup_timeout: Duration,
     /// Stdio servers run here; a relative command resolves against it.
     pub project_dir: PathBuf,
+    /// `tools.max_output_bytes`: a stdio server's reply longer than
+    /// `riverse_tool::reply_limit` of it fails its call at once.
+    pub max_output_bytes: usize,
 }
 
 /// One entry of `mcp.servers`.
@@ -67,6 +73,7 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
         let link = Arc::new(ServerLink {
             spec: spec.clone(),
             project_dir: options.project_dir.clone(),
+            reply_limit: reply_limit(options.max_output_bytes),
             session: tokio::sync::Mutex::new(None),
             spawned: Mutex::new(None),
         });
@@ -112,6 +119,22 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
         .into_iter()
         .flatten()
         .collect()
+}
+
+/// A reply too long to read becomes an error reply to its request, so the call
+/// fails at once rather than at its deadline.
+fn too_long_reply() -> Replace {
+    Box::new(|start, total| {
+        let Some(id) = leading_id(start) else {
+            tracing::warn!(target: "mcp", "dropped a line of {total} bytes with no readable id");
+            return None;
+        };
+        let error = serde_json::json!({
+            "code": -32603,
+            "message": format!("the server's reply of {total} bytes is over the limit Riverse reads"),
+        });
+        Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#).into_bytes())
+    })
 }
 
 /// `2s`, `0.5s`.
@@ -267,6 +290,8 @@ struct Connected {
 struct ServerLink {
     spec: ServerSpec,
     project_dir: PathBuf,
+    /// The longest reply line read from a stdio server.
+    reply_limit: usize,
     /// `None` before the first start and after a failed restart. Held while
     /// (re)connecting, so two calls never start two servers.
     session: tokio::sync::Mutex<Option<Session>>,
@@ -347,6 +372,7 @@ impl ServerLink {
                 })?;
                 let process = Arc::new(process);
                 *lock(&self.spawned) = Some(process.clone());
+                let stdout = BoundedLines::new(stdout, self.reply_limit, too_long_reply());
                 match client.serve((stdout, stdin)).await {
                     Ok(service) => Ok(Session {
                         service,

@@ -3,11 +3,12 @@
 use std::os::fd::AsFd;
 use std::sync::{Arc, PoisonError, RwLock};
 
+use riverse_process::{BoundedLines, Replace, leading_id};
 use riverse_tool::{CallError, Registry, ToolManifest, ToolResult, input_schema};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RunningService, ServerInitializeError};
 use rmcp::transport::IntoTransport;
@@ -16,6 +17,14 @@ use serde_json::{Map, Value};
 use tokio::net::unix::pipe;
 
 use crate::Error;
+
+/// The longest request line `riverse mcp` reads (arguments of a few MiB are
+/// fine). A longer one is discarded as it streams by and answered with an
+/// error carrying its id, when the id can be read.
+pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+
+/// The method an over-long request is turned into, so that it gets its reply.
+const TOO_LARGE_METHOD: &str = "riverse/request_too_large";
 
 /// The tool set being served, swapped whole when it changes.
 type Shared = Arc<RwLock<Arc<Registry>>>;
@@ -57,6 +66,30 @@ impl ServerHandler for RegistryServer {
         ))
     }
 
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != TOO_LARGE_METHOD {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("method not found: {}", request.method),
+                None,
+            ));
+        }
+        let bytes = request
+            .params
+            .as_ref()
+            .and_then(|params| params.get("bytes"))
+            .cloned()
+            .unwrap_or_default();
+        Err(ErrorData::invalid_request(
+            format!("the request of {bytes} bytes is over the {MAX_REQUEST_BYTES}-byte limit"),
+            None,
+        ))
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -83,6 +116,24 @@ impl ServerHandler for RegistryServer {
             }
         }
     }
+}
+
+/// An over-long request line, by its id, becomes a request the server answers
+/// with an error; one without a readable id is dropped, with a warning.
+fn too_long_request() -> Replace {
+    Box::new(|start, total| {
+        let Some(id) = leading_id(start) else {
+            tracing::warn!("dropped a request of {total} bytes with no readable id");
+            return None;
+        };
+        let params = serde_json::json!({"bytes": total});
+        Some(
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"{TOO_LARGE_METHOD}","params":{params}}}"#
+            )
+            .into_bytes(),
+        )
+    })
 }
 
 /// A manifest as MCP lists it: the schema from the parameters and their types,
@@ -182,8 +233,15 @@ where
 /// Serves `registry` on stdin and stdout until the client closes them.
 pub async fn serve_stdio(registry: Registry) -> Result<(), Error> {
     let serving = match stdio_pipes() {
-        Some((stdin, stdout)) => serve(registry, (stdin, stdout)).await?,
-        None => serve(registry, (tokio::io::stdin(), tokio::io::stdout())).await?,
+        Some((stdin, stdout)) => {
+            let stdin = BoundedLines::new(stdin, MAX_REQUEST_BYTES, too_long_request());
+            serve(registry, (stdin, stdout)).await?
+        }
+        None => {
+            let stdin =
+                BoundedLines::new(tokio::io::stdin(), MAX_REQUEST_BYTES, too_long_request());
+            serve(registry, (stdin, tokio::io::stdout())).await?
+        }
     };
     serving.waiting().await
 }

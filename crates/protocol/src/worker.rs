@@ -44,6 +44,13 @@ pub struct WorkerInit {
     /// File names not to import (they timed out in an earlier worker).
     #[serde(default)]
     pub skip: Vec<String>,
+    /// `tools.max_output_bytes`: the worker cuts a result's `data` and `error`
+    /// to this many bytes and says their size before (`dataBytes`, `errorBytes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_bytes: Option<usize>,
+    /// Follows the label marker in the worker's stderr, so a tool cannot forge one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_key: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

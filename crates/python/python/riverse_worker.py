@@ -13,12 +13,21 @@ so they import it as they would in any Riverse project. Standard library only.
 
 from __future__ import annotations
 
+import sys
+
+# Run with `python -c`, the project directory ("") comes first on sys.path: a
+# `json.py` or `dataclasses.py` there would replace the standard modules this
+# worker imports. It goes back on the path after the standard library (see
+# `add_project_path`).
+if sys.path[:1] == [""]:
+    del sys.path[0]
+
 import abc
 import dataclasses
 import importlib
 import json
 import os
-import sys
+import signal
 import types
 
 WORKER_PROTOCOL_VERSION = "riverse-worker/1"
@@ -34,7 +43,13 @@ SCHEMA_TYPES = {
     "dict": "object", "object": "object",
 }
 # Starts a stderr line naming whose output follows; the host reads and drops it.
+# The host's key follows it (see `Server.initialize`).
 LABEL_MARKER = b"\0riverse-label:"
+# The protocol descriptors are moved this high, where a tool writing to "fd 4"
+# by mistake does not reach them (it still can on purpose: tools are trusted).
+PROTOCOL_FD_FLOOR = 900
+# The most of a traceback sent with a failed call.
+MAX_TRACEBACK_CHARS = 16 * 1024
 
 
 # ---------------------------------------------------------------------------
@@ -368,24 +383,43 @@ def call_tool(discovery: Discovery, name: str, arguments: dict) -> dict:
     if not isinstance(result, ToolResult):
         returned = "None" if result is None else type(result).__name__
         return call_result(False, "", f"execute() returned {returned}, expected ToolResult")
+    # Each field is read once: a property may answer differently every time.
+    fields = {}
     for field, kind in (("success", bool), ("data", str), ("error", str)):
-        value = getattr(result, field)
-        if not isinstance(value, kind):
+        try:
+            value = getattr(result, field)
+        except BaseException as exc:  # noqa: BLE001 - a property may raise anything
+            return call_result(False, "", f"execute() returned a ToolResult whose {field} raised {describe(exc)}")
+        if type(value) is not kind:
             return call_result(
                 False,
                 "",
                 f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
                 f"expected {kind.__name__}",
             )
-    return call_result(result.success, result.data, result.error)
+        fields[field] = value
+    return call_result(fields["success"], fields["data"], fields["error"])
+
+
+# Set from the host's `maxOutputBytes`: `data` and `error` are cut to it.
+max_output_bytes: int | None = None
+# Whether the client is Riverse's host, which reads `structuredContent` only.
+serving_riverse = False
 
 
 def call_result(success: bool, data: str, error: str, trace: str | None = None) -> dict:
-    structured = {"success": success, "data": data, "error": error}
+    structured = {"success": success}
+    structured["data"], data_bytes = cut(data)
+    structured["error"], error_bytes = cut(error)
+    if data_bytes is not None:
+        structured["dataBytes"] = data_bytes
+    if error_bytes is not None:
+        structured["errorBytes"] = error_bytes
     if trace:
-        structured["traceback"] = trace
+        structured["traceback"] = trace[-MAX_TRACEBACK_CHARS:]
+    text = structured["data"] if success else structured["error"]
     return {
-        "content": [{"type": "text", "text": data if success else error}],
+        "content": [] if serving_riverse else [{"type": "text", "text": text}],
         "isError": not success,
         "structuredContent": structured,
     }
@@ -401,6 +435,22 @@ def schema_type(declared: str):
         if name not in names:
             names.append(name)
     return names[0] if len(names) == 1 else names
+
+
+def cut(text: str) -> tuple[str, int | None]:
+    """`text` cut to `max_output_bytes` UTF-8 bytes at a character boundary,
+    and its size before when it was cut, so the host can say so."""
+    if max_output_bytes is None or len(text) <= max_output_bytes // 4:
+        return text, None
+    if text.isascii():  # one byte a character: no copy needed to measure
+        if len(text) <= max_output_bytes:
+            return text, None
+        return text[:max_output_bytes], len(text)
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_output_bytes:
+        return text, None
+    start = encoded[:max_output_bytes].decode("utf-8", "ignore")
+    return start, len(encoded)
 
 
 def input_schema(manifest: dict) -> dict:
@@ -456,6 +506,7 @@ class Server:
         self.discovery: Discovery | None = None
         # Whether to mark in stderr whose output follows (see `label`).
         self.labels = False
+        self.marker = LABEL_MARKER
         self.current_label: str | None = None
         self.host_requests = 0
         global SERVER
@@ -489,8 +540,9 @@ class Server:
         for line in self.proto_in:
             try:
                 message = json.loads(line)
-            except ValueError as exc:
-                self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": str(exc)}})
+            except (ValueError, RecursionError) as exc:
+                error = {"code": -32700, "message": describe(exc)}
+                self.send({"jsonrpc": "2.0", "id": None, "error": error})
                 continue
             if not isinstance(message, dict) or "method" not in message or "id" not in message:
                 continue  # notifications and stray responses need no answer
@@ -526,7 +578,13 @@ class Server:
         capabilities = params.get("capabilities") or {}
         options = (capabilities.get("experimental") or {}).get("riverse") or {}
         if self.discovery is None:
+            global max_output_bytes, serving_riverse
             self.labels = bool(options)
+            serving_riverse = bool(options)
+            if options.get("labelKey"):
+                self.marker = LABEL_MARKER + str(options["labelKey"]).encode() + b":"
+            if isinstance(options.get("maxOutputBytes"), int):
+                max_output_bytes = max(0, options["maxOutputBytes"])
             self.discovery = Discovery(
                 options.get("toolsDir") or self.default_tools_dir,
                 options.get("config", self.default_config),
@@ -556,17 +614,18 @@ class Server:
             except (OSError, ValueError):
                 pass  # a tool closed or broke it; the marker still goes out
         try:
-            os.write(2, LABEL_MARKER + name.encode("utf-8", "replace") + b"\n")
+            os.write(2, self.marker + name.encode("utf-8", "replace") + b"\n")
         except OSError:
             return  # stderr is gone: there is no output left to attribute
         self.current_label = name
 
 
 def take_protocol_streams():
-    """Moves the protocol to private descriptors and points fd 0 at /dev/null and
-    fd 1 at stderr, so nothing a tool reads or prints can touch the protocol."""
-    proto_in = os.fdopen(os.dup(0), "rb")
-    proto_out = os.fdopen(os.dup(1), "wb")
+    """Moves the protocol to private, high, close-on-exec descriptors and points
+    fd 0 at /dev/null and fd 1 at stderr, so nothing a tool reads or prints can
+    touch the protocol."""
+    proto_in = os.fdopen(high_dup(0), "rb")
+    proto_out = os.fdopen(high_dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -575,14 +634,57 @@ def take_protocol_streams():
     return proto_in, proto_out
 
 
+def high_dup(fd: int) -> int:
+    """A close-on-exec copy of `fd` at PROTOCOL_FD_FLOOR or above, or wherever
+    the descriptor limit allows."""
+    import fcntl
+
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_FLOOR)
+    except OSError:
+        return os.dup(fd)  # the limit is lower: any free one, still close-on-exec
+
+
+def add_project_path() -> None:
+    """Puts the project directory (the working directory) on sys.path after the
+    standard library and before site-packages, so its modules are importable
+    but cannot shadow the standard library."""
+    project = os.getcwd()
+    if project in sys.path:
+        return
+    at = next(
+        (i for i, entry in enumerate(sys.path) if "site-packages" in entry or "dist-packages" in entry),
+        len(sys.path),
+    )
+    sys.path.insert(at, project)
+
+
+def end_with_the_host():
+    """When the host is gone, the worker ends and takes its process group (a
+    tool's children) with it: Linux sends SIGTERM when the host dies (the host
+    asks for it at spawn), and the protocol stream's end says so anywhere."""
+    if os.getpgrp() != os.getpid():
+        return  # not a group of its own (a standalone server): leave it alone
+
+    def end(*_args):
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    signal.signal(signal.SIGTERM, end)
+    return end
+
+
 def main(argv: list[str]) -> None:
     tools_dir = argv[0] if argv else os.path.join("agent", "tools")
     config = {}
     if len(argv) > 1:
         with open(argv[1], encoding="utf-8") as file:
             config = json.load(file)
+    add_project_path()
+    end = end_with_the_host()
     proto_in, proto_out = take_protocol_streams()
     Server(proto_in, proto_out, tools_dir, config).serve()
+    if end is not None:
+        end()
 
 
 if __name__ == "__main__":

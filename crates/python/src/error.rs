@@ -4,18 +4,37 @@ use std::path::PathBuf;
 /// `Error`: it is a failed `ToolResult`.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
+    /// No interpreter was found where one was configured or looked for.
     #[error(
         "can't find a Python interpreter (tried {tried}); set python.interpreter in settings.yaml"
     )]
     InterpreterNotFound { tried: String },
+    /// The interpreter could not be started.
     #[error(
         "can't start python worker {interpreter}: {cause}; set python.interpreter in settings.yaml"
     )]
     SpawnFailed { interpreter: PathBuf, cause: String },
+    /// The worker started but did not complete `initialize` before any tool
+    /// file was being loaded, or answered it wrongly.
     #[error("python worker {interpreter} failed its handshake: {cause}")]
     HandshakeFailed { interpreter: PathBuf, cause: String },
+    /// Importing `file` outlasted the import deadline; later workers skip it.
     #[error("import of {file} timed out after {after}")]
     ImportTimedOut { file: String, after: String },
+    /// The worker died (or broke its protocol stream) while loading `file`;
+    /// later workers skip it.
+    #[error("{cause} while loading {file}")]
+    ImportCrashed { file: String, cause: String },
+    /// The worker died during a request; the text says how.
     #[error("python worker died: {0}")]
     WorkerDied(String),
+    /// A live worker refused a request with a JSON-RPC error.
+    #[error("python worker refused {method}: {message}")]
+    Refused { method: String, message: String },
+    /// The worker's discovery report could not be read.
+    #[error("python worker sent an unreadable discovery: {0}")]
+    UnreadableDiscovery(String),
+    /// The pool was closed, so no worker can be checked out.
+    #[error("the python worker pool is closed")]
+    PoolClosed,
 }

@@ -6,23 +6,28 @@
 //! `agent.tools` to it, and serves calls over newline-delimited JSON-RPC shaped as
 //! MCP (see `riverse-protocol`).
 //!
-//! The pool spawns workers on demand, runs one call at a time per worker and
-//! independent calls on different workers, enforces each call's deadline by
-//! killing the worker's process group, replaces workers that die, and skips files
-//! whose import never finishes. [`python_tools`] turns a discovery into
+//! The pool spawns workers on demand (each a `riverse_process::Child`), runs
+//! one call at a time per worker and independent calls on different workers,
+//! enforces each call's deadline by killing the worker's process group,
+//! replaces workers that die or whose protocol stream turns invalid, and skips
+//! files whose import never finishes or ends the worker. [`python_tools`] turns a discovery into
 //! [`riverse_tool::Found`] values for the registry.
 //!
 //! Out of scope here: reading settings (the caller hands over [`PythonOptions`])
 //! and deciding which tools may be called (the registry does).
 
+mod connection;
+mod env;
 mod error;
 mod host_calls;
 mod interpreter;
 mod pool;
+mod reply;
 mod script;
 mod tool;
 mod worker;
 
+pub use env::{ALWAYS_KEPT, EnvPolicy};
 pub use error::Error;
 pub use host_calls::HostLink;
 pub use interpreter::{Interpreter, resolve_interpreter};

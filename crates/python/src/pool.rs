@@ -4,14 +4,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use riverse_protocol::{
-    CallToolResult, DiscoveryResult, FileFate, WorkerError, WorkerInit, methods,
-};
-use riverse_tool::{Params, ToolResult};
+use riverse_protocol::{DiscoveryResult, FileFate, WorkerError, WorkerInit, methods};
+use riverse_tool::{Params, ToolResult, reply_limit};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
-use crate::worker::{RequestError, SpawnOptions, Worker};
+use crate::connection::{Closed, RequestError};
+use crate::env::EnvPolicy;
+use crate::reply::tool_result;
+use crate::worker::{SpawnOptions, Worker, describe};
 use crate::{Error, HostLink, Interpreter, resolve_interpreter, seconds};
 
 /// What the pool needs from the settings.
@@ -30,6 +31,12 @@ pub struct PythonOptions {
     pub config: Value,
     /// The registry a tool's `ToolRegistry` calls through (see `host_calls.rs`).
     pub host: HostLink,
+    /// `tools.max_output_bytes`: a worker cuts a tool's `data` and `error` to
+    /// this many bytes, and the host reads no reply longer than a small
+    /// multiple of it (`riverse_tool::reply_limit`).
+    pub max_output_bytes: usize,
+    /// The environment workers start with (`python.env`).
+    pub env: EnvPolicy,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -46,8 +53,9 @@ struct Inner {
     permits: Semaphore,
     /// Workers waiting for a call.
     idle: Mutex<Vec<Worker>>,
-    /// Files whose import timed out; later workers skip them.
-    timed_out: Mutex<Vec<String>>,
+    /// Files later workers skip, each with why: its import timed out, or
+    /// loading it ended the worker.
+    skipped: Mutex<Vec<(String, String)>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -59,14 +67,14 @@ impl WorkerPool {
     pub fn new(options: PythonOptions) -> Result<Self, Error> {
         let interpreter =
             resolve_interpreter(options.interpreter.as_deref(), &options.project_dir)?;
-        let workers = options.workers.max(1);
+        let workers = options.workers.clamp(1, Semaphore::MAX_PERMITS);
         Ok(WorkerPool {
             inner: Arc::new(Inner {
                 options,
                 interpreter,
                 permits: Semaphore::new(workers),
                 idle: Mutex::new(Vec::new()),
-                timed_out: Mutex::new(Vec::new()),
+                skipped: Mutex::new(Vec::new()),
             }),
         })
     }
@@ -80,29 +88,40 @@ impl WorkerPool {
     }
 
     /// Imports the tools directory in a worker (which stays in the pool) and
-    /// reports every file's fate, with timed-out imports as failures.
+    /// reports every file's fate, with the files skipped (their import timed
+    /// out, or loading them ended a worker) as failures that say why.
     pub async fn discover(&self) -> Result<DiscoveryResult, Error> {
         let (worker, _permit) = self.checkout().await?;
-        let reply = worker.request(methods::DISCOVERY, json!({})).await;
-        let value = match reply {
+        let value = match worker.request(methods::DISCOVERY, json!({})).await {
             Ok(value) => value,
-            Err(RequestError::Rpc(error)) => return Err(Error::WorkerDied(error.message)),
-            Err(RequestError::Died(cause)) => return Err(Error::WorkerDied(cause)),
+            Err(RequestError::Rpc(error)) => {
+                return Err(Error::Refused {
+                    method: methods::DISCOVERY.into(),
+                    message: error.message,
+                });
+            }
+            Err(other) => return Err(Error::WorkerDied(describe(&other))),
         };
         self.checkin(worker);
         let mut discovery: DiscoveryResult = serde_json::from_value(value)
-            .map_err(|err| Error::WorkerDied(format!("unreadable discovery: {err}")))?;
-        let after = seconds(self.inner.options.import_timeout);
+            .map_err(|err| Error::UnreadableDiscovery(err.to_string()))?;
+        let skipped = lock(&self.inner.skipped).clone();
         for report in &mut discovery.files {
-            if report.fate == FileFate::Skipped {
-                report.fate = FileFate::Failed;
-                report.error = Some(WorkerError {
-                    message: format!("import timed out after {after}"),
-                    file: Some(report.file.clone()),
-                    line: None,
-                    traceback: None,
-                });
+            if report.fate != FileFate::Skipped {
+                continue;
             }
+            let why = skipped
+                .iter()
+                .find(|(file, _)| *file == report.file)
+                .map(|(_, why)| why.clone())
+                .unwrap_or_else(|| "skipped".into());
+            report.fate = FileFate::Failed;
+            report.error = Some(WorkerError {
+                message: why,
+                file: Some(report.file.clone()),
+                line: None,
+                traceback: None,
+            });
         }
         Ok(discovery)
     }
@@ -110,36 +129,58 @@ impl WorkerPool {
     /// Runs one call of tool `name` on an idle worker, under `timeout`. Every
     /// way it can go wrong becomes a failed result that says what happened.
     pub async fn call(&self, name: &str, arguments: Params, timeout: Duration) -> ToolResult {
-        let (worker, _permit) = match self.checkout().await {
-            Ok(checked_out) => checked_out,
-            Err(err) => {
-                return ToolResult::failure(format!("tool \"{name}\" could not run: {err}"));
-            }
-        };
+        let deadline = tokio::time::Instant::now() + timeout;
         let params = json!({"name": name, "arguments": arguments});
-        let reply =
-            tokio::time::timeout(timeout, worker.request(methods::TOOLS_CALL, params)).await;
-        let value = match reply {
-            Ok(Ok(value)) => value,
-            Ok(Err(RequestError::Rpc(error))) => {
-                self.checkin(worker);
-                return ToolResult::failure(format!("tool \"{name}\": {}", error.message));
+        // A worker found dead as the call is sent (killed from outside while
+        // idle), or whose stream turns out to be corrupted (by an earlier
+        // tool's thread), is retired and the call tried once more on a fresh one.
+        let mut retried = false;
+        loop {
+            let (worker, _permit) = match self.checkout().await {
+                Ok(checked_out) => checked_out,
+                Err(err) => {
+                    return ToolResult::failure(format!("tool \"{name}\" could not run: {err}"));
+                }
+            };
+            let previous = worker.last_tool();
+            let reply = tokio::time::timeout_at(deadline, worker.call_tool(name, params.clone()));
+            let error = match reply.await {
+                Ok(Ok(value)) => {
+                    self.checkin(worker);
+                    return tool_result(name, value);
+                }
+                Ok(Err(error)) => error,
+                Err(_elapsed) => {
+                    worker.kill();
+                    return ToolResult::failure(format!(
+                        "tool \"{name}\" timed out after {}; its worker was killed and a fresh one will serve later calls",
+                        seconds(timeout)
+                    ));
+                }
+            };
+            match error {
+                RequestError::Rpc(error) => {
+                    self.checkin(worker);
+                    return ToolResult::failure(format!("tool \"{name}\": {}", error.message));
+                }
+                error @ RequestError::TooLarge { .. } => {
+                    self.checkin(worker);
+                    return ToolResult::failure(format!("tool \"{name}\": {}", describe(&error)));
+                }
+                RequestError::Closed(closed @ Closed::Corrupted(_))
+                | RequestError::NotSent(closed)
+                    if !retried =>
+                {
+                    retire(&closed, previous.as_deref());
+                    retried = true;
+                }
+                RequestError::Closed(closed) | RequestError::NotSent(closed) => {
+                    return ToolResult::failure(format!(
+                        "tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
+                    ));
+                }
             }
-            Ok(Err(RequestError::Died(cause))) => {
-                return ToolResult::failure(format!(
-                    "tool \"{name}\" crashed: {cause}; a fresh worker will serve later calls"
-                ));
-            }
-            Err(_elapsed) => {
-                worker.kill();
-                return ToolResult::failure(format!(
-                    "tool \"{name}\" timed out after {}; its worker was killed and a fresh one will serve later calls",
-                    seconds(timeout)
-                ));
-            }
-        };
-        self.checkin(worker);
-        tool_result(name, value)
+        }
     }
 
     /// An idle worker, or a new one when none is idle.
@@ -149,13 +190,17 @@ impl WorkerPool {
             .permits
             .acquire()
             .await
-            .map_err(|_| Error::WorkerDied("the pool is closed".into()))?;
+            .map_err(|_| Error::PoolClosed)?;
         loop {
             let Some(worker) = lock(&self.inner.idle).pop() else {
                 break;
             };
-            if worker.is_alive() {
-                return Ok((worker, permit));
+            match worker.closed() {
+                None => return Ok((worker, permit)),
+                Some(closed @ Closed::Corrupted(_)) => {
+                    retire(&closed, worker.last_tool().as_deref())
+                }
+                Some(_) => {}
             }
         }
         Ok((self.spawn().await?, permit))
@@ -165,14 +210,19 @@ impl WorkerPool {
         lock(&self.inner.idle).push(worker);
     }
 
-    /// Spawns a worker, skipping each file whose import times out.
+    /// Spawns a worker, skipping each file whose import times out or ends
+    /// the worker.
     async fn spawn(&self) -> Result<Worker, Error> {
         let options = &self.inner.options;
         loop {
-            let skip = lock(&self.inner.timed_out).clone();
+            let skip = lock(&self.inner.skipped)
+                .iter()
+                .map(|(file, _)| file.clone())
+                .collect();
             let spawned = Worker::spawn(SpawnOptions {
                 interpreter: &self.inner.interpreter,
                 project_dir: &options.project_dir,
+                env: &options.env,
                 init: WorkerInit {
                     tools_dir: options
                         .project_dir
@@ -181,43 +231,34 @@ impl WorkerPool {
                         .to_string(),
                     config: options.config.clone(),
                     skip,
+                    max_output_bytes: Some(options.max_output_bytes),
+                    label_key: None,
                 },
                 import_timeout: options.import_timeout,
                 host: options.host.clone(),
+                reply_limit: reply_limit(options.max_output_bytes),
             })
             .await;
-            match spawned {
+            let (file, why) = match spawned {
                 Err(Error::ImportTimedOut { file, after }) => {
-                    tracing::warn!("import of {file} timed out after {after}; skipping it");
-                    lock(&self.inner.timed_out).push(file);
+                    (file, format!("import timed out after {after}"))
+                }
+                Err(Error::ImportCrashed { file, cause }) => {
+                    (file, format!("{cause} while loading this file"))
                 }
                 other => return other,
-            }
+            };
+            tracing::warn!("{file}: {why}; later workers skip it");
+            lock(&self.inner.skipped).push((file, why));
         }
     }
 }
 
-/// Reads a `tools/call` result: Riverse's worker sends the whole `ToolResult` as
-/// structured content; any other MCP server only text and `isError`.
-fn tool_result(name: &str, value: Value) -> ToolResult {
-    let result: CallToolResult = match serde_json::from_value(value) {
-        Ok(result) => result,
-        Err(err) => {
-            return ToolResult::failure(format!("tool \"{name}\": unreadable result: {err}"));
-        }
-    };
-    if let Some(structured) = &result.structured_content {
-        if let Some(trace) = structured.get("traceback").and_then(Value::as_str) {
-            tracing::debug!(target: "tool", "{name}: {trace}");
-        }
-        if let Ok(parsed) = serde_json::from_value::<ToolResult>(structured.clone()) {
-            return parsed;
-        }
-    }
-    let text = result.text();
-    if result.is_error {
-        ToolResult::failure(text)
-    } else {
-        ToolResult::ok(text)
-    }
+/// Logs why a worker is retired, naming the tool that ran there last (its
+/// thread is the likely writer).
+fn retire(closed: &Closed, last_tool: Option<&str>) {
+    let after = last_tool
+        .map(|tool| format!(" after tool \"{tool}\" ran there"))
+        .unwrap_or_default();
+    tracing::warn!("retiring a python worker{after}: {closed}");
 }

@@ -15,11 +15,15 @@ use crate::WORKER_SOURCE;
 use crate::interpreter::cache_dir;
 
 /// Run with `python -c BOOTSTRAP DIR`: imports the worker script from `DIR`
-/// and serves, leaving `sys.argv` and `sys.path` as `python -c SOURCE` would.
+/// and serves, leaving `sys.argv` and `sys.path` as `python -c SOURCE` would
+/// once the worker has taken the project directory ("") off the front of the
+/// path (it puts it back after the standard library).
 /// The bytecode is written even under `PYTHONDONTWRITEBYTECODE`: that setting
 /// keeps caches out of the user's source trees, and this directory is Riverse's.
 pub(crate) const BOOTSTRAP: &str = "\
 import sys
+if sys.path[:1] == ['']:
+    del sys.path[0]
 sys.path.insert(0, sys.argv.pop(1))
 _write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
 import riverse_worker
@@ -78,7 +82,7 @@ mod tests {
         fs::write(
             dir.path().join("riverse_worker.py"),
             "import json, sys\n\
-             def main(argv):\n    print(json.dumps([argv, sys.argv, sys.path[0], __file__]))\n",
+             def main(argv):\n    print(json.dumps([argv, sys.argv, '' in sys.path, __file__]))\n",
         )
         .unwrap();
         let python = resolve_interpreter(None, Path::new("/nonexistent")).unwrap();
@@ -95,7 +99,7 @@ mod tests {
         );
         let seen: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         let script = dir.path().join("riverse_worker.py");
-        assert_eq!(seen, serde_json::json!([[], ["-c"], "", script]));
+        assert_eq!(seen, serde_json::json!([[], ["-c"], false, script]));
         let cached = fs::read_dir(dir.path().join("__pycache__"))
             .unwrap()
             .count();

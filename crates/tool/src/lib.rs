@@ -26,7 +26,7 @@ pub use registry::{
 };
 pub use schema::input_schema;
 pub use text::{seconds, shorten};
-pub use truncate::cap_output;
+pub use truncate::{cap_output, mark_cut, reply_limit};
 pub use types::{DeclaredType, Kind};
 
 use std::time::Duration;

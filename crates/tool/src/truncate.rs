@@ -1,10 +1,27 @@
 //! The output cap (`tools.max_output_bytes`).
 
+/// The longest protocol line a host reads for one result when outputs are
+/// capped at `max_output_bytes`: `data` and `error` of that size each, every
+/// byte escaped into six (`\u0001`) in the worst case, and 64 KiB for the
+/// envelope and a traceback. Hosts discard a longer line as it streams by and
+/// fail its call, so a peer's reply never costs more memory than this.
+pub fn reply_limit(max_output_bytes: usize) -> usize {
+    const ENVELOPE: usize = 64 * 1024;
+    max_output_bytes.saturating_mul(12).saturating_add(ENVELOPE)
+}
+
+/// Starts the marker that ends a cut output.
+const MARKER_START: &str = "\n[output truncated: showing the first ";
+
+fn marker(cut: usize, total: usize) -> String {
+    format!("{MARKER_START}{cut} of {total} bytes]")
+}
+
 /// Cuts `text` to at most `max_bytes` bytes at a character boundary and appends a
-/// marker that says so and gives the original size. Text within the cap is
-/// returned as it is.
+/// marker that says so and gives the original size. Text within the cap, and
+/// text its source already cut to the cap ([`mark_cut`]), is returned as it is.
 pub fn cap_output(text: String, max_bytes: usize) -> String {
-    if text.len() <= max_bytes {
+    if text.len() <= max_bytes || is_marked_cut(&text, max_bytes) {
         return text;
     }
     let mut cut = max_bytes;
@@ -14,10 +31,29 @@ pub fn cap_output(text: String, max_bytes: usize) -> String {
     let total = text.len();
     let mut capped = text;
     capped.truncate(cut);
-    capped.push_str(&format!(
-        "\n[output truncated: showing the first {cut} of {total} bytes]"
-    ));
+    capped.push_str(&marker(cut, total));
     capped
+}
+
+/// The start of an output of `total` bytes that its source cut (the Python
+/// worker cuts a huge result before sending it), with the marker
+/// [`cap_output`] writes, which then leaves it as it is.
+pub fn mark_cut(mut start: String, total: usize) -> String {
+    let cut = start.len();
+    start.push_str(&marker(cut, total));
+    start
+}
+
+/// Whether `text` is a start of at most `max_bytes` followed by its marker.
+fn is_marked_cut(text: &str, max_bytes: usize) -> bool {
+    let Some(at) = text.rfind(MARKER_START) else {
+        return false;
+    };
+    let numbers = text[at + MARKER_START.len()..].strip_suffix(" bytes]");
+    let Some((cut, total)) = numbers.and_then(|numbers| numbers.split_once(" of ")) else {
+        return false;
+    };
+    cut.parse() == Ok(at) && at <= max_bytes && total.parse::<usize>().is_ok_and(|total| total > at)
 }
 
 #[cfg(test)]
@@ -36,6 +72,21 @@ mod tests {
         assert_eq!(
             capped,
             "日\n[output truncated: showing the first 3 of 9 bytes]"
+        );
+    }
+
+    #[test]
+    fn text_its_source_cut_keeps_its_marker_and_size() {
+        let cut = mark_cut("abcd".into(), 300_000_000);
+        assert_eq!(
+            cut,
+            "abcd\n[output truncated: showing the first 4 of 300000000 bytes]"
+        );
+        assert_eq!(cap_output(cut.clone(), 4), cut);
+        // A start longer than the cap is cut again.
+        assert_eq!(
+            cap_output(cut, 2),
+            "ab\n[output truncated: showing the first 2 of 63 bytes]"
         );
     }
 }

@@ -226,7 +226,7 @@ fn a_clean_environment_for_workers_is_asked_for_by_name() {
     let settings = parse("python: {env: clean, env_allow: [MY_TOOL_KEY]}").unwrap();
     assert_eq!(
         settings.python.env,
-        PythonEnv::Clean {
+        EnvPolicy::Clean {
             allow: vec!["MY_TOOL_KEY".into()]
         }
     );

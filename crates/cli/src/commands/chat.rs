@@ -129,7 +129,11 @@ enum Input {
         editor: Option<Box<rustyline::DefaultEditor>>,
         history_file: Option<PathBuf>,
     },
-    Piped(tokio::io::Lines<tokio::io::BufReader<tokio::io::Stdin>>),
+    Piped {
+        lines: tokio::io::Split<tokio::io::BufReader<tokio::io::Stdin>>,
+        /// Lines read so far, to name one that is skipped.
+        read: usize,
+    },
 }
 
 impl Input {
@@ -147,20 +151,38 @@ impl Input {
     }
 
     fn piped() -> Input {
-        Input::Piped(tokio::io::BufReader::new(tokio::io::stdin()).lines())
+        Input::Piped {
+            lines: tokio::io::BufReader::new(tokio::io::stdin()).split(b'\n'),
+            read: 0,
+        }
     }
 
     /// The next line, or `None` at the end of input.
     async fn next_line(&mut self) -> anyhow::Result<Option<String>> {
         match self {
-            Input::Piped(lines) => {
+            Input::Piped { lines, read } => loop {
                 // Ctrl-C no longer ends the program once a turn has listened
                 // for it, so waiting for input listens too.
-                tokio::select! {
-                    line = lines.next_line() => Ok(line.context("can't read standard input")?),
-                    _ = tokio::signal::ctrl_c() => Ok(None),
+                let line = tokio::select! {
+                    line = lines.next_segment() => line.context("can't read standard input")?,
+                    _ = tokio::signal::ctrl_c() => None,
+                };
+                let Some(mut line) = line else {
+                    return Ok(None);
+                };
+                *read += 1;
+                if line.last() == Some(&b'\r') {
+                    line.pop();
                 }
-            }
+                // A line that is not UTF-8 is reported and skipped: the
+                // conversation goes on (issue 13).
+                match String::from_utf8(line) {
+                    Ok(line) => return Ok(Some(line)),
+                    Err(_) => {
+                        eprintln!("riverse: line {read} of standard input is not UTF-8; skipped")
+                    }
+                }
+            },
             Input::Terminal { editor, .. } => loop {
                 let Some(mut owned) = editor.take() else {
                     return Ok(None);

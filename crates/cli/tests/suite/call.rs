@@ -186,7 +186,7 @@ fn a_crashing_tool_exits_1_naming_the_signal() {
     let ran = riverse(&project, &["call", "segfault"]);
     assert_eq!(
         ran.exits(1).stderr,
-        "riverse: tool \"segfault\" crashed: the worker was killed by signal SIGSEGV; a fresh worker will serve later calls\n"
+        "riverse: tool \"segfault\" crashed: the worker was killed by signal 11 (SIGSEGV); a fresh worker will serve later calls\n"
     );
 }
 

@@ -15,6 +15,10 @@ use serde_json::json;
 use super::ask::{project_for, riverse, text};
 
 fn chat(project: &Project, input: &str) -> Output {
+    chat_bytes(project, input.as_bytes())
+}
+
+fn chat_bytes(project: &Project, input: &[u8]) -> Output {
     let mut child = riverse(project)
         .arg("chat")
         .stdin(Stdio::piped())
@@ -22,13 +26,25 @@ fn chat(project: &Project, input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// Issue 13: a line that is not UTF-8 is reported and skipped; the session
+/// goes on.
+#[test]
+fn a_line_that_is_not_utf8_is_reported_and_skipped() {
+    let server = OpenAiServer::start([ev_text("Hello."), ev_text("Still here.")]);
+    let project = project_for(&server, "");
+    let output = chat_bytes(&project, b"hi\n\xff\nagain\n");
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(text(&output.stdout), "Hello.\nStill here.\n");
+    assert!(
+        stderr.contains("riverse: line 2 of standard input is not UTF-8; skipped"),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 2);
 }
 
 #[test]

@@ -208,3 +208,51 @@ fn yaml_agents_are_served() {
     assert_eq!(names, ["weather_query"]);
     assert_eq!(seen[1], ok("Sunny"));
 }
+
+/// Issue 13, Severe 3: a request line over the limit is discarded as it
+/// streams by and answered with an error that carries its id.
+#[test]
+fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let project = project("");
+    let mut riverse = super::command::riverse_in(project.path(), &["mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = riverse.stdin.take().unwrap();
+    let mut stdout = BufReader::new(riverse.stdout.take().unwrap());
+    let mut reply = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    writeln!(stdin, "{initialize}").unwrap();
+    assert_eq!(reply()["id"], json!(1));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    let text = "x".repeat(9 << 20);
+    let huge = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": text}}});
+    writeln!(stdin, "{huge}").unwrap();
+    let answer = reply();
+    assert_eq!(answer["id"], json!(7), "{answer}");
+    let bytes = huge.to_string().len();
+    assert_eq!(
+        answer["error"]["message"],
+        json!(format!(
+            "the request of {bytes} bytes is over the 8388608-byte limit"
+        )),
+    );
+    drop(stdin);
+    riverse.wait().unwrap();
+}

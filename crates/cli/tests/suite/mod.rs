@@ -8,5 +8,6 @@ mod init;
 mod mcp;
 mod riverse_layout;
 mod settings;
+mod signals;
 mod standard;
 mod tools;

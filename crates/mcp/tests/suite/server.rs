@@ -28,6 +28,8 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         import_timeout: Duration::from_secs(60),
         config: json!({}),
         host: Default::default(),
+        max_output_bytes: 64 * 1024,
+        env: Default::default(),
     })
     .await;
     let options = RegistryOptions {

@@ -51,6 +51,7 @@ async fn registry(
         servers,
         startup_timeout: startup,
         project_dir: project.path().to_owned(),
+        max_output_bytes: 1000,
     })
     .await;
     let mut options = RegistryOptions::default();
@@ -106,6 +107,7 @@ async fn an_sdk_servers_tools_take_typed_arguments() {
             "mcp_demo_total",
             "mcp_demo_fail",
             "mcp_demo_pid",
+            "mcp_demo_huge",
             "mcp_demo_die",
             "mcp_demo_wait"
         ]
@@ -244,6 +246,38 @@ async fn a_dead_stdio_server_is_restarted_on_the_next_call() {
         first.data, second.data,
         "the same server process answered twice"
     );
+}
+
+/// Issue 13, Severe 3: a reply longer than the host reads fails its call at
+/// once (not at the deadline), and the server keeps serving.
+#[tokio::test]
+async fn a_reply_over_the_limit_fails_its_call_at_once() {
+    let project = project();
+    let timeouts = [("mcp_demo_huge", 600)];
+    let registry = registry(
+        &project,
+        vec![sdk_server("demo", "stdio")],
+        STARTUP,
+        &timeouts,
+    )
+    .await;
+    let mut params = Params::new();
+    params.insert("size".into(), serde_json::json!(1_000_000));
+    let huge = registry.call("mcp_demo_huge", params).await.unwrap();
+    assert!(!huge.success, "{huge:?}");
+    assert!(
+        huge.error.starts_with(
+            "tool \"mcp_demo_huge\": mcp server \"demo\" refused the call: the server's reply of "
+        ),
+        "{huge:?}"
+    );
+    assert!(
+        huge.error
+            .ends_with("bytes is over the limit Riverse reads"),
+        "{huge:?}"
+    );
+    let pid = registry.call("mcp_demo_pid", Params::new()).await.unwrap();
+    assert!(pid.success, "{pid:?}");
 }
 
 #[tokio::test]

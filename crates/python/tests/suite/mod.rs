@@ -1,5 +1,6 @@
 mod calls;
 mod discovery;
+mod hardening;
 mod host_calls;
 mod output;
 mod supervision;

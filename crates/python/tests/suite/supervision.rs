@@ -96,7 +96,7 @@ async fn a_segfault_is_named_by_its_signal() {
     assert_eq!(
         call(&registry, "segfault", json!({})).await,
         ToolResult::failure(
-            "tool \"segfault\" crashed: the worker was killed by signal SIGSEGV; a fresh worker will serve later calls"
+            "tool \"segfault\" crashed: the worker was killed by signal 11 (SIGSEGV); a fresh worker will serve later calls"
         )
     );
     assert_echo_answers(&registry).await;

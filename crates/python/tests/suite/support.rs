@@ -28,6 +28,8 @@ pub fn options(project: &Project) -> PythonOptions {
         import_timeout: Duration::from_secs(2),
         config: json!({}),
         host: Default::default(),
+        max_output_bytes: 64 * 1024,
+        env: Default::default(),
     }
 }
 

@@ -52,6 +52,8 @@ impl TempProject {
             import_timeout: Duration::from_secs(10),
             config: json!({}),
             host: Default::default(),
+            max_output_bytes: 64 * 1024,
+            env: Default::default(),
         }
     }
 }

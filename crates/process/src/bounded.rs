@@ -1,0 +1,182 @@
+//! A protocol stream whose over-long lines are replaced as they stream by.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, ReadBuf};
+
+/// How much of an over-long line is kept: enough to read its id.
+const KEPT_OF_TOO_LONG: usize = 4096;
+/// How much is read from the inner stream at a time.
+const CHUNK: usize = 8192;
+
+/// What an over-long line becomes: given its start and its length, the line to
+/// pass on instead (without its newline), or `None` to drop it.
+pub type Replace = Box<dyn Fn(&[u8], usize) -> Option<Vec<u8>> + Send + Sync>;
+
+/// Passes a newline-delimited stream through, line by line, and replaces each
+/// line longer than `limit` (which is never held whole) by what `replace`
+/// makes of its start.
+pub struct BoundedLines<R> {
+    inner: R,
+    limit: usize,
+    replace: Replace,
+    /// Whole lines ready to be read.
+    ready: VecDeque<u8>,
+    /// The line being read.
+    line: Vec<u8>,
+    /// The length of the line being read, once it is over the limit.
+    discarding: Option<usize>,
+    ended: bool,
+}
+
+impl<R> BoundedLines<R> {
+    pub fn new(inner: R, limit: usize, replace: Replace) -> Self {
+        BoundedLines {
+            inner,
+            limit,
+            replace,
+            ready: VecDeque::new(),
+            line: Vec::new(),
+            discarding: None,
+            ended: false,
+        }
+    }
+
+    fn take_bytes(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let newline = bytes.iter().position(|&byte| byte == b'\n');
+            let (part, rest) = match newline {
+                Some(at) => (&bytes[..at], Some(&bytes[at + 1..])),
+                None => (bytes, None),
+            };
+            match self.discarding.as_mut() {
+                Some(total) => *total += part.len(),
+                None if self.line.len() + part.len() > self.limit => {
+                    let total = self.line.len() + part.len();
+                    let room = KEPT_OF_TOO_LONG.saturating_sub(self.line.len());
+                    self.line.truncate(KEPT_OF_TOO_LONG);
+                    self.line.extend_from_slice(&part[..room.min(part.len())]);
+                    self.discarding = Some(total);
+                }
+                None => self.line.extend_from_slice(part),
+            }
+            let Some(rest) = rest else {
+                return;
+            };
+            self.end_line();
+            bytes = rest;
+        }
+    }
+
+    fn end_line(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        let whole = match self.discarding.take() {
+            None => Some(line),
+            Some(total) => (self.replace)(&line, total),
+        };
+        if let Some(whole) = whole {
+            self.ready.extend(whole);
+            self.ready.push_back(b'\n');
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if !this.ready.is_empty() {
+                let (front, _) = this.ready.as_slices();
+                let count = front.len().min(buf.remaining());
+                buf.put_slice(&front[..count]);
+                this.ready.drain(..count);
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; CHUNK];
+            let mut chunk_buf = ReadBuf::new(&mut chunk);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut chunk_buf) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                Poll::Ready(Ok(())) => {
+                    let read = chunk_buf.filled();
+                    if read.is_empty() {
+                        this.ended = true;
+                        // A last line without its newline passes as it is.
+                        if this.discarding.is_none() {
+                            let line = std::mem::take(&mut this.line);
+                            this.ready.extend(line);
+                        }
+                    } else {
+                        let read = read.to_vec();
+                        this.take_bytes(&read);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The id of a JSON-RPC message from the start of its line, as JSON text
+/// (`7`, `"abc"`), when it can be read there.
+pub fn leading_id(start: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(start);
+    let after = text.find("\"id\"")? + 4;
+    let rest = text[after..].trim_start().strip_prefix(':')?.trim_start();
+    if let Some(quoted) = rest.strip_prefix('"') {
+        let mut escaped = false;
+        for (at, character) in quoted.char_indices() {
+            match character {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => return Some(format!("\"{}\"", &quoted[..at])),
+                _ => escaped = false,
+            }
+        }
+        return None;
+    }
+    let number: String = rest
+        .chars()
+        .take_while(|character| character.is_ascii_digit() || *character == '-')
+        .collect();
+    (!number.is_empty() && rest.len() > number.len()).then_some(number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn an_over_long_line_is_replaced_and_the_others_pass() {
+        let mut input =
+            b"{\"id\":1}\n{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\",\"result\":\"".to_vec();
+        input.extend(vec![b'x'; 100_000]);
+        input.extend(b"\"}\nlast");
+        let replace: Replace = Box::new(|start, total| {
+            Some(format!("{} {total}", leading_id(start).unwrap()).into_bytes())
+        });
+        let mut bounded = BoundedLines::new(&input[..], 1000, replace);
+        let mut output = String::new();
+        bounded.read_to_string(&mut output).await.unwrap();
+        assert_eq!(output, "{\"id\":1}\n\"a\\\"b\" 100041\nlast");
+    }
+
+    #[test]
+    fn ids_are_read_from_the_start_of_a_line() {
+        assert_eq!(
+            leading_id(br#"{"jsonrpc":"2.0","id": 12,"#),
+            Some("12".into())
+        );
+        assert_eq!(leading_id(br#"{"id":"x","#), Some("\"x\"".into()));
+        assert_eq!(leading_id(br#"{"jsonrpc":"2.0","id":12"#), None);
+        assert_eq!(leading_id(br#"{"jsonrpc":"2.0","method":"#), None);
+    }
+}

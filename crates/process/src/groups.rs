@@ -1,0 +1,176 @@
+//! Every process group Riverse started, so that all of them can be killed at
+//! once, and the descendants that escaped them.
+//!
+//! A tool may start a child that leaves its worker's process group (`setsid`)
+//! and forks again: killing the group misses it. On Linux the host makes itself
+//! a child subreaper, so such an orphan is re-parented to Riverse rather than
+//! to init; whenever a supervised child ends, and at [`shutdown`], every child
+//! of Riverse's that lives in a group of its own but is not a supervised child
+//! is killed and reaped (on a thread, never on the runtime). What remains
+//! possible: a descendant that escapes while its intermediate parent lives on
+//! is only caught once that parent is gone; tools are trusted code.
+
+use std::collections::BTreeSet;
+use std::sync::{Condvar, Mutex, MutexGuard, Once, PoisonError};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+
+/// The process groups of supervised children that have not been reaped.
+static LIVE: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// How many relay threads are still reading a child's stderr.
+static RELAYS: Mutex<usize> = Mutex::new(0);
+static RELAYS_DONE: Condvar = Condvar::new();
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Held while a child is spawned and recorded, so that a sweep never takes a
+/// child that was just spawned for an escaped one.
+pub(crate) fn registering() -> MutexGuard<'static, BTreeSet<i32>> {
+    static SUBREAPER: Once = Once::new();
+    SUBREAPER.call_once(become_subreaper);
+    lock(&LIVE)
+}
+
+pub(crate) fn forget(pid: i32) {
+    lock(&LIVE).remove(&pid);
+}
+
+#[cfg(target_os = "linux")]
+fn become_subreaper() {
+    if let Err(err) = nix::sys::prctl::set_child_subreaper(true) {
+        tracing::debug!("can't become a child subreaper: {err}");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn become_subreaper() {}
+
+/// Kills every supervised process group and every escaped descendant. Safe to
+/// call from any thread, at any time; the children are reaped by their
+/// handles' tasks, or by the kernel when Riverse exits.
+pub fn kill_all() {
+    let live: Vec<i32> = lock(&LIVE).iter().copied().collect();
+    for pid in live {
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    kill_escapees();
+}
+
+/// Kills every process group Riverse started and waits up to `grace` for what
+/// they printed to reach the log. For a command's exit, and for the handler of
+/// a signal that ends Riverse.
+pub fn shutdown(grace: Duration) {
+    kill_all();
+    let deadline = Instant::now() + grace;
+    let mut running = lock(&RELAYS);
+    while *running > 0 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        running = RELAYS_DONE
+            .wait_timeout(running, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+}
+
+/// Counts a relay thread as running until dropped.
+pub(crate) struct RelayRunning(());
+
+impl RelayRunning {
+    pub(crate) fn start() -> RelayRunning {
+        *lock(&RELAYS) += 1;
+        RelayRunning(())
+    }
+}
+
+impl Drop for RelayRunning {
+    fn drop(&mut self) {
+        let mut running = lock(&RELAYS);
+        *running = running.saturating_sub(1);
+        RELAYS_DONE.notify_all();
+    }
+}
+
+/// Kills Riverse's children that live in a process group other than Riverse's
+/// and are not supervised: descendants of a supervised child that escaped its
+/// group and were re-parented here. A thread reaps them.
+#[cfg(target_os = "linux")]
+pub(crate) fn kill_escapees() {
+    let escaped = {
+        let live = lock(&LIVE);
+        escaped_children(&live)
+    };
+    if escaped.is_empty() {
+        return;
+    }
+    for &pid in &escaped {
+        tracing::debug!(pid, "killing a process that escaped its worker's group");
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let reaper = std::thread::Builder::new()
+        .name("reap-escaped".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            for pid in escaped {
+                let _ = nix::sys::wait::waitpid(Pid::from_raw(pid), None);
+            }
+        });
+    if let Err(err) = reaper {
+        tracing::debug!("can't start a thread to reap escaped processes: {err}");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn kill_escapees() {}
+
+/// Children of this process whose process group is neither this process's nor
+/// a supervised child's.
+#[cfg(target_os = "linux")]
+fn escaped_children(live: &BTreeSet<i32>) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let my_group = nix::unistd::getpgrp().as_raw();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| !live.contains(pid))
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (parent, group) = parent_and_group(&stat)?;
+            (parent == me && group != my_group && !live.contains(&group)).then_some(pid)
+        })
+        .collect()
+}
+
+/// The parent and process group fields of a `/proc/PID/stat` line. The command
+/// name in parentheses may itself hold spaces and parentheses.
+#[cfg(target_os = "linux")]
+fn parent_and_group(stat: &str) -> Option<(i32, i32)> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace().skip(1);
+    let parent = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
+    Some((parent, group))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_line_gives_its_parent_and_group_whatever_the_command_name() {
+        assert_eq!(
+            parent_and_group("42 (a b) c) S 7 42 42 0 -1"),
+            Some((7, 42))
+        );
+    }
+}
