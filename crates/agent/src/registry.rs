@@ -1,9 +1,11 @@
 //! The registry, built from every tool source the settings enable.
 
+use std::path::Path;
+
 use riverse_agents::{AgentsOptions, agent_tools};
 use riverse_mcp::mcp_tools;
 use riverse_python::{HostLink, python_tools};
-use riverse_tool::Registry;
+use riverse_tool::{Found, Registry, ToolSource};
 
 use crate::Settings;
 use crate::config::{mcp_options, python_options, registry_options};
@@ -16,7 +18,9 @@ pub async fn build_registry(settings: &Settings) -> Registry {
     // Python tools reach the registry they end up in through this link.
     let host = HostLink::default();
     let python = async {
-        if settings.tools.enabled {
+        if let Some(missing) = missing_tools_dir(settings) {
+            vec![missing]
+        } else if settings.tools.enabled {
             python_tools(python_options(settings, host.clone())).await
         } else {
             tracing::info!("drop-in tools are disabled by tools.enabled: false");
@@ -63,4 +67,28 @@ fn agents_options(settings: &Settings) -> AgentsOptions {
             .get("agents")
             .map(|agents| (settings_file, agents.clone())),
     }
+}
+
+/// A `tools.dir` that names no directory is a failure that says so, rather
+/// than a project that quietly has no tools. (The default directory may be
+/// missing: a new project has no tools yet.)
+fn missing_tools_dir(settings: &Settings) -> Option<Found> {
+    let dir = settings.tools_dir();
+    if !settings.tools.enabled || settings.tools.dir == Path::new("agent/tools") || dir.is_dir() {
+        return None;
+    }
+    Some(Found::Failure {
+        source: ToolSource::PythonHost {
+            interpreter: settings
+                .python
+                .interpreter
+                .clone()
+                .unwrap_or_else(|| "python3".into()),
+        },
+        name: None,
+        error: format!(
+            "the tools directory {} does not exist (tools.dir in settings.yaml)",
+            dir.display()
+        ),
+    })
 }

@@ -5,14 +5,10 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// No interpreter was found where one was configured or looked for.
-    #[error(
-        "can't find a Python interpreter (tried {tried}); set python.interpreter in settings.yaml"
-    )]
+    #[error("can't find a Python interpreter (tried {tried})")]
     InterpreterNotFound { tried: String },
     /// The interpreter could not be started.
-    #[error(
-        "can't start python worker {interpreter}: {cause}; set python.interpreter in settings.yaml"
-    )]
+    #[error("can't start python worker {interpreter}: {cause}")]
     SpawnFailed { interpreter: PathBuf, cause: String },
     /// The worker started but did not complete `initialize` before any tool
     /// file was being loaded, or answered it wrongly.
@@ -37,4 +33,14 @@ pub enum Error {
     /// The pool was closed, so no worker can be checked out.
     #[error("the python worker pool is closed")]
     PoolClosed,
+}
+
+impl Error {
+    /// Whether another interpreter is the fix.
+    pub fn is_about_the_interpreter(&self) -> bool {
+        matches!(
+            self,
+            Error::InterpreterNotFound { .. } | Error::SpawnFailed { .. }
+        )
+    }
 }

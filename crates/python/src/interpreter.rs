@@ -162,7 +162,7 @@ mod tests {
         let err = resolve_interpreter(Some("no-such-python-anywhere"), Path::new("/")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "can't find a Python interpreter (tried no-such-python-anywhere); set python.interpreter in settings.yaml"
+            "can't find a Python interpreter (tried no-such-python-anywhere)"
         );
     }
 

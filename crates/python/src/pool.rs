@@ -37,6 +37,9 @@ pub struct PythonOptions {
     pub max_output_bytes: usize,
     /// The environment workers start with (`python.env`).
     pub env: EnvPolicy,
+    /// Added to an error that another interpreter would fix: how to choose
+    /// one, in the caller's terms.
+    pub interpreter_hint: Option<String>,
 }
 
 /// A supervised pool of Python workers, cheap to clone.

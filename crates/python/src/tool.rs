@@ -6,7 +6,7 @@ use std::time::Duration;
 use riverse_protocol::FileFate;
 use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 
-use crate::{PythonOptions, WorkerPool};
+use crate::{Error, PythonOptions, WorkerPool};
 
 /// A tool defined by a Python file, run in the pool.
 pub struct PythonTool {
@@ -38,7 +38,12 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
         .clone()
         .unwrap_or_else(|| "python3".into());
     let shown_dir = shown_tools_dir(&options.project_dir, &options.tools_dir);
-    let host_failure = |error: String| {
+    let hint = options.interpreter_hint.clone();
+    let host_failure = |err: Error| {
+        let error = match &hint {
+            Some(hint) if err.is_about_the_interpreter() => format!("{err}; {hint}"),
+            _ => err.to_string(),
+        };
         vec![Found::Failure {
             source: ToolSource::PythonHost {
                 interpreter: requested.clone(),
@@ -49,11 +54,11 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
     };
     let pool = match WorkerPool::new(options) {
         Ok(pool) => pool,
-        Err(err) => return host_failure(err.to_string()),
+        Err(err) => return host_failure(err),
     };
     let discovery = match pool.discover().await {
         Ok(discovery) => discovery,
-        Err(err) => return host_failure(err.to_string()),
+        Err(err) => return host_failure(err),
     };
     let mut found = Vec::new();
     for report in discovery.files {

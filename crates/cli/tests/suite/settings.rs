@@ -142,3 +142,15 @@ fn an_endless_settings_file_is_refused() {
         "riverse: can't read /dev/zero: larger than 4 MiB; is it a settings file?\n"
     );
 }
+
+/// Issue 13: a `tools.dir` that does not exist is named, not an unknown tool.
+#[test]
+fn a_missing_tools_dir_is_named() {
+    let project = project(&["echo.py"]);
+    project.settings("tools: {dir: /nonexistent/tools}\n");
+    let ran = riverse(&project, &["call", "echo", "text=hi"]);
+    assert_eq!(
+        ran.exits(2).stderr,
+        "riverse: unknown tool \"echo\"; python (python3) failed: the tools directory /nonexistent/tools does not exist (tools.dir in settings.yaml)\n"
+    );
+}

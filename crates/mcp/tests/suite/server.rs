@@ -30,6 +30,7 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         host: Default::default(),
         max_output_bytes: 64 * 1024,
         env: Default::default(),
+        interpreter_hint: None,
     })
     .await;
     let options = RegistryOptions {

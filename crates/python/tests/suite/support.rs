@@ -30,6 +30,7 @@ pub fn options(project: &Project) -> PythonOptions {
         host: Default::default(),
         max_output_bytes: 64 * 1024,
         env: Default::default(),
+        interpreter_hint: None,
     }
 }
 

@@ -54,6 +54,7 @@ impl TempProject {
             host: Default::default(),
             max_output_bytes: 64 * 1024,
             env: Default::default(),
+            interpreter_hint: None,
         }
     }
 }
