@@ -8,17 +8,19 @@
 //! they run concurrently, and the answer streams out as [`TurnEvent`]s.
 
 mod dispatcher;
+mod listing;
 mod prompts;
 mod provider;
 mod registry;
 mod settings;
 mod turn;
 
+pub use listing::tools_json;
 pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, Settings, SettingsError,
-    ToolMode, ToolsSettings,
+    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, ServeSettings, Settings,
+    SettingsError, Storage, ToolMode, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use turn::{Agent, EventSink, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions};

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
+pub use serve::{ServeSettings, Storage};
 
 const DEFAULT_TOOLS_DIR: &str = "agent/tools";
 const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
@@ -112,6 +113,8 @@ pub struct Settings {
     /// `embedded.model_path`: a GGUF file to run instead of the default model
     /// (relative to the project); `None` uses the cached default.
     pub embedded_model_path: Option<PathBuf>,
+    /// `serve` (and `database`): `riverse serve`.
+    pub serve: ServeSettings,
 }
 
 #[derive(Deserialize, Default)]
@@ -126,6 +129,7 @@ struct RawSettings {
     openai: Option<llm::RawEndpoint>,
     local: Option<llm::RawEndpoint>,
     embedded: Option<RawEmbedded>,
+    serve: Option<serve::RawServe>,
 }
 
 #[derive(Deserialize, Default)]
@@ -274,6 +278,7 @@ impl Settings {
         let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid)?;
         let openai = llm::openai_settings(raw.openai.unwrap_or_default(), &invalid)?;
         let local = llm::local_settings(raw.local.unwrap_or_default(), &invalid)?;
+        let serve = serve::serve_settings(raw.serve.unwrap_or_default(), &document, &invalid)?;
         Ok(Settings {
             project_dir: project_dir.to_owned(),
             file,
@@ -291,6 +296,7 @@ impl Settings {
                 .and_then(|embedded| embedded.model_path)
                 .filter(|path| !path.trim().is_empty())
                 .map(|path| project_dir.join(path)),
+            serve,
         })
     }
 
@@ -360,5 +366,6 @@ fn yaml_text(value: &serde_yaml_ng::Value) -> String {
 
 mod llm;
 mod mcp;
+mod serve;
 #[cfg(test)]
 mod tests;

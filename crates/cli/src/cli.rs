@@ -72,4 +72,10 @@ pub enum Command {
     },
     /// A conversation: one message per line, tool calls shown as they run.
     Chat,
+    /// An OpenAI-compatible HTTP API with server-side tools, and a chat page.
+    Serve {
+        /// Address to listen on (default serve.addr, 127.0.0.1:8420).
+        #[arg(long, value_name = "HOST:PORT")]
+        addr: Option<std::net::SocketAddr>,
+    },
 }

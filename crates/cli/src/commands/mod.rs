@@ -5,6 +5,7 @@ mod call;
 mod chat;
 mod init;
 mod mcp;
+mod serve;
 mod tools;
 
 use anyhow::Context;
@@ -33,6 +34,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             ask::run(&load_settings(&cli.global)?, &message, json).await
         }
         Command::Chat => chat::run(&load_settings(&cli.global)?).await,
+        Command::Serve { addr } => serve::run(&load_settings(&cli.global)?, addr).await,
     }
 }
 

@@ -1,8 +1,7 @@
 //! `riverse tools [--json]`
 
-use riverse_agent::{Settings, build_registry};
+use riverse_agent::{Settings, build_registry, tools_json};
 use riverse_tool::{Entry, Registry, Status};
-use serde_json::{Value, json};
 
 use crate::output::{Exit, print, print_json};
 
@@ -14,26 +13,6 @@ pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
         print(&table(&registry, settings))?;
     }
     Ok(Exit::Success)
-}
-
-/// `{"tools": [...]}`: one object per entry, every field present.
-pub fn tools_json(registry: &Registry) -> Value {
-    let tools: Vec<Value> = registry.entries().iter().map(entry_json).collect();
-    json!({ "tools": tools })
-}
-
-fn entry_json(entry: &Entry) -> Value {
-    let manifest = entry.manifest.as_ref();
-    json!({
-        "name": entry.name,
-        "description": manifest.map(|m| m.description.clone()),
-        "parameters": manifest.map(|m| json!(m.parameters)).unwrap_or_else(|| json!({})),
-        "examples": manifest.map(|m| json!(m.examples)).unwrap_or_else(|| json!([])),
-        "parameter_types": manifest.map(|m| json!(m.parameter_types)).unwrap_or_else(|| json!({})),
-        "source": entry.source,
-        "status": entry.status,
-        "error": entry.error,
-    })
 }
 
 /// A readable table: one row per entry, its parameters and its error beneath it.
