@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::Uri;
+use axum::extract::OriginalUri;
 use axum::routing::{get, post};
 use riverse_agent::{Agent, Language};
 use riverse_store::SqliteStore;
@@ -120,7 +120,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-async fn unknown_route(uri: Uri) -> AppError {
+async fn unknown_route(OriginalUri(uri): OriginalUri) -> AppError {
     AppError::not_found(format!("no such route {}", uri.path()))
 }
 
