@@ -4,5 +4,6 @@ mod chat;
 mod command;
 mod init;
 mod mcp;
+mod serve;
 mod settings;
 mod tools;
