@@ -281,3 +281,85 @@ fn sigterm_waits_for_the_turn_in_flight_then_stops_the_workers_and_exits_0() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Whether Debian's `chromium` and `chromium-driver` are installed. On CI
+/// they must be (`.ci/run` installs them); elsewhere the page test skips.
+fn chromium_installed() -> bool {
+    let installed =
+        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    assert!(
+        installed || std::env::var_os("CI").is_none(),
+        "CI needs chromium and chromium-driver for the page test"
+    );
+    installed
+}
+
+#[test]
+fn the_page_streams_a_turn_shows_tool_cards_keeps_the_conversation_and_never_renders_html() {
+    if !chromium_installed() {
+        eprintln!("skipped: chromium and chromedriver are not installed");
+        return;
+    }
+    let injected = r#"<img src=x onerror="document.title='pwned'">"#;
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text("Tokyo is sunny."),
+        ev_tool_call("c2", "echo", json!({"text": injected})),
+        ev_text("<b>Done</b><script>document.title='pwned too'</script>"),
+        riverse_test_support::openai::ev_status(503, "the model is overloaded"),
+    ]);
+    let project = project_for(&llm, "");
+    project.fixture("echo.py");
+    let server = Server::start(&project, &[]);
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-page");
+    let seen = python("page_browser.py", &[&server.url, out_dir.to_str().unwrap()]);
+    let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
+    assert_eq!(seen["token_form_shown"], false, "no token is set");
+    assert!(text("tools").contains("weatheravailable"), "{seen:#}");
+    let card = text("card");
+    for part in [
+        "✓",
+        "weather",
+        r#"{"city":"Tokyo"}"#,
+        "Tokyo: 21°C, sunny",
+        " ms",
+    ] {
+        assert!(card.contains(part), "{part:?} not in the card {card:?}");
+    }
+    assert_eq!(text("answer"), "Tokyo is sunny.");
+    assert!(text("echo_card").contains(injected), "{seen:#}");
+    assert_eq!(
+        text("echo_answer"),
+        "<b>Done</b><script>document.title='pwned too'</script>"
+    );
+    assert_eq!(
+        (seen["images"].clone(), seen["scripts_in_messages"].clone()),
+        (json!(0), json!(0))
+    );
+    assert_eq!(text("title"), "Riverse");
+    assert_eq!(
+        seen["after_reload"],
+        json!([
+            "Weather in Tokyo?",
+            "Tokyo is sunny.",
+            "Echo it",
+            "<b>Done</b><script>document.title='pwned too'</script>"
+        ])
+    );
+    assert_eq!(seen["conversations"], json!(["Weather in Tokyo?"]));
+    assert_eq!(
+        (
+            text("composing_kept"),
+            seen["messages_after_composing"].clone()
+        ),
+        ("漢字".to_owned(), json!(4))
+    );
+    assert!(
+        text("banner").starts_with("The LLM can't be reached: the LLM at"),
+        "{seen:#}"
+    );
+    assert!(text("banner").contains("503"), "{seen:#}");
+    assert!(seen["phone_overflow"].as_i64().unwrap() <= 0, "{seen:#}");
+    assert!(out_dir.join("page.png").is_file() && out_dir.join("phone.png").is_file());
+    server.stop(nix::sys::signal::Signal::SIGINT);
+}
