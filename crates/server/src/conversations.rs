@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use riverse_agent::TurnEvent;
 use riverse_llm::Message;
 use riverse_store::{
-    Conversation, ConversationSummary, MessageStatus, Role, SqliteStore, ToolCallOutcome,
+    Conversation, ConversationSummary, MessageStatus, Role, Store, ToolCallOutcome,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -152,7 +152,7 @@ pub async fn post_message(
 /// Stores each update of the turn, then passes it on to whoever is
 /// listening (if anyone still is). Owns the turn, so it runs to its end.
 async fn persist(
-    store: SqliteStore,
+    store: Store,
     answer_id: String,
     task: TurnTask,
     mut updates: UnboundedReceiver<Update>,

@@ -4,7 +4,7 @@
 //! `/v1/chat/completions` (tools run server-side; answers stream as
 //! `chat.completion.chunk` events, tool activity in an extra `riverse` field,
 //! see the `sse` module), `/v1/models`, `/v1/tools`, `/v1/conversations`
-//! kept in a [`riverse_store::SqliteStore`], and the chat page at `/`. Every
+//! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL), and the chat page at `/`. Every
 //! `/v1` route needs the bearer token when one is set; errors come in
 //! OpenAI's shape ([`AppError`]). [`serve`] runs it until a shutdown signal,
 //! then waits (bounded) for turns in flight.
@@ -30,7 +30,7 @@ use axum::Router;
 use axum::extract::OriginalUri;
 use axum::routing::{get, post};
 use riverse_agent::{Agent, Language};
-use riverse_store::SqliteStore;
+use riverse_store::Store;
 use tokio::sync::Semaphore;
 
 pub use error::AppError;
@@ -62,14 +62,14 @@ impl std::fmt::Debug for ServerOptions {
 /// What every request shares.
 pub struct AppState {
     pub agent: Arc<Agent>,
-    pub store: SqliteStore,
+    pub store: Store,
     pub options: ServerOptions,
     /// One permit per turn that may run.
     turns: Arc<Semaphore>,
 }
 
 impl AppState {
-    pub fn new(agent: Arc<Agent>, store: SqliteStore, options: ServerOptions) -> Arc<Self> {
+    pub fn new(agent: Arc<Agent>, store: Store, options: ServerOptions) -> Arc<Self> {
         Arc::new(AppState {
             turns: Arc::new(Semaphore::new(options.max_concurrent_turns)),
             agent,

@@ -6,16 +6,18 @@
 //! answer), so a turn cut short by a crash keeps what it did. The schema is
 //! created and upgraded by versioned migrations on open.
 //!
-//! SQLite (`.riverse/riverse.db` in the project, WAL mode) is the only
-//! backend built in; the store keeps nothing in memory between calls, so any
-//! number of servers can share one database.
+//! Two backends: [`SqliteStore`] (`.riverse/riverse.db` in the project, WAL
+//! mode) and [`PostgresStore`]. Neither keeps conversation state in memory
+//! between calls, so any number of servers can share one PostgreSQL database.
 
 mod migrations;
+mod postgres;
 mod sqlite;
 
 use serde::Serialize;
 use serde_json::Value;
 
+pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
 /// The most conversations one listing returns.
@@ -29,6 +31,8 @@ pub enum StoreError {
     Migration { version: u32, cause: String },
     #[error("conversation database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("conversation database: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
     #[error("conversation database task stopped: {0}")]
     Task(String),
 }
@@ -144,6 +148,111 @@ pub struct ToolCallOutcome {
 pub struct Page {
     pub conversations: Vec<ConversationSummary>,
     pub has_more: bool,
+}
+
+/// Conversations in either backend. Cheap to clone.
+#[derive(Clone)]
+pub enum Store {
+    Sqlite(SqliteStore),
+    Postgres(PostgresStore),
+}
+
+/// Runs the same method on whichever backend `self` holds.
+macro_rules! on_backend {
+    ($self:ident, $store:ident => $call:expr) => {
+        match $self {
+            Store::Sqlite($store) => $call.await,
+            Store::Postgres($store) => $call.await,
+        }
+    };
+}
+
+impl Store {
+    pub async fn create_conversation(&self) -> Result<ConversationSummary, StoreError> {
+        on_backend!(self, store => store.create_conversation())
+    }
+
+    /// Newest first (by last change); `limit` is capped at [`MAX_PAGE`].
+    pub async fn list_conversations(
+        &self,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Page, StoreError> {
+        on_backend!(self, store => store.list_conversations(limit, offset))
+    }
+
+    /// The conversation and every message, each with its tool calls.
+    pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
+        on_backend!(self, store => store.conversation(id))
+    }
+
+    /// `false` when there is no such conversation.
+    pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<bool, StoreError> {
+        on_backend!(self, store => store.rename_conversation(id, title))
+    }
+
+    /// `false` when there is no such conversation.
+    pub async fn delete_conversation(&self, id: &str) -> Result<bool, StoreError> {
+        on_backend!(self, store => store.delete_conversation(id))
+    }
+
+    /// Adds a message and returns its id, or `None` when there is no such
+    /// conversation. The first user message titles an untitled conversation.
+    pub async fn add_message(
+        &self,
+        conversation_id: &str,
+        role: Role,
+        content: &str,
+        status: MessageStatus,
+    ) -> Result<Option<String>, StoreError> {
+        on_backend!(self, store => store.add_message(conversation_id, role, content, status))
+    }
+
+    /// Sets a message's final text and status.
+    pub async fn finish_message(
+        &self,
+        message_id: &str,
+        content: &str,
+        status: MessageStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.finish_message(message_id, content, status, error))
+    }
+
+    /// Records a call as it starts, under the answer it belongs to.
+    pub async fn start_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        tool: &str,
+        params: &Value,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.start_tool_call(message_id, call_id, tool, params))
+    }
+
+    /// Records how a started call ended.
+    pub async fn finish_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        outcome: &ToolCallOutcome,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.finish_tool_call(message_id, call_id, outcome))
+    }
+}
+
+/// Puts each `(message id, call)` under its message, keeping their order.
+fn attach_tool_calls(messages: &mut [StoredMessage], calls: Vec<(String, StoredToolCall)>) {
+    for (message_id, call) in calls {
+        if let Some(message) = messages.iter_mut().find(|m| m.id == message_id) {
+            message.tool_calls.push(call);
+        }
+    }
+}
+
+/// Stored params text as JSON (as text when it somehow isn't).
+fn params_value(text: String) -> Value {
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
 }
 
 /// The longest title taken from a first message, in characters.

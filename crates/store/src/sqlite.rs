@@ -8,7 +8,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::{
     Conversation, ConversationSummary, MessageStatus, Page, Role, StoreError, StoredMessage,
-    StoredToolCall, ToolCallOutcome, migrations, new_id, now_millis, title_from,
+    StoredToolCall, ToolCallOutcome, attach_tool_calls, migrations, new_id, now_millis,
+    params_value, title_from,
 };
 
 /// How long a statement waits for a lock held by another process (another
@@ -142,35 +143,32 @@ impl SqliteStore {
                     })?
                     .collect::<Result<Vec<_>, _>>()?
             };
-            {
+            let calls = {
                 let mut statement = transaction.prepare_cached(
                     "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms
                      FROM tool_calls t JOIN messages m ON m.id = t.message_id
                      WHERE m.conversation_id = ?1 ORDER BY t.seq",
                 )?;
-                let calls = statement.query_map(params![id], |row| {
-                    let params: String = row.get(3)?;
-                    Ok((
-                        row.get::<_, String>(0)?,
-                        StoredToolCall {
-                            call_id: row.get(1)?,
-                            tool: row.get(2)?,
-                            params: serde_json::from_str(&params)
-                                .unwrap_or(serde_json::Value::String(params)),
-                            success: row.get(4)?,
-                            data: row.get(5)?,
-                            error: row.get(6)?,
-                            duration_ms: row.get::<_, Option<i64>>(7)?.map(|ms| ms.max(0) as u64),
-                        },
-                    ))
-                })?;
-                for call in calls {
-                    let (message_id, call) = call?;
-                    if let Some(message) = messages.iter_mut().find(|m| m.id == message_id) {
-                        message.tool_calls.push(call);
-                    }
-                }
-            }
+                statement
+                    .query_map(params![id], |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            StoredToolCall {
+                                call_id: row.get(1)?,
+                                tool: row.get(2)?,
+                                params: params_value(row.get(3)?),
+                                success: row.get(4)?,
+                                data: row.get(5)?,
+                                error: row.get(6)?,
+                                duration_ms: row
+                                    .get::<_, Option<i64>>(7)?
+                                    .map(|ms| ms.max(0) as u64),
+                            },
+                        ))
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            attach_tool_calls(&mut messages, calls);
             Ok(Some(Conversation { summary, messages }))
         })
         .await

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod openai;
+pub mod postgres;
 pub mod venv;
 
 /// A temporary project directory, removed on drop.

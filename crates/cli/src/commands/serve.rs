@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use riverse_agent::{Settings, Storage, build_agent};
 use riverse_server::{AppState, ServerOptions};
-use riverse_store::SqliteStore;
+use riverse_store::{PostgresStore, SqliteStore, Store};
 
 use crate::output::{Exit, usage};
 
@@ -26,13 +26,7 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
              or bind to 127.0.0.1"
         )));
     }
-    if serve.storage == Storage::Postgres {
-        return Err(usage(
-            "serve.storage: postgres is not built into this riverse; use sqlite",
-        ));
-    }
-    let database = settings.project_dir.join(SQLITE_FILE);
-    let store = SqliteStore::open(&database).await?;
+    let (store, storage) = open_store(settings).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("can't listen on {addr}"))?;
@@ -54,9 +48,8 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
         .map(|bound| format!("http://{bound}/"))
         .unwrap_or_else(|_| format!("http://{addr}/"));
     eprintln!(
-        "riverse serving {url} ({}, {tools} tools, conversations in {})",
+        "riverse serving {url} ({}, {tools} tools, conversations in {storage})",
         agent.provider().describe(),
-        database.display()
     );
     let finished = riverse_server::serve(listener, state, stop_signal(), serve.shutdown_timeout)
         .await
@@ -71,6 +64,23 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     // Dropping the agent here stops the Python workers and MCP servers.
     drop(agent);
     Ok(Exit::Success)
+}
+
+/// The store `serve.storage` names, and where it is, for the start line.
+async fn open_store(settings: &Settings) -> anyhow::Result<(Store, String)> {
+    match settings.serve.storage {
+        Storage::Sqlite => {
+            let path = settings.project_dir.join(SQLITE_FILE);
+            let store = SqliteStore::open(&path).await?;
+            Ok((Store::Sqlite(store), path.display().to_string()))
+        }
+        Storage::Postgres => {
+            // Settings refuse postgres without a URL.
+            let url = settings.serve.database_url.as_deref().unwrap_or_default();
+            let store = PostgresStore::connect(url).await?;
+            Ok((Store::Postgres(store), "PostgreSQL".to_owned()))
+        }
+    }
 }
 
 /// Ctrl-C or SIGTERM.

@@ -101,7 +101,11 @@ async fn a_hanging_tool_fails_at_its_deadline_and_the_turn_still_answers() {
 
 /// Sends `body` to `uri`, reads the first piece of the streamed answer, and
 /// drops the response, as a client that goes away does.
-async fn leave_after_first_chunk(app: axum::Router, uri: &str, body: serde_json::Value) -> String {
+pub(super) async fn leave_after_first_chunk(
+    app: axum::Router,
+    uri: &str,
+    body: serde_json::Value,
+) -> String {
     let request = Request::post(uri)
         .header("content-type", "application/json")
         .body(Body::from(body.to_string()))
@@ -128,36 +132,6 @@ async fn a_client_leaving_a_completion_mid_stream_stops_its_turn() {
         served.state.turns_finished(Duration::from_secs(5)).await,
         "the turn kept running"
     );
-}
-
-#[tokio::test]
-async fn a_client_leaving_a_conversation_mid_stream_does_not_lose_the_turn() {
-    let llm = OpenAiServer::start([
-        ev_tool_call("c1", "weather", json!({"city": "Rome"})),
-        ev_text("Rome is sunny.").delay(Duration::from_millis(500)),
-    ]);
-    let served = served(&llm, &[], "").await;
-    let id = post(served.app(), "/v1/conversations", json!({}))
-        .await
-        .json()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let first = leave_after_first_chunk(
-        served.app(),
-        &format!("/v1/conversations/{id}/messages"),
-        json!({"content": "Rome?"}),
-    )
-    .await;
-    assert!(first.contains("tool_call.started"), "{first}");
-    assert!(served.state.turns_finished(Duration::from_secs(10)).await);
-    let conversation = get(served.app(), &format!("/v1/conversations/{id}"))
-        .await
-        .json();
-    let answer = &conversation["messages"][1];
-    assert_eq!(answer["status"], "done");
-    assert_eq!(answer["content"], "Rome is sunny.");
-    assert_eq!(answer["tool_calls"][0]["data"], "Rome: 21°C, sunny");
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use riverse_agent::{Settings, build_agent};
 use riverse_server::{AppState, ServerOptions, app};
-use riverse_store::SqliteStore;
+use riverse_store::{PostgresStore, SqliteStore, Store};
 use riverse_test_support::Project;
 use riverse_test_support::openai::OpenAiServer;
 use serde_json::Value;
@@ -33,6 +33,25 @@ pub async fn served(llm: &OpenAiServer, extra_tools: &[&str], extra: &str) -> Se
 
 /// As [`served`], with the LLM at `api_base`.
 pub async fn served_at(api_base: &str, extra_tools: &[&str], extra: &str) -> Served {
+    served_on(&Backend::Sqlite, api_base, extra_tools, extra).await
+}
+
+/// Where a served project keeps its conversations.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// `.riverse/riverse.db` in the project.
+    Sqlite,
+    /// The database at this URL.
+    Postgres(String),
+}
+
+/// As [`served_at`], keeping conversations in `backend`.
+pub async fn served_on(
+    backend: &Backend,
+    api_base: &str,
+    extra_tools: &[&str],
+    extra: &str,
+) -> Served {
     let project = Project::new();
     project.fixture("weather.py");
     for fixture in extra_tools {
@@ -45,9 +64,14 @@ pub async fn served_at(api_base: &str, extra_tools: &[&str], extra: &str) -> Ser
     project.settings(&yaml);
     let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();
     let agent = build_agent(&settings).await.unwrap();
-    let store = SqliteStore::open(&project.path().join(".riverse/riverse.db"))
-        .await
-        .unwrap();
+    let store = match backend {
+        Backend::Sqlite => Store::Sqlite(
+            SqliteStore::open(&project.path().join(".riverse/riverse.db"))
+                .await
+                .unwrap(),
+        ),
+        Backend::Postgres(url) => Store::Postgres(PostgresStore::connect(url).await.unwrap()),
+    };
     let serve = &settings.serve;
     let state = AppState::new(
         Arc::new(agent),
