@@ -36,28 +36,28 @@ impl Server {
         for (key, value) in envs {
             command.env(key, value);
         }
-        let mut child = command.spawn().unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        // Held by the server from the start, so that it is killed on any panic.
+        let mut server = Server {
+            child: command.spawn().unwrap(),
+            url: String::new(),
+            stderr: None,
+        };
+        let mut stderr = BufReader::new(server.child.stderr.take().unwrap());
         let mut line = String::new();
         loop {
             line.clear();
-            assert!(
-                stderr.read_line(&mut line).unwrap() > 0,
-                "riverse serve exited before serving: {:?}",
-                child.wait()
-            );
+            if stderr.read_line(&mut line).unwrap() == 0 {
+                panic!("riverse serve exited before serving: {:?}", server.child.wait());
+            }
             if let Some(rest) = line.trim().strip_prefix("riverse serving ") {
-                let url = rest
+                server.url = rest
                     .split_whitespace()
                     .next()
                     .unwrap()
                     .trim_end_matches('/')
                     .to_owned();
-                return Server {
-                    child,
-                    url,
-                    stderr: Some(stderr),
-                };
+                server.stderr = Some(stderr);
+                return server;
             }
         }
     }
