@@ -3,8 +3,8 @@
 //! The server (the same `riverse_server::serve` the command runs) on a
 //! loopback port, the scripted OpenAI-compatible server answering at once,
 //! and a trivial Python tool. Clients post one-tool turns to conversations
-//! (`POST /v1/conversations/{id}/messages`, not streamed) at concurrency 1,
-//! 8 and 64: requests per second and p50/p99 latency, beside the bare
+//! (`POST /v1/conversations/{id}/messages`, not streamed; four turns to a
+//! conversation) at concurrency 1, 8 and 64: requests per second and p50/p99 latency, beside the bare
 //! scripted server's own rate for one model request at the same
 //! concurrency (a one-tool turn makes two). Afterwards every conversation
 //! is read back: every message and tool call must be there.
@@ -13,7 +13,9 @@
 //! cargo run --release -p riverse-bench --bin serve [-- --postgres URL]
 //! ```
 
+// The host benchmark's statistics; this one uses only part of them.
 #[path = "host/stats.rs"]
+#[allow(dead_code)]
 mod stats;
 
 use std::process::ExitCode;
@@ -175,7 +177,12 @@ fn print_level(name: &str, mut level: Level) {
     );
 }
 
-/// `turns` turns from `concurrency` clients, each posting to a conversation
+/// Turns posted to one conversation before a client starts the next: a
+/// conversation's history goes to the model with every turn, so longer ones
+/// would measure the history's length rather than the server.
+const TURNS_PER_CONVERSATION: usize = 4;
+
+/// `turns` turns from `concurrency` clients, each posting to conversations
 /// of its own in turn; then each conversation is checked.
 async fn turn_level(
     client: &reqwest::Client,
@@ -184,57 +191,25 @@ async fn turn_level(
     turns: usize,
 ) -> anyhow::Result<Level> {
     let per_client = turns.div_ceil(concurrency);
-    let mut conversations = Vec::with_capacity(concurrency);
-    for _ in 0..concurrency {
-        let created: Value = client
-            .post(format!("{url}/v1/conversations"))
-            .send()
-            .await?
-            .error_for_status()?
-            .json()
-            .await?;
-        conversations.push(
-            created["id"]
-                .as_str()
-                .context("no conversation id")?
-                .to_owned(),
-        );
-    }
     let started = Instant::now();
-    let clients: Vec<_> = conversations
-        .iter()
-        .map(|id| {
-            let (client, endpoint) = (
-                client.clone(),
-                format!("{url}/v1/conversations/{id}/messages"),
-            );
-            tokio::spawn(async move {
-                let mut latencies = Vec::with_capacity(per_client);
-                for _ in 0..per_client {
-                    let sent = Instant::now();
-                    let answer: Value = client
-                        .post(&endpoint)
-                        .json(&json!({"content": "echo hi", "stream": false}))
-                        .send()
-                        .await?
-                        .error_for_status()?
-                        .json()
-                        .await?;
-                    latencies.push(sent.elapsed());
-                    ensure!(answer["content"] == "done", "unexpected answer {answer}");
-                }
-                Ok::<_, anyhow::Error>(latencies)
-            })
+    let clients: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (client, url) = (client.clone(), url.to_owned());
+            tokio::spawn(async move { client_turns(&client, &url, per_client).await })
         })
         .collect();
     let mut latency = Samples::with_capacity(per_client * concurrency);
+    let mut conversations = Vec::new();
     for handle in clients {
-        for took in handle.await?? {
+        let (latencies, ids) = handle.await??;
+        for took in latencies {
             latency.push(took);
         }
+        conversations.extend(ids);
     }
     let elapsed = started.elapsed();
-    for id in &conversations {
+    let mut checked = 0;
+    for (id, turns) in &conversations {
         let conversation: Value = client
             .get(format!("{url}/v1/conversations/{id}"))
             .send()
@@ -244,10 +219,10 @@ async fn turn_level(
             .await?;
         let messages = conversation["messages"].as_array().context("no messages")?;
         ensure!(
-            messages.len() == 2 * per_client,
+            messages.len() == 2 * turns,
             "conversation {id} has {} messages, expected {}",
             messages.len(),
-            2 * per_client
+            2 * turns
         );
         for answer in messages.iter().skip(1).step_by(2) {
             ensure!(
@@ -255,12 +230,57 @@ async fn turn_level(
                 "conversation {id} lost part of a turn: {answer}"
             );
         }
+        checked += turns;
     }
+    ensure!(
+        checked == latency.len(),
+        "{checked} turns stored of {}",
+        latency.len()
+    );
     Ok(Level {
         concurrency,
         per_second: latency.len() as f64 / elapsed.as_secs_f64(),
         latency,
     })
+}
+
+/// One client's `turns` turns, timed, in conversations of
+/// [`TURNS_PER_CONVERSATION`]; returns the times and each conversation with
+/// its number of turns.
+async fn client_turns(
+    client: &reqwest::Client,
+    url: &str,
+    turns: usize,
+) -> anyhow::Result<(Vec<Duration>, Vec<(String, usize)>)> {
+    let mut latencies = Vec::with_capacity(turns);
+    let mut conversations: Vec<(String, usize)> = Vec::new();
+    for turn in 0..turns {
+        if turn % TURNS_PER_CONVERSATION == 0 {
+            let created: Value = client
+                .post(format!("{url}/v1/conversations"))
+                .send()
+                .await?
+                .error_for_status()?
+                .json()
+                .await?;
+            let id = created["id"].as_str().context("no conversation id")?;
+            conversations.push((id.to_owned(), 0));
+        }
+        let (id, count) = conversations.last_mut().context("no conversation")?;
+        let sent = Instant::now();
+        let answer: Value = client
+            .post(format!("{url}/v1/conversations/{id}/messages"))
+            .json(&json!({"content": "echo hi", "stream": false}))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        latencies.push(sent.elapsed());
+        ensure!(answer["content"] == "done", "unexpected answer {answer}");
+        *count += 1;
+    }
+    Ok((latencies, conversations))
 }
 
 /// The scripted server alone: one model request (the first of a turn) per

@@ -47,7 +47,10 @@ impl Server {
         loop {
             line.clear();
             if stderr.read_line(&mut line).unwrap() == 0 {
-                panic!("riverse serve exited before serving: {:?}", server.child.wait());
+                panic!(
+                    "riverse serve exited before serving: {:?}",
+                    server.child.wait()
+                );
             }
             if let Some(rest) = line.trim().strip_prefix("riverse serving ") {
                 server.url = rest
