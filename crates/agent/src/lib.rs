@@ -10,6 +10,7 @@
 pub mod config;
 mod dispatcher;
 pub mod eval;
+mod listing;
 mod prompts;
 mod provider;
 mod registry;
@@ -18,12 +19,13 @@ mod settings;
 mod tool_config;
 mod turn;
 
+pub use listing::tools_json;
 pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
 pub use selection::ToolSelector;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, Settings, SettingsError,
-    ToolMode, ToolSettings, ToolsSettings,
+    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, ServeSettings, Settings,
+    SettingsError, Storage, ToolMode, ToolSettings, ToolsSettings,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use tool_config::tool_config;

@@ -22,6 +22,7 @@ use serde_json::Value;
 
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
+pub use serve::{ServeSettings, Storage};
 use values::{Count, NonEmpty, Scalar, Seconds, Warnings};
 
 const DEFAULT_TOOLS_DIR: &str = "agent/tools";
@@ -156,6 +157,8 @@ pub struct Settings {
     /// Values read otherwise than written, one line each (`key: what was done`),
     /// for the front end to show.
     pub warnings: Vec<String>,
+    /// `serve` (and `database`): `riverse serve`.
+    pub serve: ServeSettings,
 }
 
 #[derive(Deserialize, Default)]
@@ -170,6 +173,7 @@ struct RawSettings {
     openai: Option<llm::RawEndpoint>,
     local: Option<llm::RawEndpoint>,
     embedded: Option<RawEmbedded>,
+    serve: Option<serve::RawServe>,
 }
 
 #[derive(Deserialize, Default)]
@@ -291,6 +295,12 @@ impl Settings {
             None => llm::openai_settings("openai", raw.openai.unwrap_or_default(), &mut warnings),
         };
         let local = llm::local_settings(raw.local.unwrap_or_default(), &mut warnings);
+        let serve = serve::serve_settings(
+            raw.serve.unwrap_or_default(),
+            &document,
+            &invalid,
+            &mut warnings,
+        )?;
         Ok(Settings {
             project_dir: project_dir.to_owned(),
             file,
@@ -313,6 +323,7 @@ impl Settings {
                 .into_iter()
                 .map(|warning| format!("{}: {warning}", path.display()))
                 .collect(),
+            serve,
         })
     }
 
@@ -495,6 +506,7 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
 
 mod llm;
 mod mcp;
+mod serve;
 #[cfg(test)]
 mod tests;
 pub(crate) mod values;

@@ -99,6 +99,12 @@ pub enum Command {
         /// The tool's name: letters, digits and _.
         name: String,
     },
+    /// An OpenAI-compatible HTTP API with server-side tools, and a chat page.
+    Serve {
+        /// Address to listen on (default serve.addr, 127.0.0.1:8420).
+        #[arg(long, value_name = "HOST:PORT")]
+        addr: Option<std::net::SocketAddr>,
+    },
 }
 
 /// A tool set `riverse init --tools` writes.

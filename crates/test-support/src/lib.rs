@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 mod loopback;
 pub mod openai;
+pub mod postgres;
 pub mod venv;
 pub mod web;
 

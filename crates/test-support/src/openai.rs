@@ -48,6 +48,11 @@ enum Kind {
     },
     Hang,
     RawSse(Vec<String>),
+    /// The call while the conversation has no tool result, then the answer.
+    ToolRound {
+        call: Call,
+        answer: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +100,20 @@ pub fn ev_raw_tool_call(id: &str, name: &str, arguments: &str) -> Reply {
             name: name.to_owned(),
             arguments: arguments.to_owned(),
         }],
+    })
+}
+
+/// A whole one-tool turn as one reply, for a fallback that serves many
+/// turns at once: a request whose conversation has no tool result yet gets
+/// the call, one that has gets `answer`.
+pub fn ev_tool_round(id: &str, name: &str, arguments: Value, answer: &str) -> Reply {
+    reply(Kind::ToolRound {
+        call: Call {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            arguments: arguments.to_string(),
+        },
+        answer: answer.to_owned(),
     })
 }
 
@@ -431,7 +450,25 @@ async fn reply_to(number: usize, next: Option<Reply>, body: &Value) -> Response 
     }
     let stream = body["stream"] == json!(true);
     let model = body["model"].as_str().unwrap_or("scripted").to_owned();
-    match reply.kind {
+    let kind = match reply.kind {
+        Kind::ToolRound { call, answer } => {
+            let answered = body["messages"]
+                .as_array()
+                .is_some_and(|messages| messages.iter().any(|m| m["role"] == "tool"));
+            match answered {
+                true => Kind::Answer {
+                    text: answer,
+                    calls: Vec::new(),
+                },
+                false => Kind::Answer {
+                    text: String::new(),
+                    calls: vec![call],
+                },
+            }
+        }
+        other => other,
+    };
+    match kind {
         Kind::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             error_response(500, "hung reply woke up", None)
@@ -442,6 +479,8 @@ async fn reply_to(number: usize, next: Option<Reply>, body: &Value) -> Response 
             retry_after,
         } => error_response(status, &message, retry_after),
         Kind::RawSse(events) => sse_response(events, reply.split_bytes),
+        // Resolved into an answer above.
+        Kind::ToolRound { .. } => error_response(500, "unresolved tool round", None),
         Kind::Answer { text, calls } if stream => {
             sse_response(stream_events(&model, &text, &calls), reply.split_bytes)
         }

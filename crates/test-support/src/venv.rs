@@ -1,29 +1,40 @@
-//! A Python virtual environment with the official MCP SDK, for tests that need
-//! a peer we did not write.
+//! Python virtual environments with peers we did not write: the official MCP
+//! SDK, and the official `openai` package with Selenium (the clients of the
+//! `riverse serve` tests).
 //!
-//! Made once under the workspace's `target/` directory and reused: the first
-//! test to need it creates it while holding a file lock, so parallel tests and
-//! test binaries wait for that one install instead of racing. `.ci/run` makes
-//! the same environment before the tests start (`python/mcp-requirements.txt`
-//! pins what goes in).
+//! Each is made once under the workspace's `target/` directory and reused:
+//! the first test to need it creates it while holding a file lock, so
+//! parallel tests and test binaries wait for that one install instead of
+//! racing. `.ci/run` makes the same environments before the tests start
+//! (`python/*-requirements.txt` pin what goes in).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// What is installed.
-const REQUIREMENTS: &str = include_str!("../python/mcp-requirements.txt");
+const MCP_REQUIREMENTS: &str = include_str!("../python/mcp-requirements.txt");
+const SERVE_REQUIREMENTS: &str = include_str!("../python/serve-requirements.txt");
 
-/// The interpreter of the environment, creating it first if needed.
+/// The interpreter of the MCP SDK's environment, creating it first if needed.
 ///
 /// Panics with the installer's output when the environment can't be made:
 /// the tests that need it can't run without it.
 pub fn mcp_python() -> PathBuf {
-    let dir = venv_dir();
+    python_with(&venv_dir(), MCP_REQUIREMENTS)
+}
+
+/// The interpreter of the environment with `openai` and `selenium`, as
+/// [`mcp_python`] makes its own.
+pub fn serve_python() -> PathBuf {
+    python_with(&venvs_dir().join("serve"), SERVE_REQUIREMENTS)
+}
+
+fn python_with(dir: &Path, requirements_text: &str) -> PathBuf {
+    let dir = dir.to_owned();
     let python = dir.join("bin/python");
     let marker = dir.join("riverse-requirements.txt");
     let is_ready =
-        || std::fs::read_to_string(&marker).is_ok_and(|installed| installed == REQUIREMENTS);
+        || std::fs::read_to_string(&marker).is_ok_and(|installed| installed == requirements_text);
     if is_ready() {
         return python;
     }
@@ -43,7 +54,7 @@ pub fn mcp_python() -> PathBuf {
         "python3 -m venv",
     );
     let requirements = dir.join("requirements.txt");
-    std::fs::write(&requirements, REQUIREMENTS).expect("write requirements.txt");
+    std::fs::write(&requirements, requirements_text).expect("write requirements.txt");
     run(
         Command::new(&python)
             .args([
@@ -57,13 +68,17 @@ pub fn mcp_python() -> PathBuf {
             .arg(&requirements),
         "pip install",
     );
-    std::fs::write(&marker, REQUIREMENTS).expect("write the install marker");
+    std::fs::write(&marker, requirements_text).expect("write the install marker");
     python
 }
 
 /// `<workspace>/target/test-venvs/mcp`.
 pub fn venv_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp")
+    venvs_dir().join("mcp")
+}
+
+fn venvs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs")
 }
 
 fn run(command: &mut Command, what: &str) {

@@ -7,6 +7,7 @@ mod eval;
 mod init;
 mod mcp;
 mod new;
+mod serve;
 mod tools;
 
 use anyhow::Context;
@@ -58,6 +59,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             eval::run(&load_settings(&cli.global)?, args).await
         }
         Command::New { name } => new::run(&load_settings(&cli.global)?, &name),
+        Command::Serve { addr } => serve::run(&load_settings(&cli.global)?, addr).await,
     }
 }
 

@@ -1,8 +1,7 @@
 //! `riverse tools [--json]`
 
-use riverse_agent::{Settings, build_registry};
+use riverse_agent::{Settings, build_registry, tools_json};
 use riverse_tool::{Entry, Registry, Status};
-use serde_json::{Value, json};
 
 use crate::output::{Exit, print, print_json};
 
@@ -14,11 +13,6 @@ pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
         print(&table(&registry, settings))?;
     }
     Ok(Exit::Success)
-}
-
-/// `{"tools": [...]}`: one object per entry, every field present.
-pub fn tools_json(registry: &Registry) -> Value {
-    json!({ "tools": registry.entries() })
 }
 
 /// A readable table: one row per entry, its parameters and its error beneath it.

@@ -7,6 +7,7 @@ mod eval;
 mod init;
 mod mcp;
 mod riverse_layout;
+mod serve;
 mod settings;
 mod signals;
 mod standard;

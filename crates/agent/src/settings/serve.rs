@@ -1,0 +1,293 @@
+//! The `serve` section: `riverse serve`'s address, token, storage and limits.
+//!
+//! ```yaml
+//! serve:
+//!   addr: "127.0.0.1:8420"
+//!   token: ""                # or RIVERSE_TOKEN; required off loopback
+//!   storage: sqlite          # sqlite | postgres
+//!   database_url: ""         # postgres://...; else built from `database:`
+//!   max_body_bytes: 1048576
+//!   max_concurrent_turns: 8
+//!   turn_timeout: 300
+//!   shutdown_timeout: 10
+//! database: {name: riverse, user: riverse, host: localhost, password: "", port: 5432}
+//! ```
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::SettingsError;
+use super::values::{Count, Scalar, Seconds, Warnings};
+
+/// `serve.max_body_bytes`: up to 1 GiB.
+type BodyBytes = Count<1, { 1 << 30 }>;
+/// `serve.max_concurrent_turns`.
+type ConcurrentTurns = Count<1, 100_000>;
+
+const DEFAULT_ADDR: ([u8; 4], u16) = ([127, 0, 0, 1], 8420);
+const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+const DEFAULT_MAX_CONCURRENT_TURNS: usize = 8;
+const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(300);
+const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+const DEFAULT_POSTGRES_PORT: u16 = 5432;
+
+/// Where `riverse serve` keeps conversations (`serve.storage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Storage {
+    /// `.riverse/riverse.db` in the project.
+    #[default]
+    Sqlite,
+    #[serde(alias = "postgresql")]
+    Postgres,
+}
+
+#[derive(Clone, PartialEq)]
+pub struct ServeSettings {
+    pub addr: SocketAddr,
+    /// `serve.token`; `None` when empty. `RIVERSE_TOKEN` overrides it where
+    /// the server starts.
+    pub token: Option<String>,
+    pub storage: Storage,
+    /// `serve.database_url`, else one built from Riverse's `database:`
+    /// section; `None` when neither is given.
+    pub database_url: Option<String>,
+    pub max_body_bytes: usize,
+    /// Turns running at once; one more is answered 429.
+    pub max_concurrent_turns: usize,
+    /// A turn still running after this is answered 504.
+    pub turn_timeout: Duration,
+    /// How long a stopping server waits for turns in flight.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for ServeSettings {
+    fn default() -> Self {
+        ServeSettings {
+            addr: SocketAddr::from(DEFAULT_ADDR),
+            token: None,
+            storage: Storage::Sqlite,
+            database_url: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_concurrent_turns: DEFAULT_MAX_CONCURRENT_TURNS,
+            turn_timeout: DEFAULT_TURN_TIMEOUT,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+        }
+    }
+}
+
+/// Secrets stay out of logs: the token and the database URL (which may carry
+/// a password) show only whether they are set.
+impl fmt::Debug for ServeSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServeSettings")
+            .field("addr", &self.addr)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("storage", &self.storage)
+            .field("database_url", &self.database_url.as_ref().map(|_| "<set>"))
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_concurrent_turns", &self.max_concurrent_turns)
+            .field("turn_timeout", &self.turn_timeout)
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .finish()
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(super) struct RawServe {
+    addr: Option<String>,
+    token: Option<String>,
+    storage: Option<Storage>,
+    database_url: Option<String>,
+    max_body_bytes: Option<Scalar<BodyBytes>>,
+    max_concurrent_turns: Option<Scalar<ConcurrentTurns>>,
+    turn_timeout: Option<Scalar<Seconds>>,
+    shutdown_timeout: Option<Scalar<Seconds>>,
+}
+
+/// Riverse's own `database:` section, read from the document.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawDatabase {
+    name: Option<String>,
+    user: Option<String>,
+    host: Option<String>,
+    password: Option<String>,
+    port: Option<u16>,
+}
+
+pub(super) fn serve_settings(
+    raw: RawServe,
+    document: &Value,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+    warnings: &mut Warnings,
+) -> Result<ServeSettings, SettingsError> {
+    let defaults = ServeSettings::default();
+    let addr = match raw.addr.as_deref().map(str::trim) {
+        None | Some("") => defaults.addr,
+        Some(text) => text.parse().map_err(|_| {
+            invalid(
+                "serve.addr",
+                format!("expected HOST:PORT with an IP address, got {text:?}"),
+            )
+        })?,
+    };
+    let storage = raw.storage.unwrap_or_default();
+    let database_url = match raw.database_url.filter(|url| !url.trim().is_empty()) {
+        Some(url) => Some(url),
+        None => database_section_url(document, invalid)?,
+    };
+    if storage == Storage::Postgres && database_url.is_none() {
+        return Err(invalid(
+            "serve.storage",
+            "postgres needs serve.database_url or a database: section".into(),
+        ));
+    }
+    Ok(ServeSettings {
+        addr,
+        token: raw.token.filter(|token| !token.is_empty()),
+        storage,
+        database_url,
+        max_body_bytes: raw.max_body_bytes.map_or(defaults.max_body_bytes, |bytes| {
+            warnings.take("serve.max_body_bytes", bytes).get()
+        }),
+        max_concurrent_turns: raw
+            .max_concurrent_turns
+            .map_or(defaults.max_concurrent_turns, |turns| {
+                warnings.take("serve.max_concurrent_turns", turns).get()
+            }),
+        turn_timeout: raw.turn_timeout.map_or(defaults.turn_timeout, |secs| {
+            warnings.take("serve.turn_timeout", secs).0
+        }),
+        shutdown_timeout: raw
+            .shutdown_timeout
+            .map_or(defaults.shutdown_timeout, |secs| {
+                warnings.take("serve.shutdown_timeout", secs).0
+            }),
+    })
+}
+
+/// `postgres://user:password@host:port/name` from Riverse's `database:`
+/// section, when it names a database.
+fn database_section_url(
+    document: &Value,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<Option<String>, SettingsError> {
+    let Some(section) = document
+        .get("database")
+        .filter(|section| !section.is_null())
+    else {
+        return Ok(None);
+    };
+    let raw: RawDatabase = serde_json::from_value(section.clone())
+        .map_err(|err| invalid("database", err.to_string()))?;
+    let Some(name) = raw.name.filter(|name| !name.is_empty()) else {
+        return Ok(None);
+    };
+    let user = raw.user.filter(|user| !user.is_empty());
+    let password = raw.password.filter(|password| !password.is_empty());
+    let credentials = match (user, password) {
+        (Some(user), Some(password)) => {
+            format!("{}:{}@", encode(&user), encode(&password))
+        }
+        (Some(user), None) => format!("{}@", encode(&user)),
+        (None, _) => String::new(),
+    };
+    let host = raw
+        .host
+        .filter(|host| !host.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned());
+    let port = raw.port.unwrap_or(DEFAULT_POSTGRES_PORT);
+    Ok(Some(format!(
+        "postgres://{credentials}{host}:{port}/{}",
+        encode(&name)
+    )))
+}
+
+/// Percent-encodes everything but unreserved characters, for a URL part.
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use pretty_assertions::assert_eq;
+
+    use crate::Settings;
+
+    use super::*;
+
+    fn parse(text: &str) -> Result<ServeSettings, String> {
+        Settings::from_yaml(Path::new("/project"), Some("settings.yaml".into()), text)
+            .map(|settings| settings.serve)
+            .map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn no_serve_section_gives_the_defaults() {
+        assert_eq!(parse("").unwrap(), ServeSettings::default());
+        assert_eq!(parse("").unwrap().addr.to_string(), "127.0.0.1:8420");
+    }
+
+    #[test]
+    fn the_design_example_parses() {
+        let serve = parse(
+            r#"serve: {addr: "0.0.0.0:9000", token: "s3", storage: sqlite, database_url: "", max_body_bytes: 10, max_concurrent_turns: 2, turn_timeout: 1.5}"#,
+        )
+        .unwrap();
+        assert_eq!(serve.addr.to_string(), "0.0.0.0:9000");
+        assert_eq!(serve.token.as_deref(), Some("s3"));
+        assert_eq!(serve.max_body_bytes, 10);
+        assert_eq!(serve.max_concurrent_turns, 2);
+        assert_eq!(serve.turn_timeout, Duration::from_millis(1500));
+        assert!(!format!("{serve:?}").contains("s3"));
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        assert_eq!(
+            parse("serve: {addr: localhost}").unwrap_err(),
+            r#"settings.yaml: serve.addr: expected HOST:PORT with an IP address, got "localhost""#
+        );
+        assert_eq!(
+            parse("serve: {storage: mysql}").unwrap_err(),
+            r#"settings.yaml: serve.storage: expected sqlite or postgres, got "mysql""#
+        );
+        assert_eq!(
+            parse("serve: {max_concurrent_turns: 0}").unwrap_err(),
+            "settings.yaml: serve.max_concurrent_turns: must be at least 1"
+        );
+        assert_eq!(
+            parse("serve: {storage: postgres}").unwrap_err(),
+            "settings.yaml: serve.storage: postgres needs serve.database_url or a database: section"
+        );
+    }
+
+    #[test]
+    fn the_database_section_becomes_a_url() {
+        let serve = parse(
+            "serve: {storage: postgres}\ndatabase: {name: riverse, user: ana, host: db, password: \"p@ss\", port: 5433}",
+        )
+        .unwrap();
+        assert_eq!(serve.storage, Storage::Postgres);
+        assert_eq!(
+            serve.database_url.as_deref(),
+            Some("postgres://ana:p%40ss@db:5433/riverse")
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! `riverse serve [--addr HOST:PORT]`: the HTTP API and the chat page.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use riverse_agent::{Settings, Storage, build_agent};
+use riverse_server::{AppState, ServerOptions};
+use riverse_store::{PostgresStore, SqliteStore, Store};
+
+use crate::output::{Exit, usage};
+
+/// Where the SQLite database lives, relative to the project.
+const SQLITE_FILE: &str = ".riverse/riverse.db";
+
+pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Result<Exit> {
+    let serve = &settings.serve;
+    let addr = addr.unwrap_or(serve.addr);
+    let token = std::env::var("RIVERSE_TOKEN")
+        .ok()
+        .filter(|token| !token.is_empty())
+        .or_else(|| serve.token.clone());
+    if token.is_none() && !addr.ip().is_loopback() {
+        return Err(usage(format!(
+            "refusing to serve on {addr} without a token: set serve.token or RIVERSE_TOKEN, \
+             or bind to 127.0.0.1"
+        )));
+    }
+    let (store, storage) = open_store(settings).await?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("can't listen on {addr}"))?;
+    let agent = Arc::new(build_agent(settings).await?);
+    let tools = agent.registry().available_manifests().count();
+    let state = AppState::new(
+        agent.clone(),
+        store,
+        ServerOptions {
+            token,
+            max_body_bytes: serve.max_body_bytes,
+            max_concurrent_turns: serve.max_concurrent_turns,
+            turn_timeout: serve.turn_timeout,
+            language: settings.language,
+        },
+    );
+    let url = listener
+        .local_addr()
+        .map(|bound| format!("http://{bound}/"))
+        .unwrap_or_else(|_| format!("http://{addr}/"));
+    eprintln!(
+        "riverse serving {url} ({}, {tools} tools, conversations in {storage})",
+        agent.provider().describe(),
+    );
+    let finished = riverse_server::serve(listener, state, stop_signal(), serve.shutdown_timeout)
+        .await
+        .context("riverse serve")?;
+    if !finished {
+        tracing::warn!(
+            "turns still running after serve.shutdown_timeout ({:?}) were stopped",
+            serve.shutdown_timeout
+        );
+    }
+    eprintln!("riverse serve stopped");
+    // Dropping the agent here stops the Python workers and MCP servers.
+    drop(agent);
+    Ok(Exit::Success)
+}
+
+/// The store `serve.storage` names, and where it is, for the start line.
+async fn open_store(settings: &Settings) -> anyhow::Result<(Store, String)> {
+    match settings.serve.storage {
+        Storage::Sqlite => {
+            let path = settings.project_dir.join(SQLITE_FILE);
+            let store = SqliteStore::open(&path).await?;
+            Ok((Store::Sqlite(store), path.display().to_string()))
+        }
+        Storage::Postgres => {
+            // Settings refuse postgres without a URL.
+            let url = settings.serve.database_url.as_deref().unwrap_or_default();
+            let store = PostgresStore::connect(url).await?;
+            Ok((Store::Postgres(store), "PostgreSQL".to_owned()))
+        }
+    }
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(terminate) => terminate,
+            Err(err) => {
+                tracing::warn!("can't watch for SIGTERM: {err}");
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}

@@ -1,0 +1,368 @@
+//! `riverse serve`, run as a process and used by real clients: the official
+//! `openai` package, curl-like raw HTTP, signals.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use riverse_test_support::Project;
+use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use riverse_test_support::venv::serve_python;
+use serde_json::{Value, json};
+
+use super::ask::{project_for, riverse};
+
+/// A running `riverse serve`; killed if the test ends without stopping it.
+pub(super) struct Server {
+    child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    /// Everything it wrote on stderr after the start line, read once it exits.
+    stderr: Option<BufReader<std::process::ChildStderr>>,
+}
+
+impl Server {
+    /// Starts `riverse serve` on a free loopback port and waits for its start line.
+    pub(super) fn start(project: &Project, envs: &[(&str, &str)]) -> Server {
+        let mut command = riverse(project);
+        command
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .env_remove("RIVERSE_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (key, value) in envs {
+            command.env(key, value);
+        }
+        // Held by the server from the start, so that it is killed on any panic.
+        let mut server = Server {
+            child: command.spawn().unwrap(),
+            url: String::new(),
+            stderr: None,
+        };
+        let mut stderr = BufReader::new(server.child.stderr.take().unwrap());
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if stderr.read_line(&mut line).unwrap() == 0 {
+                panic!(
+                    "riverse serve exited before serving: {:?}",
+                    server.child.wait()
+                );
+            }
+            if let Some(rest) = line.trim().strip_prefix("riverse serving ") {
+                server.url = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .trim_end_matches('/')
+                    .to_owned();
+                server.stderr = Some(stderr);
+                return server;
+            }
+        }
+    }
+
+    /// Sends `signal`, waits for the exit, and returns the status and the rest of stderr.
+    pub(super) fn stop(
+        mut self,
+        signal: nix::sys::signal::Signal,
+    ) -> (std::process::ExitStatus, String) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
+        nix::sys::signal::kill(pid, signal).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "riverse serve did not stop within 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut rest = String::new();
+        self.stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut rest)
+            .unwrap();
+        (status, rest)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request over a plain socket; the status and the body.
+pub(super) fn http(url: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let address = url.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    let status = reply[9..12].parse().unwrap();
+    let body = reply
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// Runs `script` (in tests/python) with the serve test environment's Python.
+pub(super) fn python(script: &str, args: &[&str]) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/python")
+        .join(script);
+    let output = Command::new(serve_python())
+        .arg(path)
+        .args(args)
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{script} failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("{err}: {stdout}\n{stderr}"))
+}
+
+fn weather_turns(llm: &OpenAiServer) {
+    llm.push([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text("Tokyo is sunny."),
+        ev_tool_call("c2", "weather", json!({"city": "Paris"})),
+        ev_text("Paris is sunny too."),
+    ]);
+}
+
+fn expected_chat() -> Value {
+    json!({
+        "models": ["riverse"],
+        "answer": "Tokyo is sunny.",
+        "finish_reason": "stop",
+        "streamed": "Paris is sunny too.",
+        "stream_finish_reason": "stop",
+        "chunk_objects": ["chat.completion.chunk"],
+    })
+}
+
+#[test]
+fn the_openai_package_chats_with_riverse_serve_streaming_and_not() {
+    let llm = OpenAiServer::start([]);
+    weather_turns(&llm);
+    let project = project_for(&llm, "");
+    let server = Server::start(&project, &[]);
+    let seen = python(
+        "openai_client.py",
+        &[&format!("{}/v1", server.url), "unused", "chat"],
+    );
+    assert_eq!(seen, expected_chat());
+    let results: Vec<(String, String)> = llm
+        .requests()
+        .iter()
+        .flat_map(|request| request.tool_results())
+        .collect();
+    assert_eq!(
+        results,
+        vec![
+            ("c1".to_owned(), "Tokyo: 21°C, sunny".to_owned()),
+            ("c2".to_owned(), "Paris: 21°C, sunny".to_owned()),
+        ]
+    );
+    let (status, _) = server.stop(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn with_a_token_the_openai_package_needs_it() {
+    let llm = OpenAiServer::start([]);
+    weather_turns(&llm);
+    let project = project_for(&llm, "serve: {token: from-the-file}");
+    // RIVERSE_TOKEN overrides the file.
+    let server = Server::start(&project, &[("RIVERSE_TOKEN", "tok-3f9a")]);
+    let base = format!("{}/v1", server.url);
+    let rejected = python("openai_client.py", &[&base, "from-the-file", "rejected"]);
+    assert_eq!(
+        rejected,
+        json!({"rejected": true, "status": 401, "code": "invalid_api_key"})
+    );
+    let seen = python("openai_client.py", &[&base, "tok-3f9a", "chat"]);
+    assert_eq!(seen, expected_chat());
+    let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("tok-3f9a"),
+        "the token was logged: {stderr}"
+    );
+}
+
+#[test]
+fn a_non_loopback_address_without_a_token_refuses_to_start() {
+    let llm = OpenAiServer::start([]);
+    let project = project_for(&llm, "");
+    let output = riverse(&project)
+        .args(["serve", "--addr", "0.0.0.0:0"])
+        .env_remove("RIVERSE_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "refusing to serve on 0.0.0.0:0 without a token: set serve.token or RIVERSE_TOKEN"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn sigterm_waits_for_the_turn_in_flight_then_stops_the_workers_and_exits_0() {
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Oslo"})),
+        ev_text("Oslo is sunny.").delay(Duration::from_millis(1500)),
+    ]);
+    let project = project_for(&llm, "");
+    project.fixture("worker_pid.py");
+    let server = Server::start(&project, &[]);
+    let (status, body) = http(
+        &server.url,
+        "POST",
+        "/v1/tools/worker_pid/call",
+        Some(&json!({})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let worker: i32 = serde_json::from_str::<Value>(&body).unwrap()["data"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(Path::new(&format!("/proc/{worker}")).exists());
+    let url = server.url.clone();
+    let turn = std::thread::spawn(move || {
+        let message = json!({"messages": [{"role": "user", "content": "Oslo?"}]});
+        http(&url, "POST", "/v1/chat/completions", Some(&message))
+    });
+    // The turn is waiting on the model's answer when the signal comes.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while llm.requests().len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the turn never reached the model"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let (turn_status, turn_body) = turn.join().unwrap();
+    assert_eq!(turn_status, 200, "{turn_body}");
+    assert!(turn_body.contains("Oslo is sunny."));
+    // The worker was stopped with the server.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Path::new(&format!("/proc/{worker}")).exists() {
+        assert!(
+            Instant::now() < deadline,
+            "worker {worker} outlived the server"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether Debian's `chromium` and `chromium-driver` are installed. On CI
+/// they must be (`.ci/run` installs them); elsewhere the page test skips.
+fn chromium_installed() -> bool {
+    let installed =
+        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    assert!(
+        installed || std::env::var_os("CI").is_none(),
+        "CI needs chromium and chromium-driver for the page test"
+    );
+    installed
+}
+
+#[test]
+fn the_page_streams_a_turn_shows_tool_cards_keeps_the_conversation_and_never_renders_html() {
+    if !chromium_installed() {
+        eprintln!("skipped: chromium and chromedriver are not installed");
+        return;
+    }
+    let injected = r#"<img src=x onerror="document.title='pwned'">"#;
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text("Tokyo is sunny."),
+        ev_tool_call("c2", "echo", json!({"text": injected})),
+        ev_text("<b>Done</b><script>document.title='pwned too'</script>"),
+        riverse_test_support::openai::ev_status(503, "the model is overloaded"),
+    ]);
+    let project = project_for(&llm, "");
+    project.fixture("echo.py");
+    let server = Server::start(&project, &[]);
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-page");
+    let seen = python("page_browser.py", &[&server.url, out_dir.to_str().unwrap()]);
+    let text = |key: &str| seen[key].as_str().unwrap_or_default().to_owned();
+    assert_eq!(seen["token_form_shown"], false, "no token is set");
+    assert!(text("tools").contains("weatheravailable"), "{seen:#}");
+    let card = text("card");
+    for part in [
+        "✓",
+        "weather",
+        r#"{"city":"Tokyo"}"#,
+        "Tokyo: 21°C, sunny",
+        " ms",
+    ] {
+        assert!(card.contains(part), "{part:?} not in the card {card:?}");
+    }
+    assert_eq!(text("answer"), "Tokyo is sunny.");
+    assert!(text("echo_card").contains(injected), "{seen:#}");
+    assert_eq!(
+        text("echo_answer"),
+        "<b>Done</b><script>document.title='pwned too'</script>"
+    );
+    assert_eq!(
+        (seen["images"].clone(), seen["scripts_in_messages"].clone()),
+        (json!(0), json!(0))
+    );
+    assert_eq!(text("title"), "Riverse");
+    assert_eq!(
+        seen["after_reload"],
+        json!([
+            "Weather in Tokyo?",
+            "Tokyo is sunny.",
+            "Echo it",
+            "<b>Done</b><script>document.title='pwned too'</script>"
+        ])
+    );
+    assert_eq!(seen["conversations"], json!(["Weather in Tokyo?"]));
+    assert_eq!(
+        (
+            text("composing_kept"),
+            seen["messages_after_composing"].clone()
+        ),
+        ("漢字".to_owned(), json!(4))
+    );
+    assert!(
+        text("banner").starts_with("The LLM can't be reached: the LLM at"),
+        "{seen:#}"
+    );
+    assert!(text("banner").contains("503"), "{seen:#}");
+    assert!(seen["phone_overflow"].as_i64().unwrap() <= 0, "{seen:#}");
+    assert!(out_dir.join("page.png").is_file() && out_dir.join("phone.png").is_file());
+    server.stop(nix::sys::signal::Signal::SIGINT);
+}

@@ -1,0 +1,252 @@
+//! `/v1/conversations`: conversations the server keeps.
+//!
+//! A message's turn belongs to the conversation, not to the client: it runs
+//! to its end and is stored even if the client disconnects. Everything is
+//! written as it happens (the user's message, each tool call as it starts and
+//! ends, the answer), and nothing is kept in memory between requests, so any
+//! server sharing the database can take the next message.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use riverse_agent::TurnEvent;
+use riverse_llm::Message;
+use riverse_store::{
+    Conversation, ConversationSummary, MessageStatus, Role, Store, ToolCallOutcome,
+};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use crate::AppState;
+use crate::body::{object_body, optional_bool, required_string};
+use crate::completions::MODEL;
+use crate::error::AppError;
+use crate::sse::{Completion, stream_response};
+use crate::turns::{self, TurnTask, Update};
+
+/// Conversations listed when the request doesn't say.
+const DEFAULT_PAGE: usize = 20;
+
+pub async fn create(State(state): State<Arc<AppState>>) -> Result<Response, AppError> {
+    let summary = state.store.create_conversation().await?;
+    Ok(Json(summary_json(&summary)).into_response())
+}
+
+pub async fn list(
+    State(state): State<Arc<AppState>>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, AppError> {
+    let number = |name: &str, default: usize| match query.get(name) {
+        None => Ok(default),
+        Some(text) => text
+            .parse::<usize>()
+            .map_err(|_| AppError::invalid(name, format!("expected a whole number, got {text:?}"))),
+    };
+    let limit = number("limit", DEFAULT_PAGE)?;
+    let offset = number("offset", 0)?;
+    let page = state.store.list_conversations(limit, offset).await?;
+    let data: Vec<Value> = page.conversations.iter().map(summary_json).collect();
+    Ok(Json(json!({"object": "list", "data": data, "has_more": page.has_more})).into_response())
+}
+
+pub async fn get(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    let conversation = find(&state, &id).await?;
+    Ok(Json(conversation_json(&conversation)).into_response())
+}
+
+/// `PATCH` with `{"title": ...}`.
+pub async fn rename(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Body,
+) -> Result<Response, AppError> {
+    let object = object_body(body, state.options.max_body_bytes).await?;
+    let title = required_string(&object, "title")?.trim().to_owned();
+    if !state.store.rename_conversation(&id, &title).await? {
+        return Err(not_found(&id));
+    }
+    let conversation = find(&state, &id).await?;
+    Ok(Json(summary_json(&conversation.summary)).into_response())
+}
+
+pub async fn delete(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Result<Response, AppError> {
+    if !state.store.delete_conversation(&id).await? {
+        return Err(not_found(&id));
+    }
+    Ok(Json(json!({"id": id, "object": "conversation.deleted", "deleted": true})).into_response())
+}
+
+/// `POST .../messages` with `{"content": ..., "stream": true}`: one turn,
+/// streamed as chat completion chunks (or, with `"stream": false`, the
+/// stored answer once the turn is over).
+pub async fn post_message(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Body,
+) -> Result<Response, AppError> {
+    let object = object_body(body, state.options.max_body_bytes).await?;
+    let content = required_string(&object, "content")?.to_owned();
+    if content.trim().is_empty() {
+        return Err(AppError::invalid("content", "must not be empty"));
+    }
+    let stream = optional_bool(&object, "stream", true)?;
+    let conversation = find(&state, &id).await?;
+    let permit = turns::reserve(&state)?;
+    let history = history_of(&conversation);
+    let store = &state.store;
+    store
+        .add_message(&id, Role::User, &content, MessageStatus::Done)
+        .await?
+        .ok_or_else(|| not_found(&id))?;
+    let answer_id = store
+        .add_message(&id, Role::Assistant, "", MessageStatus::Running)
+        .await?
+        .ok_or_else(|| not_found(&id))?;
+    let (task, updates) = turns::start(&state, permit, history, content);
+    let (forward, mut updates_out) = unbounded_channel();
+    tokio::spawn(persist(
+        store.clone(),
+        answer_id.clone(),
+        task,
+        updates,
+        forward,
+    ));
+    if stream {
+        let first = turns::first_update(&mut updates_out).await?;
+        return Ok(stream_response(
+            Completion::new(MODEL),
+            first,
+            updates_out,
+            None,
+        ));
+    }
+    loop {
+        match updates_out.recv().await {
+            Some(Update::Finished(outcome)) => {
+                outcome?;
+                break;
+            }
+            Some(Update::Event(_)) => {}
+            None => return Err(AppError::internal("the turn stopped without a result")),
+        }
+    }
+    let conversation = find(&state, &id).await?;
+    let answer = conversation
+        .messages
+        .iter()
+        .find(|message| message.id == answer_id)
+        .ok_or_else(|| not_found(&id))?;
+    Ok(Json(json!(answer)).into_response())
+}
+
+/// Stores each update of the turn, then passes it on to whoever is
+/// listening (if anyone still is). Owns the turn, so it runs to its end.
+async fn persist(
+    store: Store,
+    answer_id: String,
+    task: TurnTask,
+    mut updates: UnboundedReceiver<Update>,
+    forward: UnboundedSender<Update>,
+) {
+    let _task = task;
+    // What the answer said so far, kept if the turn fails halfway.
+    let mut said = String::new();
+    while let Some(update) = updates.recv().await {
+        let last = matches!(update, Update::Finished(_));
+        let stored = match &update {
+            Update::Event(TurnEvent::ToolCallStarted {
+                call_id,
+                tool,
+                params,
+            }) => {
+                store
+                    .start_tool_call(&answer_id, call_id, tool, params)
+                    .await
+            }
+            Update::Event(TurnEvent::ToolCallFinished(record)) => {
+                let outcome = ToolCallOutcome {
+                    success: record.success,
+                    data: record.data.clone(),
+                    error: record.error.clone(),
+                    duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+                };
+                store
+                    .finish_tool_call(&answer_id, &record.call_id, &outcome)
+                    .await
+            }
+            Update::Event(TurnEvent::AnswerDelta(text)) => {
+                said.push_str(text);
+                Ok(())
+            }
+            Update::Event(TurnEvent::Done { .. }) => Ok(()),
+            Update::Finished(Ok(turn)) => {
+                store
+                    .finish_message(&answer_id, &turn.answer, MessageStatus::Done, None)
+                    .await
+            }
+            Update::Finished(Err(err)) => {
+                store
+                    .finish_message(&answer_id, &said, MessageStatus::Failed, Some(&err.message))
+                    .await
+            }
+        };
+        if let Err(err) = stored {
+            tracing::error!("can't store the turn of message {answer_id}: {err}");
+        }
+        let _ = forward.send(update);
+        if last {
+            break;
+        }
+    }
+}
+
+async fn find(state: &AppState, id: &str) -> Result<Conversation, AppError> {
+    state
+        .store
+        .conversation(id)
+        .await?
+        .ok_or_else(|| not_found(id))
+}
+
+fn not_found(id: &str) -> AppError {
+    AppError::not_found(format!("conversation {id:?} not found"))
+}
+
+/// What the model reads of a stored conversation: the user's messages and
+/// the finished answers. Tool calls are shown to people, not replayed: their
+/// results already shaped the answers that follow them.
+fn history_of(conversation: &Conversation) -> Vec<Message> {
+    conversation
+        .messages
+        .iter()
+        .filter_map(|message| match (message.role, message.status) {
+            (Role::User, _) => Some(Message::User(message.content.clone())),
+            (Role::Assistant, MessageStatus::Done) => {
+                Some(Message::assistant(message.content.clone()))
+            }
+            (Role::Assistant, _) => None,
+        })
+        .collect()
+}
+
+fn summary_json(summary: &ConversationSummary) -> Value {
+    let mut value = json!(summary);
+    value["object"] = json!("conversation");
+    value
+}
+
+fn conversation_json(conversation: &Conversation) -> Value {
+    let mut value = json!(conversation);
+    value["object"] = json!("conversation");
+    value
+}

@@ -1,0 +1,163 @@
+//! Errors in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`.
+
+use std::fmt::Display;
+use std::time::Duration;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// What a client may wait before trying again after a 429, in seconds.
+const RETRY_AFTER_SECS: u64 = 1;
+
+#[derive(Debug, Clone)]
+pub struct AppError {
+    pub status: StatusCode,
+    /// OpenAI's `type`.
+    pub kind: &'static str,
+    pub code: &'static str,
+    /// The request field at fault, for a 400.
+    pub param: Option<String>,
+    pub message: String,
+}
+
+impl AppError {
+    fn new(status: StatusCode, kind: &'static str, code: &'static str, message: String) -> Self {
+        AppError {
+            status,
+            kind,
+            code,
+            param: None,
+            message,
+        }
+    }
+
+    /// A malformed request; `param` names the field at fault.
+    pub fn invalid(param: &str, message: impl Display) -> Self {
+        AppError {
+            param: Some(param.to_owned()),
+            ..AppError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                "invalid_value",
+                format!("{param}: {message}"),
+            )
+        }
+    }
+
+    pub fn malformed_json(cause: impl Display) -> Self {
+        AppError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "invalid_json",
+            format!("the body is not valid JSON: {cause}"),
+        )
+    }
+
+    pub fn unauthorized() -> Self {
+        AppError::new(
+            StatusCode::UNAUTHORIZED,
+            "invalid_request_error",
+            "invalid_api_key",
+            "missing or wrong token: send Authorization: Bearer <serve.token>".to_owned(),
+        )
+    }
+
+    pub fn not_found(message: impl Display) -> Self {
+        AppError::new(
+            StatusCode::NOT_FOUND,
+            "invalid_request_error",
+            "not_found",
+            message.to_string(),
+        )
+    }
+
+    pub fn conflict(code: &'static str, message: impl Display) -> Self {
+        AppError::new(
+            StatusCode::CONFLICT,
+            "invalid_request_error",
+            code,
+            message.to_string(),
+        )
+    }
+
+    pub fn too_large(limit: usize) -> Self {
+        AppError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            "body_too_large",
+            format!("the body is larger than serve.max_body_bytes ({limit} bytes)"),
+        )
+    }
+
+    pub fn busy(limit: usize) -> Self {
+        AppError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limit_error",
+            "too_many_turns",
+            format!("{limit} turns are running (serve.max_concurrent_turns); try again shortly"),
+        )
+    }
+
+    /// The LLM can't be reached or understood: the provider's one-line cause.
+    pub fn llm(cause: impl Display) -> Self {
+        AppError::new(
+            StatusCode::BAD_GATEWAY,
+            "llm_error",
+            "llm_unavailable",
+            cause.to_string(),
+        )
+    }
+
+    pub fn turn_timed_out(after: Duration) -> Self {
+        AppError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "timeout_error",
+            "turn_timeout",
+            format!(
+                "the turn did not finish within {} s (serve.turn_timeout)",
+                after.as_secs_f64()
+            ),
+        )
+    }
+
+    /// A failure of the server itself: the detail goes to the log, the
+    /// client gets a short message.
+    pub fn internal(detail: impl Display) -> Self {
+        tracing::error!("{detail}");
+        AppError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            "internal_error",
+            "internal server error (see the server's log)".to_owned(),
+        )
+    }
+
+    /// The body, also sent as the last event of a stream that fails.
+    pub fn body(&self) -> Value {
+        json!({"error": {
+            "message": self.message,
+            "type": self.kind,
+            "param": self.param,
+            "code": self.code,
+        }})
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, axum::Json(self.body())).into_response();
+        if self.status == StatusCode::TOO_MANY_REQUESTS {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        }
+        response
+    }
+}
+
+impl From<riverse_store::StoreError> for AppError {
+    fn from(err: riverse_store::StoreError) -> Self {
+        AppError::internal(err)
+    }
+}

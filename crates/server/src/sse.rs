@@ -1,0 +1,194 @@
+//! Streamed answers as `chat.completion.chunk` server-sent events.
+//!
+//! Unmodified OpenAI clients read the standard chunks: a role chunk, content
+//! deltas, a last chunk with `finish_reason: "stop"`, then `data: [DONE]`.
+//! Tool activity rides on chunks whose `delta` is empty, in an extra
+//! `riverse` field that standard clients ignore:
+//!
+//! - `{"type": "tool_call.started", "call_id", "tool", "params"}`
+//! - `{"type": "tool_call.finished", "call_id", "tool", "params", "success", "data", "error", "duration_ms"}`
+//! - `{"type": "done", "answer"}` on the last chunk: the answer as stored,
+//!   which a front end shows in place of the deltas.
+//!
+//! A turn that fails after the stream began ends with one
+//! `data: {"error": {...}}` event (which the `openai` package raises as an
+//! `APIError`), then `data: [DONE]`.
+
+use std::convert::Infallible;
+
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use riverse_agent::{ToolCallRecord, TurnEvent};
+use serde_json::{Value, json};
+
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::turns::{TurnTask, Update};
+
+/// The fields every chunk of one completion shares.
+#[derive(Debug, Clone)]
+pub struct Completion {
+    pub id: String,
+    pub created: u64,
+    pub model: String,
+}
+
+impl Completion {
+    pub fn new(model: &str) -> Self {
+        Completion {
+            id: format!("chatcmpl-{}", uuid::Uuid::new_v4().simple()),
+            created: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|elapsed| elapsed.as_secs())
+                .unwrap_or(0),
+            model: model.to_owned(),
+        }
+    }
+
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>, riverse: Option<Value>) -> Value {
+        let mut chunk = json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        });
+        if let Some(riverse) = riverse {
+            chunk["riverse"] = riverse;
+        }
+        chunk
+    }
+
+    /// The chunks one update becomes.
+    fn chunks(&self, update: Update) -> Vec<Value> {
+        match update {
+            Update::Event(TurnEvent::AnswerDelta(text)) => {
+                vec![self.chunk(json!({"content": text}), None, None)]
+            }
+            Update::Event(TurnEvent::ToolCallStarted {
+                call_id,
+                tool,
+                params,
+            }) => vec![self.chunk(
+                json!({}),
+                None,
+                Some(json!({"type": "tool_call.started", "call_id": call_id, "tool": tool, "params": params})),
+            )],
+            Update::Event(TurnEvent::ToolCallFinished(record)) => {
+                let mut finished = record_json(&record);
+                finished["type"] = json!("tool_call.finished");
+                vec![self.chunk(json!({}), None, Some(finished))]
+            }
+            // The answer goes out with the last chunk, once the turn is over.
+            Update::Event(TurnEvent::Done { .. }) => Vec::new(),
+            Update::Finished(Ok(turn)) => vec![self.chunk(
+                json!({}),
+                Some("stop"),
+                Some(json!({"type": "done", "answer": turn.answer})),
+            )],
+            Update::Finished(Err(err)) => vec![err.body()],
+        }
+    }
+}
+
+/// A tool call as the API shows it: `riverse ask --json`'s fields and the call's id.
+pub fn record_json(record: &ToolCallRecord) -> Value {
+    let mut value = serde_json::to_value(record).unwrap_or_else(|_| json!({}));
+    value["call_id"] = json!(record.call_id);
+    value
+}
+
+/// The stream's response: `first` (already received), then the rest of the
+/// turn's updates, then `[DONE]`. `task`, if given, lives as long as the
+/// response: a client that disconnects stops the turn.
+pub fn stream_response(
+    completion: Completion,
+    first: Update,
+    updates: UnboundedReceiver<Update>,
+    task: Option<TurnTask>,
+) -> Response {
+    let body = Body::from_stream(events(
+        completion,
+        first,
+        Source {
+            updates,
+            _task: task,
+        },
+    ));
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// Where the updates come from, and the turn they belong to.
+struct Source {
+    updates: UnboundedReceiver<Update>,
+    _task: Option<TurnTask>,
+}
+
+/// Where the stream stands.
+enum Position {
+    /// The role chunk and the first update go out next.
+    Start(Update),
+    Turn,
+    Over,
+}
+
+fn events(
+    completion: Completion,
+    first: Update,
+    turn: Source,
+) -> impl Stream<Item = Result<Bytes, Infallible>> + Send {
+    let state = (completion, Position::Start(first), turn);
+    futures_util::stream::unfold(state, |(completion, position, mut turn)| async move {
+        let mut frames = String::new();
+        let next = match position {
+            Position::Over => return None,
+            Position::Start(first) => {
+                let role =
+                    completion.chunk(json!({"role": "assistant", "content": ""}), None, None);
+                frames.push_str(&frame(&role));
+                write_update(&completion, first, &mut frames)
+            }
+            Position::Turn => match turn.updates.recv().await {
+                Some(update) => write_update(&completion, update, &mut frames),
+                None => {
+                    frames.push_str(&frame(
+                        &crate::error::AppError::internal("the turn stopped without a result")
+                            .body(),
+                    ));
+                    frames.push_str(DONE);
+                    Position::Over
+                }
+            },
+        };
+        Some((Ok(Bytes::from(frames)), (completion, next, turn)))
+    })
+}
+
+/// Writes `update`'s frames (and `[DONE]` after the last) and says what comes next.
+fn write_update(completion: &Completion, update: Update, frames: &mut String) -> Position {
+    let last = matches!(update, Update::Finished(_));
+    for chunk in completion.chunks(update) {
+        frames.push_str(&frame(&chunk));
+    }
+    if last {
+        frames.push_str(DONE);
+        Position::Over
+    } else {
+        Position::Turn
+    }
+}
+
+const DONE: &str = "data: [DONE]\n\n";
+
+fn frame(value: &Value) -> String {
+    format!("data: {value}\n\n")
+}

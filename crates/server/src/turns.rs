@@ -1,0 +1,93 @@
+//! Turns run as tasks of their own, bounded by `serve.max_concurrent_turns`
+//! and `serve.turn_timeout`, reporting through a channel.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use riverse_agent::{Turn, TurnEvent};
+use riverse_llm::Message;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
+
+use crate::AppState;
+use crate::error::AppError;
+
+/// What a running turn reports.
+#[derive(Debug)]
+pub enum Update {
+    Event(TurnEvent),
+    /// The last update.
+    Finished(Result<Turn, AppError>),
+}
+
+/// A turn's slot, or a 429 when every slot is taken.
+pub fn reserve(state: &AppState) -> Result<OwnedSemaphorePermit, AppError> {
+    state
+        .turns
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| AppError::busy(state.options.max_concurrent_turns))
+}
+
+/// A running turn's task: dropping it stops the turn. Whoever wants the
+/// turn to outlive a client that went away keeps it elsewhere.
+pub struct TurnTask(JoinHandle<()>);
+
+impl Drop for TurnTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Starts one turn for `message` after `history`, holding `permit` until it
+/// ends.
+pub fn start(
+    state: &Arc<AppState>,
+    permit: OwnedSemaphorePermit,
+    history: Vec<Message>,
+    message: String,
+) -> (TurnTask, UnboundedReceiver<Update>) {
+    let (sender, updates) = unbounded_channel();
+    let agent = state.agent.clone();
+    let deadline = state.options.turn_timeout;
+    let task = tokio::spawn(async move {
+        let _permit = permit;
+        let events: UnboundedSender<Update> = sender.clone();
+        let mut on_event = move |event: TurnEvent| {
+            // A reader that has gone away no longer wants events.
+            let _ = events.send(Update::Event(event));
+        };
+        let outcome =
+            tokio::time::timeout(deadline, agent.turn(&history, &message, &mut on_event)).await;
+        let _ = sender.send(Update::Finished(settle(outcome, deadline)));
+    });
+    (TurnTask(task), updates)
+}
+
+fn settle(
+    outcome: Result<Result<Turn, riverse_agent::TurnError>, tokio::time::error::Elapsed>,
+    deadline: Duration,
+) -> Result<Turn, AppError> {
+    match outcome {
+        Ok(Ok(turn)) => Ok(turn),
+        Ok(Err(err)) => {
+            tracing::warn!("turn failed: {err}");
+            Err(AppError::llm(err))
+        }
+        Err(_) => {
+            tracing::warn!("turn stopped after serve.turn_timeout ({deadline:?})");
+            Err(AppError::turn_timed_out(deadline))
+        }
+    }
+}
+
+/// Waits for the first update: a turn that fails before saying anything
+/// fails the request with its status (502, 504) instead of a stream.
+pub async fn first_update(updates: &mut UnboundedReceiver<Update>) -> Result<Update, AppError> {
+    match updates.recv().await {
+        Some(Update::Finished(Err(err))) => Err(err),
+        Some(update) => Ok(update),
+        None => Err(AppError::internal("the turn stopped without a result")),
+    }
+}

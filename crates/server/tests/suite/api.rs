@@ -1,0 +1,243 @@
+//! `/v1/chat/completions`, `/v1/models`, `/v1/tools`, errors and the token.
+
+use pretty_assertions::assert_eq;
+use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use serde_json::json;
+
+use super::support::{ask, get, post, send, served};
+
+#[tokio::test]
+async fn a_completion_runs_the_tool_server_side_and_answers() {
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Tokyo"})),
+        ev_text("Sunny in Tokyo."),
+    ]);
+    let served = served(&llm, &[], "").await;
+    let reply = post(
+        served.app(),
+        "/v1/chat/completions",
+        ask("Weather in Tokyo?", false),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let body = reply.json();
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["model"], "riverse");
+    assert_eq!(
+        body["choices"],
+        json!([{"index": 0, "message": {"role": "assistant", "content": "Sunny in Tokyo."}, "finish_reason": "stop"}])
+    );
+    let call = &body["riverse"]["tool_calls"][0];
+    assert_eq!(
+        (
+            call["tool"].clone(),
+            call["params"].clone(),
+            call["success"].clone(),
+            call["data"].clone()
+        ),
+        (
+            json!("weather"),
+            json!({"city": "Tokyo"}),
+            json!(true),
+            json!("Tokyo: 21°C, sunny")
+        )
+    );
+    let requests = llm.requests();
+    assert_eq!(
+        requests[1].tool_results(),
+        vec![("c1".to_owned(), "Tokyo: 21°C, sunny".to_owned())]
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_completion_sends_standard_chunks_with_tool_activity_beside_them() {
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": "Paris"})),
+        ev_text("Paris is sunny today."),
+    ]);
+    let served = served(&llm, &[], "").await;
+    let reply = post(served.app(), "/v1/chat/completions", ask("Paris?", true)).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.headers["content-type"], "text/event-stream");
+    let events = reply.events();
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"));
+    let chunks = reply.chunks();
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c["object"] == "chat.completion.chunk")
+    );
+    assert_eq!(
+        chunks[0]["choices"][0]["delta"],
+        json!({"role": "assistant", "content": ""})
+    );
+    assert_eq!(reply.streamed_text(), "Paris is sunny today.");
+    let last = chunks.last().unwrap();
+    assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    let kinds: Vec<String> = reply
+        .riverse_events()
+        .iter()
+        .map(|event| event["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["tool_call.started", "tool_call.finished", "done"]
+    );
+    let finished = &reply.riverse_events()[1];
+    assert_eq!(finished["call_id"], "c1");
+    assert_eq!(finished["data"], "Paris: 21°C, sunny");
+    assert_eq!(reply.riverse_events()[2]["answer"], "Paris is sunny today.");
+    // Tool activity rides only on chunks whose delta is empty.
+    for chunk in chunks.iter().filter(|c| c.get("riverse").is_some()) {
+        assert_eq!(chunk["choices"][0]["delta"], json!({}));
+    }
+}
+
+#[tokio::test]
+async fn the_request_messages_are_the_conversation() {
+    let llm = OpenAiServer::start([ev_text("Still sunny.")]);
+    let served = served(&llm, &[], "").await;
+    let body = json!({"messages": [
+        {"role": "system", "content": "Answer briefly."},
+        {"role": "user", "content": "Weather in Tokyo?"},
+        {"role": "assistant", "content": "Sunny."},
+        {"role": "user", "content": "And now?"},
+    ]});
+    let reply = post(served.app(), "/v1/chat/completions", body).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let sent = llm.single_request().roles_and_contents();
+    let tail: Vec<(String, String)> = sent[1..].to_vec();
+    assert_eq!(
+        tail,
+        vec![
+            ("system".to_owned(), "Answer briefly.".to_owned()),
+            ("user".to_owned(), "Weather in Tokyo?".to_owned()),
+            ("assistant".to_owned(), "Sunny.".to_owned()),
+            ("user".to_owned(), "And now?".to_owned()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn models_and_tools_are_listed_and_tools_can_be_called() {
+    let llm = OpenAiServer::start([]);
+    let served = served(&llm, &["unavailable.py"], "").await;
+    let models = get(served.app(), "/v1/models").await.json();
+    assert_eq!(models["data"][0]["id"], "riverse");
+    let tools = get(served.app(), "/v1/tools").await.json();
+    assert_eq!(
+        tools,
+        riverse_agent::tools_json(served.state.agent.registry())
+    );
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["unavailable", "weather"]);
+
+    let called = post(
+        served.app(),
+        "/v1/tools/weather/call",
+        json!({"city": "Oslo"}),
+    )
+    .await;
+    assert_eq!(called.status, 200);
+    assert_eq!(
+        called.json(),
+        json!({"success": true, "data": "Oslo: 21°C, sunny", "error": ""})
+    );
+    let failed = post(served.app(), "/v1/tools/weather/call", json!({})).await;
+    assert_eq!(failed.status, 200);
+    assert_eq!(
+        failed.json(),
+        json!({"success": false, "data": "", "error": "missing city"})
+    );
+    let unknown = post(served.app(), "/v1/tools/nope/call", json!({})).await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.json()["error"]["message"], "unknown tool \"nope\"");
+    let unavailable = post(served.app(), "/v1/tools/unavailable/call", json!({})).await;
+    assert_eq!(unavailable.status, 409);
+    assert_eq!(unavailable.json()["error"]["code"], "tool_unavailable");
+    let not_object = post(served.app(), "/v1/tools/weather/call", json!(["Oslo"])).await;
+    assert_eq!(not_object.status, 400);
+}
+
+#[tokio::test]
+async fn malformed_requests_get_openai_shaped_errors_naming_the_field() {
+    let llm = OpenAiServer::start([]);
+    let served = served(&llm, &[], "").await;
+    let not_json = send(
+        served.app(),
+        "POST",
+        "/v1/chat/completions",
+        Some("{oops".into()),
+        None,
+    )
+    .await;
+    assert_eq!(not_json.status, 400);
+    assert_eq!(not_json.json()["error"]["code"], "invalid_json");
+    assert_eq!(not_json.json()["error"]["type"], "invalid_request_error");
+
+    let no_messages = post(served.app(), "/v1/chat/completions", json!({"model": "x"})).await;
+    assert_eq!(no_messages.status, 400);
+    assert_eq!(
+        no_messages.json(),
+        json!({"error": {"message": "messages: missing", "type": "invalid_request_error", "param": "messages", "code": "invalid_value"}})
+    );
+    let mut with_tools = ask("hi", false);
+    with_tools["tools"] =
+        json!([{"type": "function", "function": {"name": "f", "parameters": {}}}]);
+    let refused = post(served.app(), "/v1/chat/completions", with_tools).await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json()["error"]["param"], "tools");
+    assert!(
+        llm.requests().is_empty(),
+        "no turn ran for a refused request"
+    );
+
+    let nowhere = get(served.app(), "/v1/nowhere").await;
+    assert_eq!(nowhere.status, 404);
+    assert_eq!(
+        nowhere.json()["error"]["message"],
+        "no such route /v1/nowhere"
+    );
+}
+
+#[tokio::test]
+async fn with_a_token_every_v1_route_needs_it_but_the_page_does_not() {
+    let llm = OpenAiServer::start([ev_text("hello")]);
+    let served = served(&llm, &[], "serve: {token: s3cret-token}").await;
+    for token in [None, Some("wrong"), Some("s3cret-token-and-more")] {
+        let reply = send(served.app(), "GET", "/v1/models", None, token).await;
+        assert_eq!(reply.status, 401, "token {token:?}");
+        assert_eq!(reply.json()["error"]["code"], "invalid_api_key");
+        assert!(
+            !reply.body.contains("s3cret"),
+            "the token leaked: {}",
+            reply.body
+        );
+    }
+    let reply = send(
+        served.app(),
+        "POST",
+        "/v1/chat/completions",
+        Some(ask("hi", false).to_string()),
+        Some("s3cret-token"),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let page = send(served.app(), "GET", "/", None, None).await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<html lang=\"en\">"));
+}
+
+#[tokio::test]
+async fn the_page_follows_the_language_setting() {
+    let llm = OpenAiServer::start([]);
+    let served = served(&llm, &[], "language: ja").await;
+    let page = get(served.app(), "/").await;
+    assert_eq!(page.headers["content-type"], "text/html; charset=utf-8");
+    assert!(page.body.contains("<html lang=\"ja\">"));
+}

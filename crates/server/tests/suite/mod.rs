@@ -1,0 +1,4 @@
+mod api;
+mod conversations;
+mod faults;
+mod support;

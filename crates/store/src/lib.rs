@@ -1,0 +1,288 @@
+//! Riverse's conversations, as `riverse serve` keeps them.
+//!
+//! A [`Store`] holds [`Conversation`]s: their [`StoredMessage`]s in order,
+//! and each answer's [`StoredToolCall`]s. Every change is written as it
+//! happens (the user's message, each tool call as it starts and ends, the
+//! answer), so a turn cut short by a crash keeps what it did. The schema is
+//! created and upgraded by versioned migrations on open.
+//!
+//! Two backends: [`SqliteStore`] (`.riverse/riverse.db` in the project, WAL
+//! mode) and [`PostgresStore`]. Neither keeps conversation state in memory
+//! between calls, so any number of servers can share one PostgreSQL database.
+
+mod migrations;
+mod postgres;
+mod sqlite;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use postgres::PostgresStore;
+pub use sqlite::SqliteStore;
+
+/// The most conversations one listing returns.
+pub const MAX_PAGE: usize = 100;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("can't open the conversation database {path}: {cause}")]
+    Open { path: String, cause: String },
+    #[error("conversation database migration {version} failed: {cause}")]
+    Migration { version: u32, cause: String },
+    #[error("conversation database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("conversation database: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    #[error("conversation database task stopped: {0}")]
+    Task(String),
+}
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+
+    fn parse(text: &str) -> Role {
+        match text {
+            "user" => Role::User,
+            _ => Role::Assistant,
+        }
+    }
+}
+
+/// Where an answer stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageStatus {
+    /// The turn is running (or stopped without finishing, after a crash).
+    Running,
+    Done,
+    Failed,
+}
+
+impl MessageStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            MessageStatus::Running => "running",
+            MessageStatus::Done => "done",
+            MessageStatus::Failed => "failed",
+        }
+    }
+
+    fn parse(text: &str) -> MessageStatus {
+        match text {
+            "running" => MessageStatus::Running,
+            "failed" => MessageStatus::Failed,
+            _ => MessageStatus::Done,
+        }
+    }
+}
+
+/// A conversation without its messages, as listed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationSummary {
+    pub id: String,
+    /// The first message's start until renamed; empty before any message.
+    pub title: String,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// Changes with every message.
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conversation {
+    #[serde(flatten)]
+    pub summary: ConversationSummary,
+    pub messages: Vec<StoredMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredMessage {
+    pub id: String,
+    pub role: Role,
+    pub content: String,
+    pub status: MessageStatus,
+    /// Why the turn failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub created_at: i64,
+    /// The calls made while answering, in the order they started.
+    pub tool_calls: Vec<StoredToolCall>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoredToolCall {
+    pub call_id: String,
+    pub tool: String,
+    pub params: Value,
+    /// `None` while the call runs.
+    pub success: Option<bool>,
+    pub data: String,
+    pub error: String,
+    pub duration_ms: Option<u64>,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallOutcome {
+    pub success: bool,
+    pub data: String,
+    pub error: String,
+    pub duration_ms: u64,
+}
+
+/// One page of the conversation list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub conversations: Vec<ConversationSummary>,
+    pub has_more: bool,
+}
+
+/// Conversations in either backend. Cheap to clone.
+#[derive(Clone)]
+pub enum Store {
+    Sqlite(SqliteStore),
+    Postgres(PostgresStore),
+}
+
+/// Runs the same method on whichever backend `self` holds.
+macro_rules! on_backend {
+    ($self:ident, $store:ident => $call:expr) => {
+        match $self {
+            Store::Sqlite($store) => $call.await,
+            Store::Postgres($store) => $call.await,
+        }
+    };
+}
+
+impl Store {
+    pub async fn create_conversation(&self) -> Result<ConversationSummary, StoreError> {
+        on_backend!(self, store => store.create_conversation())
+    }
+
+    /// Newest first (by last change); `limit` is capped at [`MAX_PAGE`].
+    pub async fn list_conversations(
+        &self,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Page, StoreError> {
+        on_backend!(self, store => store.list_conversations(limit, offset))
+    }
+
+    /// The conversation and every message, each with its tool calls.
+    pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
+        on_backend!(self, store => store.conversation(id))
+    }
+
+    /// `false` when there is no such conversation.
+    pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<bool, StoreError> {
+        on_backend!(self, store => store.rename_conversation(id, title))
+    }
+
+    /// `false` when there is no such conversation.
+    pub async fn delete_conversation(&self, id: &str) -> Result<bool, StoreError> {
+        on_backend!(self, store => store.delete_conversation(id))
+    }
+
+    /// Adds a message and returns its id, or `None` when there is no such
+    /// conversation. The first user message titles an untitled conversation.
+    pub async fn add_message(
+        &self,
+        conversation_id: &str,
+        role: Role,
+        content: &str,
+        status: MessageStatus,
+    ) -> Result<Option<String>, StoreError> {
+        on_backend!(self, store => store.add_message(conversation_id, role, content, status))
+    }
+
+    /// Sets a message's final text and status.
+    pub async fn finish_message(
+        &self,
+        message_id: &str,
+        content: &str,
+        status: MessageStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.finish_message(message_id, content, status, error))
+    }
+
+    /// Records a call as it starts, under the answer it belongs to.
+    pub async fn start_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        tool: &str,
+        params: &Value,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.start_tool_call(message_id, call_id, tool, params))
+    }
+
+    /// Records how a started call ended.
+    pub async fn finish_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        outcome: &ToolCallOutcome,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.finish_tool_call(message_id, call_id, outcome))
+    }
+}
+
+/// Puts each `(message id, call)` under its message, keeping their order.
+fn attach_tool_calls(messages: &mut [StoredMessage], calls: Vec<(String, StoredToolCall)>) {
+    for (message_id, call) in calls {
+        if let Some(message) = messages.iter_mut().find(|m| m.id == message_id) {
+            message.tool_calls.push(call);
+        }
+    }
+}
+
+/// Stored params text as JSON (as text when it somehow isn't).
+fn params_value(text: String) -> Value {
+    serde_json::from_str(&text).unwrap_or(Value::String(text))
+}
+
+/// The longest title taken from a first message, in characters.
+const TITLE_CHARS: usize = 60;
+
+/// The title a conversation gets from its first message.
+fn title_from(message: &str) -> String {
+    let line = message
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
+    let line = line.trim();
+    if line.chars().count() > TITLE_CHARS {
+        let cut: String = line.chars().take(TITLE_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
+fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
+}
+
+fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,75 @@
+//! The schema, as numbered steps applied in order and recorded in
+//! `riverse_migrations`. A step is never edited once released: a change is a
+//! new step.
+
+/// `(version, SQL)`, oldest first.
+pub(crate) const SQLITE: &[(u32, &str)] = &[(
+    1,
+    "CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX conversations_by_update ON conversations (updated_at DESC, id);
+    CREATE TABLE messages (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX messages_by_conversation ON messages (conversation_id, seq);
+    CREATE TABLE tool_calls (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        params TEXT NOT NULL,
+        success INTEGER,
+        data TEXT NOT NULL DEFAULT '',
+        error TEXT NOT NULL DEFAULT '',
+        duration_ms INTEGER,
+        UNIQUE (message_id, call_id)
+    );
+    CREATE INDEX tool_calls_by_message ON tool_calls (message_id, seq);",
+)];
+
+/// The same schema for PostgreSQL.
+pub(crate) const POSTGRES: &[(u32, &str)] = &[(
+    1,
+    "CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX conversations_by_update ON conversations (updated_at DESC, id);
+    CREATE TABLE messages (
+        seq BIGSERIAL PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        created_at BIGINT NOT NULL
+    );
+    CREATE INDEX messages_by_conversation ON messages (conversation_id, seq);
+    CREATE TABLE tool_calls (
+        seq BIGSERIAL PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        params TEXT NOT NULL,
+        success BOOLEAN,
+        data TEXT NOT NULL DEFAULT '',
+        error TEXT NOT NULL DEFAULT '',
+        duration_ms BIGINT,
+        UNIQUE (message_id, call_id)
+    );
+    CREATE INDEX tool_calls_by_message ON tool_calls (message_id, seq);",
+)];

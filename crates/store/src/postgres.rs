@@ -1,0 +1,338 @@
+//! The PostgreSQL backend, for servers that share conversations.
+//!
+//! One connection carries every query (tokio-postgres pipelines concurrent
+//! ones over it). Each change is one statement, so no transaction has to
+//! hold the connection; only the migrations run in one, at connect time,
+//! under an advisory lock so that servers starting together apply each step
+//! once.
+
+use std::sync::Arc;
+
+use tokio_postgres::{Client, NoTls, Row};
+
+use crate::{
+    Conversation, ConversationSummary, MessageStatus, Page, Role, StoreError, StoredMessage,
+    StoredToolCall, ToolCallOutcome, attach_tool_calls, migrations, new_id, now_millis,
+    params_value, title_from,
+};
+
+/// The advisory lock the migrations take: "riverse" in ASCII.
+const MIGRATION_LOCK: i64 = 0x72_69_76_65_72_73_65;
+
+/// Conversations in a PostgreSQL database. Cheap to clone.
+#[derive(Clone)]
+pub struct PostgresStore {
+    client: Arc<Client>,
+}
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://user:password@host:port/name`) and
+    /// migrates the schema. Errors name the database, never the password.
+    pub async fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+        let config: tokio_postgres::Config = url.parse().map_err(|err| StoreError::Open {
+            path: "the PostgreSQL URL".to_owned(),
+            cause: format!("{err}"),
+        })?;
+        let described = describe(&config);
+        let (mut client, connection) =
+            config
+                .connect(NoTls)
+                .await
+                .map_err(|err| StoreError::Open {
+                    path: described.clone(),
+                    cause: err.to_string(),
+                })?;
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::error!("lost the connection to {described}: {err}");
+            }
+        });
+        migrate(&mut client).await?;
+        Ok(PostgresStore {
+            client: Arc::new(client),
+        })
+    }
+
+    pub async fn create_conversation(&self) -> Result<ConversationSummary, StoreError> {
+        let now = now_millis();
+        let summary = ConversationSummary {
+            id: new_id("conv"),
+            title: String::new(),
+            created_at: now,
+            updated_at: now,
+        };
+        self.client
+            .execute(
+                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ($1, $2, $3, $3)",
+                &[&summary.id, &summary.title, &now],
+            )
+            .await?;
+        Ok(summary)
+    }
+
+    pub async fn list_conversations(
+        &self,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Page, StoreError> {
+        let limit = limit.clamp(1, crate::MAX_PAGE);
+        let rows = self
+            .client
+            .query(
+                "SELECT id, title, created_at, updated_at FROM conversations
+                 ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2",
+                &[&(limit as i64 + 1), &(offset as i64)],
+            )
+            .await?;
+        let mut conversations: Vec<ConversationSummary> = rows.iter().map(summary_row).collect();
+        let has_more = conversations.len() > limit;
+        conversations.truncate(limit);
+        Ok(Page {
+            conversations,
+            has_more,
+        })
+    }
+
+    pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
+        let Some(row) = self
+            .client
+            .query_opt(
+                "SELECT id, title, created_at, updated_at FROM conversations WHERE id = $1",
+                &[&id],
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        let summary = summary_row(&row);
+        let mut messages: Vec<StoredMessage> = self
+            .client
+            .query(
+                "SELECT id, role, content, status, error, created_at FROM messages
+                 WHERE conversation_id = $1 ORDER BY seq",
+                &[&id],
+            )
+            .await?
+            .iter()
+            .map(|row| StoredMessage {
+                id: row.get(0),
+                role: Role::parse(row.get(1)),
+                content: row.get(2),
+                status: MessageStatus::parse(row.get(3)),
+                error: row.get(4),
+                created_at: row.get(5),
+                tool_calls: Vec::new(),
+            })
+            .collect();
+        let calls = self
+            .client
+            .query(
+                "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms
+                 FROM tool_calls t JOIN messages m ON m.id = t.message_id
+                 WHERE m.conversation_id = $1 ORDER BY t.seq",
+                &[&id],
+            )
+            .await?
+            .iter()
+            .map(|row| {
+                (
+                    row.get::<_, String>(0),
+                    StoredToolCall {
+                        call_id: row.get(1),
+                        tool: row.get(2),
+                        params: params_value(row.get(3)),
+                        success: row.get(4),
+                        data: row.get(5),
+                        error: row.get(6),
+                        duration_ms: row.get::<_, Option<i64>>(7).map(|ms| ms.max(0) as u64),
+                    },
+                )
+            })
+            .collect();
+        attach_tool_calls(&mut messages, calls);
+        Ok(Some(Conversation { summary, messages }))
+    }
+
+    pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<bool, StoreError> {
+        let changed = self
+            .client
+            .execute(
+                "UPDATE conversations SET title = $2 WHERE id = $1",
+                &[&id, &title],
+            )
+            .await?;
+        Ok(changed > 0)
+    }
+
+    pub async fn delete_conversation(&self, id: &str) -> Result<bool, StoreError> {
+        let deleted = self
+            .client
+            .execute("DELETE FROM conversations WHERE id = $1", &[&id])
+            .await?;
+        Ok(deleted > 0)
+    }
+
+    pub async fn add_message(
+        &self,
+        conversation_id: &str,
+        role: Role,
+        content: &str,
+        status: MessageStatus,
+    ) -> Result<Option<String>, StoreError> {
+        let now = now_millis();
+        let title = match role {
+            Role::User => title_from(content),
+            Role::Assistant => String::new(),
+        };
+        let id = new_id("msg");
+        // One statement: the conversation is touched and the message added
+        // together, or neither when the conversation is gone.
+        let row = self
+            .client
+            .query_opt(
+                "WITH touched AS (
+                     UPDATE conversations SET updated_at = GREATEST(updated_at, $2),
+                         title = CASE WHEN title = '' THEN $3 ELSE title END
+                     WHERE id = $1 RETURNING id)
+                 INSERT INTO messages (id, conversation_id, role, content, status, created_at)
+                 SELECT $4, id, $5, $6, $7, $2 FROM touched RETURNING id",
+                &[
+                    &conversation_id,
+                    &now,
+                    &title,
+                    &id,
+                    &role.as_str(),
+                    &content,
+                    &status.as_str(),
+                ],
+            )
+            .await?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    pub async fn finish_message(
+        &self,
+        message_id: &str,
+        content: &str,
+        status: MessageStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                "UPDATE messages SET content = $2, status = $3, error = $4 WHERE id = $1",
+                &[&message_id, &content, &status.as_str(), &error],
+            )
+            .await?;
+        Ok(())
+    }
+
+    pub async fn start_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        tool: &str,
+        params: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                "INSERT INTO tool_calls (message_id, call_id, tool, params) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (message_id, call_id) DO NOTHING",
+                &[&message_id, &call_id, &tool, &params.to_string()],
+            )
+            .await?;
+        Ok(())
+    }
+
+    pub async fn finish_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        outcome: &ToolCallOutcome,
+    ) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6
+                 WHERE message_id = $1 AND call_id = $2",
+                &[
+                    &message_id,
+                    &call_id,
+                    &outcome.success,
+                    &outcome.data,
+                    &outcome.error,
+                    &i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+}
+
+fn summary_row(row: &Row) -> ConversationSummary {
+    ConversationSummary {
+        id: row.get(0),
+        title: row.get(1),
+        created_at: row.get(2),
+        updated_at: row.get(3),
+    }
+}
+
+/// `PostgreSQL database NAME on HOST`, for errors: no user, no password.
+fn describe(config: &tokio_postgres::Config) -> String {
+    let name = config.get_dbname().unwrap_or("(default)");
+    let host = config
+        .get_hosts()
+        .first()
+        .map(|host| match host {
+            tokio_postgres::config::Host::Tcp(name) => name.clone(),
+            tokio_postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .unwrap_or_else(|| "localhost".to_owned());
+    format!("PostgreSQL database {name} on {host}")
+}
+
+async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let failed = |version: u32| {
+        move |err: tokio_postgres::Error| StoreError::Migration {
+            version,
+            cause: err.to_string(),
+        }
+    };
+    let transaction = client.transaction().await.map_err(failed(0))?;
+    transaction
+        .execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(failed(0))?;
+    transaction
+        .batch_execute(
+            "CREATE TABLE IF NOT EXISTS riverse_migrations (
+                 version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+        )
+        .await
+        .map_err(failed(0))?;
+    for &(version, sql) in migrations::POSTGRES {
+        let number = i32::try_from(version).unwrap_or(i32::MAX);
+        let applied = transaction
+            .query_opt(
+                "SELECT 1 FROM riverse_migrations WHERE version = $1",
+                &[&number],
+            )
+            .await
+            .map_err(failed(version))?
+            .is_some();
+        if !applied {
+            transaction
+                .batch_execute(sql)
+                .await
+                .map_err(failed(version))?;
+            transaction
+                .execute(
+                    "INSERT INTO riverse_migrations (version, applied_at) VALUES ($1, $2)",
+                    &[&number, &now_millis()],
+                )
+                .await
+                .map_err(failed(version))?;
+        }
+    }
+    transaction.commit().await.map_err(failed(0))?;
+    Ok(())
+}

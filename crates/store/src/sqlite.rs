@@ -1,0 +1,370 @@
+//! The SQLite backend: one connection in WAL mode, used from blocking
+//! threads so the async runtime never waits on the disk.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::{
+    Conversation, ConversationSummary, MessageStatus, Page, Role, StoreError, StoredMessage,
+    StoredToolCall, ToolCallOutcome, attach_tool_calls, migrations, new_id, now_millis,
+    params_value, title_from,
+};
+
+/// How long a statement waits for a lock held by another process (another
+/// server on the same file) before failing.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Conversations in one SQLite file. Cheap to clone.
+#[derive(Clone)]
+pub struct SqliteStore {
+    connection: Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its directory if needed) and migrates the
+    /// database at `path`.
+    pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let path = path.to_owned();
+        let opened = tokio::task::spawn_blocking(move || {
+            let failed = |cause: String| StoreError::Open {
+                path: path.display().to_string(),
+                cause,
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|err| failed(err.to_string()))?;
+            }
+            let connection = Connection::open(&path).map_err(|err| failed(err.to_string()))?;
+            prepare(connection).map_err(|err| failed(err.to_string()))
+        })
+        .await
+        .map_err(|err| StoreError::Task(err.to_string()))??;
+        let store = SqliteStore {
+            connection: Arc::new(Mutex::new(opened)),
+        };
+        store.run(migrate).await?;
+        Ok(store)
+    }
+
+    /// Runs `job` on the connection on a blocking thread.
+    async fn run<T, F>(&self, job: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let connection = self.connection.clone();
+        tokio::task::spawn_blocking(move || {
+            // A job that panicked left no half-done transaction behind
+            // (rusqlite rolls back on drop), so the connection stays usable.
+            let mut connection = connection
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            job(&mut connection)
+        })
+        .await
+        .map_err(|err| StoreError::Task(err.to_string()))?
+    }
+
+    pub async fn create_conversation(&self) -> Result<ConversationSummary, StoreError> {
+        self.run(|connection| {
+            let now = now_millis();
+            let summary = ConversationSummary {
+                id: new_id("conv"),
+                title: String::new(),
+                created_at: now,
+                updated_at: now,
+            };
+            connection.execute(
+                "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
+                params![summary.id, summary.title, now],
+            )?;
+            Ok(summary)
+        })
+        .await
+    }
+
+    /// Newest first (by last change); `limit` is capped at [`crate::MAX_PAGE`].
+    pub async fn list_conversations(
+        &self,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Page, StoreError> {
+        let limit = limit.clamp(1, crate::MAX_PAGE);
+        self.run(move |connection| {
+            let mut statement = connection.prepare_cached(
+                "SELECT id, title, created_at, updated_at FROM conversations
+                 ORDER BY updated_at DESC, id LIMIT ?1 OFFSET ?2",
+            )?;
+            let mut conversations = statement
+                .query_map(params![limit as i64 + 1, offset as i64], summary_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            let has_more = conversations.len() > limit;
+            conversations.truncate(limit);
+            Ok(Page {
+                conversations,
+                has_more,
+            })
+        })
+        .await
+    }
+
+    /// The conversation and every message, each with its tool calls.
+    pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
+        let id = id.to_owned();
+        self.run(move |connection| {
+            let transaction = connection.transaction()?;
+            let summary = transaction
+                .query_row(
+                    "SELECT id, title, created_at, updated_at FROM conversations WHERE id = ?1",
+                    params![id],
+                    summary_row,
+                )
+                .optional()?;
+            let Some(summary) = summary else {
+                return Ok(None);
+            };
+            let mut messages = {
+                let mut statement = transaction.prepare_cached(
+                    "SELECT id, role, content, status, error, created_at FROM messages
+                     WHERE conversation_id = ?1 ORDER BY seq",
+                )?;
+                statement
+                    .query_map(params![id], |row| {
+                        Ok(StoredMessage {
+                            id: row.get(0)?,
+                            role: Role::parse(&row.get::<_, String>(1)?),
+                            content: row.get(2)?,
+                            status: MessageStatus::parse(&row.get::<_, String>(3)?),
+                            error: row.get(4)?,
+                            created_at: row.get(5)?,
+                            tool_calls: Vec::new(),
+                        })
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let calls = {
+                let mut statement = transaction.prepare_cached(
+                    "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms
+                     FROM tool_calls t JOIN messages m ON m.id = t.message_id
+                     WHERE m.conversation_id = ?1 ORDER BY t.seq",
+                )?;
+                statement
+                    .query_map(params![id], |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            StoredToolCall {
+                                call_id: row.get(1)?,
+                                tool: row.get(2)?,
+                                params: params_value(row.get(3)?),
+                                success: row.get(4)?,
+                                data: row.get(5)?,
+                                error: row.get(6)?,
+                                duration_ms: row
+                                    .get::<_, Option<i64>>(7)?
+                                    .map(|ms| ms.max(0) as u64),
+                            },
+                        ))
+                    })?
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            attach_tool_calls(&mut messages, calls);
+            Ok(Some(Conversation { summary, messages }))
+        })
+        .await
+    }
+
+    /// `false` when there is no such conversation.
+    pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<bool, StoreError> {
+        let (id, title) = (id.to_owned(), title.to_owned());
+        self.run(move |connection| {
+            let changed = connection.execute(
+                "UPDATE conversations SET title = ?2 WHERE id = ?1",
+                params![id, title],
+            )?;
+            Ok(changed > 0)
+        })
+        .await
+    }
+
+    /// `false` when there is no such conversation.
+    pub async fn delete_conversation(&self, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.run(move |connection| {
+            let deleted =
+                connection.execute("DELETE FROM conversations WHERE id = ?1", params![id])?;
+            Ok(deleted > 0)
+        })
+        .await
+    }
+
+    /// Adds a message and returns its id, or `None` when there is no such
+    /// conversation. The first user message titles an untitled conversation.
+    pub async fn add_message(
+        &self,
+        conversation_id: &str,
+        role: Role,
+        content: &str,
+        status: MessageStatus,
+    ) -> Result<Option<String>, StoreError> {
+        let (conversation_id, content) = (conversation_id.to_owned(), content.to_owned());
+        self.run(move |connection| {
+            let transaction = connection.transaction()?;
+            let now = now_millis();
+            let title = match role {
+                Role::User => title_from(&content),
+                Role::Assistant => String::new(),
+            };
+            let touched = transaction.execute(
+                "UPDATE conversations SET updated_at = MAX(updated_at, ?2),
+                     title = CASE WHEN title = '' THEN ?3 ELSE title END
+                 WHERE id = ?1",
+                params![conversation_id, now, title],
+            )?;
+            if touched == 0 {
+                return Ok(None);
+            }
+            let id = new_id("msg");
+            transaction.execute(
+                "INSERT INTO messages (id, conversation_id, role, content, status, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    id,
+                    conversation_id,
+                    role.as_str(),
+                    content,
+                    status.as_str(),
+                    now
+                ],
+            )?;
+            transaction.commit()?;
+            Ok(Some(id))
+        })
+        .await
+    }
+
+    /// Sets a message's final text and status.
+    pub async fn finish_message(
+        &self,
+        message_id: &str,
+        content: &str,
+        status: MessageStatus,
+        error: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let (message_id, content) = (message_id.to_owned(), content.to_owned());
+        let error = error.map(str::to_owned);
+        self.run(move |connection| {
+            connection.execute(
+                "UPDATE messages SET content = ?2, status = ?3, error = ?4 WHERE id = ?1",
+                params![message_id, content, status.as_str(), error],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records a call as it starts, under the answer it belongs to.
+    pub async fn start_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        tool: &str,
+        params: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        let (message_id, call_id, tool) =
+            (message_id.to_owned(), call_id.to_owned(), tool.to_owned());
+        let params = params.to_string();
+        self.run(move |connection| {
+            connection.execute(
+                "INSERT OR IGNORE INTO tool_calls (message_id, call_id, tool, params)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![message_id, call_id, tool, params],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records how a started call ended.
+    pub async fn finish_tool_call(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        outcome: &ToolCallOutcome,
+    ) -> Result<(), StoreError> {
+        let (message_id, call_id, outcome) =
+            (message_id.to_owned(), call_id.to_owned(), outcome.clone());
+        self.run(move |connection| {
+            connection.execute(
+                "UPDATE tool_calls SET success = ?3, data = ?4, error = ?5, duration_ms = ?6
+                 WHERE message_id = ?1 AND call_id = ?2",
+                params![
+                    message_id,
+                    call_id,
+                    outcome.success,
+                    outcome.data,
+                    outcome.error,
+                    i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX)
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {
+    Ok(ConversationSummary {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        created_at: row.get(2)?,
+        updated_at: row.get(3)?,
+    })
+}
+
+fn prepare(connection: Connection) -> rusqlite::Result<Connection> {
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL lets readers go on while a turn writes; NORMAL sync is safe with
+    // WAL (a power cut may lose the last commits, never corrupt the file).
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "foreign_keys", "ON")?;
+    Ok(connection)
+}
+
+/// Applies the steps not yet recorded, each in its own transaction.
+fn migrate(connection: &mut Connection) -> Result<(), StoreError> {
+    connection.execute_batch(
+        "CREATE TABLE IF NOT EXISTS riverse_migrations (
+             version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+    )?;
+    for &(version, sql) in migrations::SQLITE {
+        let failed = |err: rusqlite::Error| StoreError::Migration {
+            version,
+            cause: err.to_string(),
+        };
+        // IMMEDIATE takes the write lock first, so two servers opening one
+        // new file don't both apply a step.
+        let transaction = connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(failed)?;
+        let applied: bool = transaction
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM riverse_migrations WHERE version = ?1)",
+                params![version],
+                |row| row.get(0),
+            )
+            .map_err(failed)?;
+        if !applied {
+            transaction.execute_batch(sql).map_err(failed)?;
+            transaction
+                .execute(
+                    "INSERT INTO riverse_migrations (version, applied_at) VALUES (?1, ?2)",
+                    params![version, now_millis()],
+                )
+                .map_err(failed)?;
+        }
+        transaction.commit().map_err(failed)?;
+    }
+    Ok(())
+}
