@@ -43,14 +43,24 @@ fn main() -> ExitCode {
     // every reply would have to wake this thread from another one, which about
     // doubled the cost of a warm tool call (docs/performance.md).
     // `riverse chat` reads Ctrl-C itself: it cancels the turn under way.
-    let interrupt_ends = !matches!(cli.command, cli::Command::Chat);
+    // `riverse serve` reads Ctrl-C and SIGTERM itself: it stops accepting and
+    // lets the turns in flight finish, then exits 0.
+    let ending = match cli.command {
+        cli::Command::Chat => vec![SignalKind::terminate(), SignalKind::hangup()],
+        cli::Command::Serve { .. } => vec![SignalKind::hangup()],
+        _ => vec![
+            SignalKind::terminate(),
+            SignalKind::hangup(),
+            SignalKind::interrupt(),
+        ],
+    };
     let ended = runtime.block_on(async {
         let command = tokio::spawn(commands::run(cli));
         tokio::select! {
             ran = command => Ended::Ran(
                 ran.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic())),
             ),
-            number = termination(interrupt_ends) => Ended::Signal(number),
+            number = termination(ending) => Ended::Signal(number),
         }
     });
     // Every worker and server goes with Riverse, whatever the command left
@@ -82,14 +92,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Waits for SIGTERM, SIGHUP or (when `interrupt_ends`) SIGINT, and returns
-/// its number. Riverse has child process groups of its own that the terminal's
-/// signal does not reach: it must kill them itself before it exits.
-async fn termination(interrupt_ends: bool) -> i32 {
-    let mut kinds = vec![SignalKind::terminate(), SignalKind::hangup()];
-    if interrupt_ends {
-        kinds.push(SignalKind::interrupt());
-    }
+/// Waits for one of the signals of `kinds` and returns its number. Riverse has
+/// child process groups of its own that the terminal's signal does not reach:
+/// it must kill them itself before it exits.
+async fn termination(kinds: Vec<SignalKind>) -> i32 {
     let mut streams = Vec::new();
     for kind in kinds {
         match signal(kind) {
