@@ -47,6 +47,12 @@ async fn a_completion_runs_the_tool_server_side_and_answers() {
         requests[1].tool_results(),
         vec![("c1".to_owned(), "Tokyo: 21°C, sunny".to_owned())]
     );
+    // The two model calls' usage, summed: 10 in each; one call, then 15
+    // characters of answer, out.
+    assert_eq!(
+        body["usage"],
+        json!({"prompt_tokens": 20, "completion_tokens": 16, "total_tokens": 36})
+    );
 }
 
 #[tokio::test]
@@ -74,6 +80,10 @@ async fn a_streamed_completion_sends_standard_chunks_with_tool_activity_beside_t
     assert_eq!(reply.streamed_text(), "Paris is sunny today.");
     let last = chunks.last().unwrap();
     assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        last["usage"],
+        json!({"prompt_tokens": 20, "completion_tokens": 22, "total_tokens": 42})
+    );
     let kinds: Vec<String> = reply
         .riverse_events()
         .iter()
