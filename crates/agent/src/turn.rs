@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall};
+use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, Usage};
 use riverse_tool::{CallError, Params, Registry, ToolManifest, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
@@ -94,6 +94,8 @@ pub struct Turn {
     /// The model was still calling tools at `max_rounds` or `max_tool_calls`,
     /// so the answer was asked for without tools.
     pub limits_reached: bool,
+    /// Tokens the turn's model calls took, summed, when the provider said.
+    pub usage: Option<Usage>,
 }
 
 /// Why a turn has no answer. Failing tools never end a turn: their failures
@@ -218,19 +220,16 @@ impl Agent {
             conversation(prompts::system(language).to_owned(), history, message);
         let mut calls_left = self.options.max_tool_calls;
         let mut records = Vec::new();
+        let mut usage = None;
         for _ in 0..self.options.max_rounds {
             if calls_left == 0 {
                 break;
             }
             let response = self.complete(&conversation, &tools, None, on_event).await?;
+            usage = Usage::sum(usage, response.usage);
             if response.tool_calls.is_empty() {
-                return Ok(finish(
-                    conversation,
-                    first_new,
-                    response.text,
-                    records,
-                    false,
-                ));
+                let turn = finish(conversation, first_new, response.text, records, false);
+                return Ok(Turn { usage, ..turn });
             }
             let calls = response.tool_calls.clone();
             conversation.push(Message::Assistant {
@@ -259,13 +258,11 @@ impl Agent {
             // The note was for this call only; the history keeps the exchange.
             conversation.pop();
         }
-        Ok(finish(
-            conversation,
-            first_new,
-            response.text,
-            records,
-            noted,
-        ))
+        let turn = finish(conversation, first_new, response.text, records, noted);
+        Ok(Turn {
+            usage: Usage::sum(usage, response.usage),
+            ..turn
+        })
     }
 
     /// Dispatcher routing: one temperature-0 call picks the tools, they run,
@@ -280,8 +277,10 @@ impl Agent {
         let tools = self.tools_shown(history, message);
         let mut records = Vec::new();
         let mut results = None;
+        let mut usage = None;
         if !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0 {
-            let calls = self.dispatch(&tools, history, message).await?;
+            let (calls, dispatch_usage) = self.dispatch(&tools, history, message).await?;
+            usage = dispatch_usage;
             if !calls.is_empty() {
                 let mut calls_left = self.options.max_tool_calls;
                 let replies = self
@@ -306,13 +305,11 @@ impl Agent {
             conversation.push(Message::System(results));
         }
         let response = self.complete(&conversation, &[], None, on_event).await?;
-        Ok(finish(
-            conversation,
-            first_new,
-            response.text,
-            records,
-            false,
-        ))
+        let turn = finish(conversation, first_new, response.text, records, false);
+        Ok(Turn {
+            usage: Usage::sum(usage, response.usage),
+            ..turn
+        })
     }
 
     /// The dispatcher's choice: one temperature-0 call that names the tools
@@ -323,7 +320,7 @@ impl Agent {
         tools: &[ToolManifest],
         history: &[Message],
         message: &str,
-    ) -> Result<Vec<ToolCall>, TurnError> {
+    ) -> Result<(Vec<ToolCall>, Option<Usage>), TurnError> {
         let language = self.options.language;
         let (routing, _) = conversation(prompts::dispatcher(language, tools), history, message);
         let request = ChatRequest {
@@ -332,7 +329,7 @@ impl Agent {
             temperature: Some(0.0),
         };
         let reply = self.provider.complete(request, None).await?;
-        Ok(dispatcher::parse(&reply.text)
+        let calls = dispatcher::parse(&reply.text)
             .into_iter()
             .filter(|call| {
                 let known = self.registry.get(&call.tool).is_some();
@@ -350,7 +347,8 @@ impl Agent {
                 name: call.tool,
                 arguments: Value::Object(call.params).to_string(),
             })
-            .collect())
+            .collect();
+        Ok((calls, reply.usage))
     }
 
     /// The calls the model makes first for `message`, without running them or
@@ -359,7 +357,7 @@ impl Agent {
     pub async fn route(&self, message: &str) -> Result<Vec<RoutedCall>, TurnError> {
         let tools = self.tools_shown(&[], message);
         let calls = match self.routing() {
-            ToolMode::Dispatcher => self.dispatch(&tools, &[], message).await?,
+            ToolMode::Dispatcher => self.dispatch(&tools, &[], message).await?.0,
             _ => {
                 let (conversation, _) = conversation(
                     prompts::system(self.options.language).to_owned(),
@@ -376,7 +374,7 @@ impl Agent {
                     Err(err) if self.options.tool_mode == ToolMode::Auto && refuses_tools(&err) => {
                         tracing::warn!("{err}; routing with the dispatcher prompt instead");
                         self.tools_refused.store(true, Ordering::Relaxed);
-                        self.dispatch(&tools, &[], message).await?
+                        self.dispatch(&tools, &[], message).await?.0
                     }
                     Err(err) => return Err(err.into()),
                 }
@@ -630,6 +628,7 @@ fn finish(
         tool_calls,
         messages: conversation.split_off(first_new),
         limits_reached,
+        usage: None,
     }
 }
 

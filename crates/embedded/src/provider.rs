@@ -101,8 +101,8 @@ impl Provider for EmbeddedProvider {
                     arguments: serde_json::Value::Object(params).to_string(),
                 };
                 return Ok(ChatResponse {
-                    text: String::new(),
                     tool_calls: vec![call],
+                    ..ChatResponse::default()
                 });
             }
         }
@@ -133,7 +133,7 @@ impl Provider for EmbeddedProvider {
         }
         Ok(ChatResponse {
             text,
-            tool_calls: Vec::new(),
+            ..ChatResponse::default()
         })
     }
 }

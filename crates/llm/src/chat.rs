@@ -1,6 +1,7 @@
 //! A conversation as providers see it.
 
 use riverse_tool::ToolManifest;
+use serde::{Deserialize, Serialize};
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,4 +57,32 @@ pub struct ChatRequest<'a> {
 pub struct ChatResponse {
     pub text: String,
     pub tool_calls: Vec<ToolCall>,
+    /// Tokens the call took, when the endpoint said.
+    pub usage: Option<Usage>,
+}
+
+/// Tokens, as OpenAI-compatible endpoints count them in `usage`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    /// The sum of two counts, either of which may be unknown; unknown only
+    /// when both are.
+    pub fn sum(a: Option<Usage>, b: Option<Usage>) -> Option<Usage> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Usage {
+                prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+                completion_tokens: a.completion_tokens + b.completion_tokens,
+                total_tokens: a.total_tokens + b.total_tokens,
+            }),
+            (one, other) => one.or(other),
+        }
+    }
 }

@@ -20,7 +20,7 @@ mod http;
 mod ollama;
 mod openai;
 
-pub use chat::{ChatRequest, ChatResponse, Message, ToolCall};
+pub use chat::{ChatRequest, ChatResponse, Message, ToolCall, Usage};
 pub use error::Error;
 pub use http::{Hints, RetryPolicy};
 pub use ollama::{OllamaOptions, OllamaProvider};

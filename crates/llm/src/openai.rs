@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::http::{Endpoint, Hints, RetryPolicy, one_line};
-use crate::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall};
+use crate::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall, Usage};
 
 /// Where and how to reach the endpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +116,7 @@ impl OpenAiProvider {
         let mut assembly = Assembly {
             text: choice.message.content.unwrap_or_default(),
             calls: Vec::new(),
+            usage: completion.usage,
         };
         for call in choice.message.tool_calls.unwrap_or_default() {
             let function = call.function.unwrap_or_default();
@@ -155,6 +156,7 @@ impl OpenAiProvider {
             if let Some(error) = chunk.error {
                 return Err(self.stream_error(&error));
             }
+            assembly.usage = chunk.usage.or(assembly.usage);
             for choice in chunk.choices {
                 if let Some(text) = choice.delta.content.filter(|text| !text.is_empty()) {
                     if let Some(sink) = on_text.as_mut() {
@@ -295,6 +297,7 @@ fn arguments_text(arguments: Option<Value>) -> String {
 struct Assembly {
     text: String,
     calls: Vec<PartialCall>,
+    usage: Option<Usage>,
 }
 
 struct PartialCall {
@@ -366,6 +369,7 @@ impl Assembly {
         ChatResponse {
             text: self.text,
             tool_calls,
+            usage: self.usage,
         }
     }
 }
@@ -375,6 +379,7 @@ struct Completion {
     #[serde(default)]
     choices: Vec<CompletionChoice>,
     error: Option<Value>,
+    usage: Option<Usage>,
 }
 
 #[derive(Deserialize)]
@@ -405,6 +410,8 @@ struct Chunk {
     #[serde(default)]
     choices: Vec<ChunkChoice>,
     error: Option<Value>,
+    /// Sent by servers asked for it, on a last chunk.
+    usage: Option<Usage>,
 }
 
 #[derive(Deserialize)]

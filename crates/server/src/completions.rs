@@ -52,7 +52,7 @@ pub async fn create(State(state): State<Arc<AppState>>, body: Body) -> Result<Re
         }
     };
     let tool_calls: Vec<Value> = finished.tool_calls.iter().map(record_json).collect();
-    Ok(Json(json!({
+    let mut reply = json!({
         "id": completion.id,
         "object": "chat.completion",
         "created": completion.created,
@@ -63,8 +63,11 @@ pub async fn create(State(state): State<Arc<AppState>>, body: Body) -> Result<Re
             "finish_reason": "stop",
         }],
         "riverse": {"tool_calls": tool_calls},
-    }))
-    .into_response())
+    });
+    if let Some(usage) = finished.usage {
+        reply["usage"] = json!(usage);
+    }
+    Ok(Json(reply).into_response())
 }
 
 fn parse(object: &Map<String, Value>) -> Result<CompletionRequest, AppError> {

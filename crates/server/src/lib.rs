@@ -28,10 +28,12 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::OriginalUri;
+use axum::http::{HeaderValue, Method, header};
 use axum::routing::{get, post};
 use riverse_agent::{Agent, Language};
 use riverse_store::Store;
 use tokio::sync::Semaphore;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub use error::AppError;
 
@@ -45,6 +47,10 @@ pub struct ServerOptions {
     pub turn_timeout: Duration,
     /// The page's language.
     pub language: Language,
+    /// Origins whose pages may call the API from a browser (`serve.cors_origins`);
+    /// none by default, so no cross-origin page can.
+    /// Each `scheme://host[:port]`, as the settings checked them.
+    pub cors_origins: Vec<String>,
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -55,6 +61,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_concurrent_turns", &self.max_concurrent_turns)
             .field("turn_timeout", &self.turn_timeout)
             .field("language", &self.language)
+            .field("cors_origins", &self.cors_origins)
             .finish()
     }
 }
@@ -113,11 +120,35 @@ pub fn app(state: Arc<AppState>) -> Router {
             state.clone(),
             auth::require_token,
         ));
-    Router::new()
+    let cors = cors(&state.options.cors_origins);
+    let app = Router::new()
         .route("/", get(page::page))
         .nest("/v1", v1)
         .fallback(unknown_route)
-        .with_state(state)
+        .with_state(state);
+    match cors {
+        Some(cors) => app.layer(cors),
+        None => app,
+    }
+}
+
+/// Answers browsers' preflight requests and marks replies readable by pages
+/// of the listed origins; `None` (no CORS headers at all) when none is listed.
+fn cors(origins: &[String]) -> Option<CorsLayer> {
+    let origins: Vec<HeaderValue> = origins
+        .iter()
+        .filter_map(|origin| HeaderValue::from_str(origin).ok())
+        .collect();
+    if origins.is_empty() {
+        return None;
+    }
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins))
+            .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
+            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+            .max_age(Duration::from_secs(600)),
+    )
 }
 
 async fn unknown_route(OriginalUri(uri): OriginalUri) -> AppError {

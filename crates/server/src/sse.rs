@@ -83,11 +83,17 @@ impl Completion {
             }
             // The answer goes out with the last chunk, once the turn is over.
             Update::Event(TurnEvent::Done { .. }) => Vec::new(),
-            Update::Finished(Ok(turn)) => vec![self.chunk(
-                json!({}),
-                Some("stop"),
-                Some(json!({"type": "done", "answer": turn.answer})),
-            )],
+            Update::Finished(Ok(turn)) => {
+                let mut last = self.chunk(
+                    json!({}),
+                    Some("stop"),
+                    Some(json!({"type": "done", "answer": turn.answer})),
+                );
+                if let Some(usage) = turn.usage {
+                    last["usage"] = json!(usage);
+                }
+                vec![last]
+            }
             Update::Finished(Err(err)) => vec![err.body()],
         }
     }

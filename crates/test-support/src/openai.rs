@@ -572,8 +572,23 @@ fn stream_events(model: &str, text: &str, calls: &[Call]) -> Vec<String> {
         "tool_calls"
     };
     events.push(chunk(json!({}), json!(finish)));
+    // As OpenAI sends it when asked: a last chunk with no choices.
+    events.push(
+        json!({
+            "id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0,
+            "model": model, "choices": [], "usage": usage(text, calls)
+        })
+        .to_string(),
+    );
     events.push("[DONE]".to_owned());
     events
+}
+
+/// A made-up but predictable count: 10 tokens in, one a character of text
+/// and one a call out.
+fn usage(text: &str, calls: &[Call]) -> Value {
+    let completion = text.chars().count() + calls.len();
+    json!({"prompt_tokens": 10, "completion_tokens": completion, "total_tokens": 10 + completion})
 }
 
 fn completion(model: &str, text: &str, calls: &[Call]) -> Value {
@@ -595,7 +610,7 @@ fn completion(model: &str, text: &str, calls: &[Call]) -> Value {
     json!({
         "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        "usage": usage(text, calls)
     })
 }
 

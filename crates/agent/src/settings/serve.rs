@@ -63,6 +63,9 @@ pub struct ServeSettings {
     pub turn_timeout: Duration,
     /// How long a stopping server waits for turns in flight.
     pub shutdown_timeout: Duration,
+    /// `serve.cors_origins`: origins (`https://chat.example.com`) whose pages
+    /// may call the API; none by default.
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for ServeSettings {
@@ -76,6 +79,7 @@ impl Default for ServeSettings {
             max_concurrent_turns: DEFAULT_MAX_CONCURRENT_TURNS,
             turn_timeout: DEFAULT_TURN_TIMEOUT,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -93,6 +97,7 @@ impl fmt::Debug for ServeSettings {
             .field("max_concurrent_turns", &self.max_concurrent_turns)
             .field("turn_timeout", &self.turn_timeout)
             .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("cors_origins", &self.cors_origins)
             .finish()
     }
 }
@@ -108,6 +113,32 @@ pub(super) struct RawServe {
     max_concurrent_turns: Option<Scalar<ConcurrentTurns>>,
     turn_timeout: Option<Scalar<Seconds>>,
     shutdown_timeout: Option<Scalar<Seconds>>,
+    cors_origins: Vec<Origin>,
+}
+
+/// `scheme://host[:port]`, nothing after: what browsers send as `Origin`.
+struct Origin(String);
+
+impl<'de> Deserialize<'de> for Origin {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let origin = text.trim().trim_end_matches('/');
+        let host = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"));
+        match host {
+            Some(host)
+                if !host.is_empty()
+                    && !host.contains(['/', '?', '#', ' '])
+                    && origin.is_ascii() =>
+            {
+                Ok(Origin(origin.to_owned()))
+            }
+            _ => Err(serde::de::Error::custom(format!(
+                "expected an origin such as https://chat.example.com, got {text:?}"
+            ))),
+        }
+    }
 }
 
 /// Riverse's own `database:` section, read from the document.
@@ -266,15 +297,30 @@ mod tests {
         );
         assert_eq!(
             parse("serve: {storage: mysql}").unwrap_err(),
-            r#"settings.yaml: serve.storage: expected sqlite or postgres, got "mysql""#
+            "settings.yaml: serve.storage: unknown variant `mysql`, expected `sqlite` or `postgres` at line 1 column 18"
         );
         assert_eq!(
             parse("serve: {max_concurrent_turns: 0}").unwrap_err(),
-            "settings.yaml: serve.max_concurrent_turns: must be at least 1"
+            "settings.yaml: serve.max_concurrent_turns: expected a whole number from 1 to 100000, got 0 at line 1 column 31"
+        );
+        assert_eq!(
+            parse("serve: {cors_origins: [\"https://a.example/path\"]}").unwrap_err(),
+            "settings.yaml: serve.cors_origins[0]: expected an origin such as https://chat.example.com, got \"https://a.example/path\" at line 1 column 24"
         );
         assert_eq!(
             parse("serve: {storage: postgres}").unwrap_err(),
             "settings.yaml: serve.storage: postgres needs serve.database_url or a database: section"
+        );
+    }
+
+    #[test]
+    fn cors_origins_are_listed_origins() {
+        let serve =
+            parse("serve: {cors_origins: [\"https://chat.example.com/\", \"http://127.0.0.1:3000\"]}")
+                .unwrap();
+        assert_eq!(
+            serve.cors_origins,
+            ["https://chat.example.com", "http://127.0.0.1:3000"]
         );
     }
 

@@ -142,6 +142,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 max_concurrent_turns: 64,
                 turn_timeout: Duration::from_secs(60),
                 language: settings.language,
+                cors_origins: Vec::new(),
             },
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

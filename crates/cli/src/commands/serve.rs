@@ -41,6 +41,7 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
             max_concurrent_turns: serve.max_concurrent_turns,
             turn_timeout: serve.turn_timeout,
             language: settings.language,
+            cors_origins: serve.cors_origins.clone(),
         },
     );
     let url = listener

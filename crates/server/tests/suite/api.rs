@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::json;
 
-use super::support::{ask, get, post, send, served};
+use super::support::{ask, get, post, send, served, served_at};
 
 #[tokio::test]
 async fn a_completion_runs_the_tool_server_side_and_answers() {
@@ -47,6 +47,12 @@ async fn a_completion_runs_the_tool_server_side_and_answers() {
         requests[1].tool_results(),
         vec![("c1".to_owned(), "Tokyo: 21°C, sunny".to_owned())]
     );
+    // The two model calls' usage, summed: 10 in each; one call, then 15
+    // characters of answer, out.
+    assert_eq!(
+        body["usage"],
+        json!({"prompt_tokens": 20, "completion_tokens": 16, "total_tokens": 36})
+    );
 }
 
 #[tokio::test]
@@ -74,6 +80,10 @@ async fn a_streamed_completion_sends_standard_chunks_with_tool_activity_beside_t
     assert_eq!(reply.streamed_text(), "Paris is sunny today.");
     let last = chunks.last().unwrap();
     assert_eq!(last["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        last["usage"],
+        json!({"prompt_tokens": 20, "completion_tokens": 22, "total_tokens": 42})
+    );
     let kinds: Vec<String> = reply
         .riverse_events()
         .iter()
@@ -240,4 +250,74 @@ async fn the_page_follows_the_language_setting() {
     let page = get(served.app(), "/").await;
     assert_eq!(page.headers["content-type"], "text/html; charset=utf-8");
     assert!(page.body.contains("<html lang=\"ja\">"));
+}
+
+/// One request with its own headers through the router: the status and the
+/// `Access-Control-Allow-Origin` it came back with.
+async fn from_origin(
+    app: axum::Router,
+    method: &str,
+    origin: &str,
+    headers: &[(&str, &str)],
+) -> (u16, Option<String>) {
+    use tower::ServiceExt;
+    let mut request = axum::http::Request::builder()
+        .method(method)
+        .uri("/v1/models")
+        .header("origin", origin);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = app
+        .oneshot(request.body(axum::body::Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let allowed = response
+        .headers()
+        .get("access-control-allow-origin")
+        .map(|value| value.to_str().unwrap().to_owned());
+    (response.status().as_u16(), allowed)
+}
+
+#[tokio::test]
+async fn only_listed_origins_may_call_from_a_browser() {
+    let llm = OpenAiServer::start([]);
+    let served = served(
+        &llm,
+        &[],
+        "serve: {token: s3cret, cors_origins: [\"https://chat.example.com\"]}",
+    )
+    .await;
+    let listed = "https://chat.example.com";
+    let preflight = from_origin(
+        served.app(),
+        "OPTIONS",
+        listed,
+        &[
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "authorization"),
+        ],
+    )
+    .await;
+    assert_eq!(preflight, (200, Some(listed.to_owned())));
+    let call = from_origin(
+        served.app(),
+        "GET",
+        listed,
+        &[("authorization", "Bearer s3cret")],
+    )
+    .await;
+    assert_eq!(call, (200, Some(listed.to_owned())));
+    let other = from_origin(
+        served.app(),
+        "GET",
+        "https://evil.example",
+        &[("authorization", "Bearer s3cret")],
+    )
+    .await;
+    assert_eq!(other, (200, None));
+
+    let plain = served_at(&llm.url(), &[], "").await;
+    let none = from_origin(plain.app(), "GET", listed, &[]).await;
+    assert_eq!(none, (200, None), "no CORS unless origins are listed");
 }

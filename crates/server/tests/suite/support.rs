@@ -82,6 +82,7 @@ pub async fn served_on(
             max_concurrent_turns: serve.max_concurrent_turns,
             turn_timeout: serve.turn_timeout,
             language: settings.language,
+            cors_origins: serve.cors_origins.clone(),
         },
     );
     Served { project, state }
