@@ -200,6 +200,11 @@ pub(super) fn serve_settings(
             .map_or(defaults.shutdown_timeout, |secs| {
                 warnings.take("serve.shutdown_timeout", secs).0
             }),
+        cors_origins: raw
+            .cors_origins
+            .into_iter()
+            .map(|origin| origin.0)
+            .collect(),
     })
 }
 
@@ -315,9 +320,10 @@ mod tests {
 
     #[test]
     fn cors_origins_are_listed_origins() {
-        let serve =
-            parse("serve: {cors_origins: [\"https://chat.example.com/\", \"http://127.0.0.1:3000\"]}")
-                .unwrap();
+        let serve = parse(
+            "serve: {cors_origins: [\"https://chat.example.com/\", \"http://127.0.0.1:3000\"]}",
+        )
+        .unwrap();
         assert_eq!(
             serve.cors_origins,
             ["https://chat.example.com", "http://127.0.0.1:3000"]
