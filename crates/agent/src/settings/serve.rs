@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::SettingsError;
-use super::values::{Count, Scalar, Seconds, Warnings};
+use super::values::{Count, Scalar, Seconds, Warnings, checked_text};
 
 /// `serve.max_body_bytes`: up to 1 GiB.
 type BodyBytes = Count<1, { 1 << 30 }>;
@@ -121,23 +121,24 @@ struct Origin(String);
 
 impl<'de> Deserialize<'de> for Origin {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        let origin = text.trim().trim_end_matches('/');
-        let host = origin
-            .strip_prefix("http://")
-            .or_else(|| origin.strip_prefix("https://"));
-        match host {
-            Some(host)
-                if !host.is_empty()
-                    && !host.contains(['/', '?', '#', ' '])
-                    && origin.is_ascii() =>
-            {
-                Ok(Origin(origin.to_owned()))
+        checked_text(deserializer, |text| {
+            let origin = text.trim().trim_end_matches('/');
+            let host = origin
+                .strip_prefix("http://")
+                .or_else(|| origin.strip_prefix("https://"));
+            match host {
+                Some(host)
+                    if !host.is_empty()
+                        && !host.contains(['/', '?', '#', ' '])
+                        && origin.is_ascii() =>
+                {
+                    Ok(Origin(origin.to_owned()))
+                }
+                _ => Err(format!(
+                    "expected an origin such as https://chat.example.com, got {text:?}"
+                )),
             }
-            _ => Err(serde::de::Error::custom(format!(
-                "expected an origin such as https://chat.example.com, got {text:?}"
-            ))),
-        }
+        })
     }
 }
 
@@ -302,7 +303,7 @@ mod tests {
         );
         assert_eq!(
             parse("serve: {storage: mysql}").unwrap_err(),
-            "settings.yaml: serve.storage: unknown variant `mysql`, expected `sqlite` or `postgres` at line 1 column 18"
+            "settings.yaml: serve.storage: unknown variant `mysql`, expected one of `sqlite`, `postgres`, `postgresql` at line 1 column 18"
         );
         assert_eq!(
             parse("serve: {max_concurrent_turns: 0}").unwrap_err(),

@@ -264,6 +264,17 @@ impl<'de> Deserialize<'de> for HttpUrl {
     }
 }
 
+/// Text checked by `check` as it is read, so that an error points at the value.
+pub fn checked_text<'de, D, T>(
+    deserializer: D,
+    check: impl FnOnce(&str) -> Result<T, String>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    deserializer.deserialize_str(TextVisitor(check))
+}
+
 /// Checks text as it is read, so that an error points at the value.
 struct TextVisitor<F>(F);
 

@@ -110,7 +110,7 @@ fn without_duration(call: &Value) -> Value {
 }
 
 async fn conversations_are_listed_newest_first_renamed_and_deleted(backend: Backend) {
-    let llm = OpenAiServer::start([ev_text("one"), ev_text("two")]);
+    let llm = OpenAiServer::start([ev_text("one")]);
     let served = served_on(&backend, &llm.url(), &[], "").await;
     let older = create(&served).await;
     let newer = create(&served).await;
