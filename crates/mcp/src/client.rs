@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -137,15 +139,7 @@ fn too_long_reply() -> Replace {
     })
 }
 
-/// `2s`, `0.5s`.
-fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0}s")
-    } else {
-        format!("{secs}s")
-    }
-}
+use riverse_tool::seconds;
 
 /// One tool of an MCP server.
 pub struct McpTool {
@@ -300,10 +294,6 @@ struct ServerLink {
     spawned: Mutex<Option<Arc<ServerProcess>>>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl ServerLink {
     fn failure(&self, error: String) -> Found {
         Found::Failure {
@@ -329,7 +319,7 @@ impl ServerLink {
     /// What the last server process started has printed, and that process let
     /// go of, which kills it unless a session still holds it.
     fn release_spawned(&self) -> String {
-        let spawned = lock(&self.spawned).take();
+        let spawned = self.spawned.lock().take();
         spawned
             .map(|process| process.stderr_detail())
             .unwrap_or_default()
@@ -371,7 +361,7 @@ impl ServerLink {
                     dir: &self.project_dir,
                 })?;
                 let process = Arc::new(process);
-                *lock(&self.spawned) = Some(process.clone());
+                *self.spawned.lock() = Some(process.clone());
                 let stdout = BoundedLines::new(stdout, self.reply_limit, too_long_reply());
                 match client.serve((stdout, stdin)).await {
                     Ok(service) => Ok(Session {

@@ -1,7 +1,9 @@
 //! The registry served over MCP.
 
 use std::os::fd::AsFd;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use riverse_process::{BoundedLines, Replace, leading_id};
 use riverse_tool::{CallError, Registry, ToolManifest, ToolResult, input_schema};
@@ -37,10 +39,7 @@ struct RegistryServer {
 
 impl RegistryServer {
     fn current(&self) -> Arc<Registry> {
-        self.registry
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.registry.read().clone()
     }
 }
 
@@ -186,10 +185,7 @@ impl Serving {
     /// Serves `registry` from now on and tells the client with
     /// `notifications/tools/list_changed`.
     pub async fn replace_registry(&self, registry: Registry) -> Result<(), Error> {
-        *self
-            .registry
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Arc::new(registry);
+        *self.registry.write() = Arc::new(registry);
         self.service
             .peer()
             .notify_tool_list_changed()

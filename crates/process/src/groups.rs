@@ -11,11 +11,12 @@
 //! is only caught once that parent is gone; tools are trusted code.
 
 use std::collections::BTreeSet;
-use std::sync::{Condvar, Mutex, MutexGuard, Once, PoisonError};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
+use parking_lot::{Condvar, Mutex, MutexGuard};
 
 /// The process groups of supervised children that have not been reaped.
 static LIVE: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
@@ -24,20 +25,16 @@ static LIVE: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 static RELAYS: Mutex<usize> = Mutex::new(0);
 static RELAYS_DONE: Condvar = Condvar::new();
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// Held while a child is spawned and recorded, so that a sweep never takes a
 /// child that was just spawned for an escaped one.
 pub(crate) fn registering() -> MutexGuard<'static, BTreeSet<i32>> {
     static SUBREAPER: Once = Once::new();
     SUBREAPER.call_once(become_subreaper);
-    lock(&LIVE)
+    LIVE.lock()
 }
 
 pub(crate) fn forget(pid: i32) {
-    lock(&LIVE).remove(&pid);
+    LIVE.lock().remove(&pid);
 }
 
 #[cfg(target_os = "linux")]
@@ -54,7 +51,7 @@ fn become_subreaper() {}
 /// call from any thread, at any time; the children are reaped by their
 /// handles' tasks, or by the kernel when Riverse exits.
 pub fn kill_all() {
-    let live: Vec<i32> = lock(&LIVE).iter().copied().collect();
+    let live: Vec<i32> = LIVE.lock().iter().copied().collect();
     for pid in live {
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     }
@@ -67,16 +64,13 @@ pub fn kill_all() {
 pub fn shutdown(grace: Duration) {
     kill_all();
     let deadline = Instant::now() + grace;
-    let mut running = lock(&RELAYS);
+    let mut running = RELAYS.lock();
     while *running > 0 {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             break;
         }
-        running = RELAYS_DONE
-            .wait_timeout(running, left)
-            .unwrap_or_else(PoisonError::into_inner)
-            .0;
+        RELAYS_DONE.wait_for(&mut running, left);
     }
 }
 
@@ -85,14 +79,14 @@ pub(crate) struct RelayRunning(());
 
 impl RelayRunning {
     pub(crate) fn start() -> RelayRunning {
-        *lock(&RELAYS) += 1;
+        *RELAYS.lock() += 1;
         RelayRunning(())
     }
 }
 
 impl Drop for RelayRunning {
     fn drop(&mut self) {
-        let mut running = lock(&RELAYS);
+        let mut running = RELAYS.lock();
         *running = running.saturating_sub(1);
         RELAYS_DONE.notify_all();
     }
@@ -104,7 +98,7 @@ impl Drop for RelayRunning {
 #[cfg(target_os = "linux")]
 pub(crate) fn kill_escapees() {
     let escaped = {
-        let live = lock(&LIVE);
+        let live = LIVE.lock();
         escaped_children(&live)
     };
     if escaped.is_empty() {

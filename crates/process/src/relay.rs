@@ -2,7 +2,9 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use tokio::sync::watch;
 
@@ -48,19 +50,14 @@ pub(crate) struct Stderr {
 
 impl Stderr {
     pub(crate) fn tail(&self) -> Vec<String> {
-        self.tail
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .cloned()
-            .collect()
+        self.tail.lock().iter().cloned().collect()
     }
 
     fn remember(&self, line: &str) {
         if line.trim().is_empty() {
             return;
         }
-        let mut tail = self.tail.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tail = self.tail.lock();
         if tail.len() == TAIL_LINES {
             tail.pop_front();
         }

@@ -6,10 +6,10 @@
 //! and every later request fails with it. Both take any `AsyncRead`/`AsyncWrite`,
 //! so they are tested over `tokio::io::duplex` without an interpreter.
 
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use riverse_process::{Exit, Line, read_line};
 use riverse_protocol::{ErrorObject, ImportingNotification, Message, RequestId, methods};
@@ -74,7 +74,7 @@ struct PendingState {
 
 impl Pending {
     fn state(&self) -> MutexGuard<'_, PendingState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state.lock()
     }
 
     /// Registers a request, unless the connection is already closed.

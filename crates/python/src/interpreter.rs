@@ -146,11 +146,7 @@ fn cache_key(path: &Path) -> Option<String> {
 
 /// `$XDG_CACHE_HOME/riverse`, else `~/.cache/riverse`.
 pub(crate) fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))?;
-    Some(base.join("riverse"))
+    Some(dirs::cache_dir()?.join("riverse"))
 }
 
 #[cfg(test)]

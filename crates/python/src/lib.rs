@@ -38,12 +38,4 @@ pub use tool::{PythonTool, python_tools};
 /// `script.rs`), or run it with `python -c` where there is none.
 pub const WORKER_SOURCE: &str = include_str!("../python/riverse_worker.py");
 
-/// `2s`, `0.5s`: a deadline as messages show it.
-pub(crate) fn seconds(duration: std::time::Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if secs.fract() == 0.0 {
-        format!("{secs:.0}s")
-    } else {
-        format!("{secs}s")
-    }
-}
+pub(crate) use riverse_tool::seconds;

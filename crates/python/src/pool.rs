@@ -1,9 +1,10 @@
 //! The pool of worker interpreters.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
+use parking_lot::Mutex;
 use riverse_protocol::{DiscoveryResult, FileFate, WorkerError, WorkerInit, methods};
 use riverse_tool::{Params, ToolResult, reply_limit};
 use serde_json::{Value, json};
@@ -61,10 +62,6 @@ struct Inner {
     skipped: Mutex<Vec<(String, String)>>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 impl WorkerPool {
     /// Finds the interpreter; spawns nothing yet.
     pub fn new(options: PythonOptions) -> Result<Self, Error> {
@@ -108,7 +105,7 @@ impl WorkerPool {
         self.checkin(worker);
         let mut discovery: DiscoveryResult = serde_json::from_value(value)
             .map_err(|err| Error::UnreadableDiscovery(err.to_string()))?;
-        let skipped = lock(&self.inner.skipped).clone();
+        let skipped = self.inner.skipped.lock().clone();
         for report in &mut discovery.files {
             if report.fate != FileFate::Skipped {
                 continue;
@@ -195,7 +192,7 @@ impl WorkerPool {
             .await
             .map_err(|_| Error::PoolClosed)?;
         loop {
-            let Some(worker) = lock(&self.inner.idle).pop() else {
+            let Some(worker) = self.inner.idle.lock().pop() else {
                 break;
             };
             match worker.closed() {
@@ -210,7 +207,7 @@ impl WorkerPool {
     }
 
     fn checkin(&self, worker: Worker) {
-        lock(&self.inner.idle).push(worker);
+        self.inner.idle.lock().push(worker);
     }
 
     /// Spawns a worker, skipping each file whose import times out or ends
@@ -218,7 +215,10 @@ impl WorkerPool {
     async fn spawn(&self) -> Result<Worker, Error> {
         let options = &self.inner.options;
         loop {
-            let skip = lock(&self.inner.skipped)
+            let skip = self
+                .inner
+                .skipped
+                .lock()
                 .iter()
                 .map(|(file, _)| file.clone())
                 .collect();
@@ -252,7 +252,7 @@ impl WorkerPool {
                 other => return other,
             };
             tracing::warn!("{file}: {why}; later workers skip it");
-            lock(&self.inner.skipped).push((file, why));
+            self.inner.skipped.lock().push((file, why));
         }
     }
 }

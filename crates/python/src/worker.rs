@@ -8,7 +8,9 @@
 
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use riverse_process::{Child, Exit, Relay, Spawned, Target};
@@ -206,10 +208,7 @@ impl Worker {
     /// Calls a tool, remembering its name for the log should the worker have
     /// to be retired later.
     pub(crate) async fn call_tool(&self, name: &str, params: Value) -> Result<Value, RequestError> {
-        *self
-            .last_tool
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(name.to_owned());
+        *self.last_tool.lock() = Some(name.to_owned());
         self.request(methods::TOOLS_CALL, params).await
     }
 
@@ -222,10 +221,7 @@ impl Worker {
     }
 
     pub(crate) fn last_tool(&self) -> Option<String> {
-        self.last_tool
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.last_tool.lock().clone()
     }
 
     /// Kills the worker's whole process group: the interpreter and anything a

@@ -2,7 +2,9 @@
 //! threads so the async runtime never waits on the disk.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -57,9 +59,7 @@ impl SqliteStore {
         tokio::task::spawn_blocking(move || {
             // A job that panicked left no half-done transaction behind
             // (rusqlite rolls back on drop), so the connection stays usable.
-            let mut connection = connection
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut connection = connection.lock();
             job(&mut connection)
         })
         .await
