@@ -1,11 +1,16 @@
-//! Wire types for Riverse's JSON-RPC 2.0 conversations, shaped as MCP.
+//! The wire format between the Python host and its workers.
 //!
-//! The Python worker, the MCP client and the MCP server all speak newline-delimited
-//! JSON-RPC 2.0 with the MCP method names (`initialize`, `tools/list`,
-//! `tools/call`). This crate holds the message envelope ([`Message`]), the MCP
-//! payloads Riverse uses ([`InitializeParams`], [`McpTool`], [`CallToolParams`],
-//! [`CallToolResult`]) and the worker's own extension ([`DiscoveryResult`]).
-//! It does no I/O: reading and writing lines is the caller's job.
+//! Host and worker speak newline-delimited JSON-RPC 2.0 shaped as MCP
+//! (`initialize`, `tools/list`, `tools/call`), so that a worker is also a
+//! standalone MCP server. This crate holds that conversation's types: the
+//! message envelope ([`Message`]), the MCP payloads the worker uses
+//! ([`InitializeParams`], [`McpTool`], [`CallToolParams`], [`CallToolResult`])
+//! and the worker's own extensions ([`DiscoveryResult`], the importing
+//! notification, the worker's requests of the host in [`methods`]). It does no
+//! I/O: reading and writing lines is the caller's job.
+//!
+//! MCP with peers outside Riverse (`riverse mcp`, MCP servers as tool sources)
+//! goes through `rmcp` and its own model types, in `riverse-mcp`.
 
 mod jsonrpc;
 mod mcp;
