@@ -1,11 +1,14 @@
 //! Tool selection for large tool sets (`agent.max_tools_shown`): how often the
 //! expected tool is among those shown, and what choosing costs per turn.
 //!
-//! The tool set is the template tools (`riverse init`) plus generated ones:
-//! every pairing of an action with an account object ("archive_invoice",
-//! "share_playlist", ...), each with a description and two examples, so the
-//! distractors read like real tools. The messages are the routing cases of the
-//! template tools (crates/embedded/eval/routing-cases.json, every language).
+//! The tool set is the embedded router's evaluation tools (the three template
+//! tools of `riverse init` and seven more: web search, calculator, timer,
+//! email, translate, read file, stock price) plus generated ones: every pairing
+//! of an action with an account object ("archive_invoice", "share_playlist",
+//! ...), each with a description and two examples, so the distractors read
+//! like real tools. The messages are every routing case that expects a tool
+//! (crates/embedded/eval/routing-cases.json, both splits, every language);
+//! recall is given for the template tools' cases and for all.
 //!
 //! ```sh
 //! cargo run --release -p riverse-bench --bin selection -- --generated 200
@@ -20,6 +23,7 @@ use riverse_tool::ToolManifest;
 use serde_json::{Value, json};
 
 const TEMPLATE_TOOLS: &str = include_str!("../../../embedded/eval/template-tools.json");
+const ROUTING_TOOLS: &str = include_str!("../../../embedded/eval/routing-tools.json");
 const ROUTING_CASES: &str = include_str!("../../../embedded/eval/routing-cases.json");
 
 const ACTIONS: &[&str] = &[
@@ -73,41 +77,54 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let templates: Vec<String> = serde_json::from_str::<Vec<ToolManifest>>(TEMPLATE_TOOLS)
+        .context("template-tools.json")?
+        .into_iter()
+        .map(|tool| tool.name)
+        .collect();
     let mut tools: Vec<ToolManifest> =
-        serde_json::from_str(TEMPLATE_TOOLS).context("template-tools.json")?;
-    let templates: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
+        serde_json::from_str(ROUTING_TOOLS).context("routing-tools.json")?;
+    let real = tools.len();
     tools.extend(generated_tools(args.generated));
     let cases: Vec<(String, String)> = serde_json::from_str::<Vec<Value>>(ROUTING_CASES)
         .context("routing-cases.json")?
         .into_iter()
         .filter_map(|case| {
             let tool = case["tool"].as_str()?.to_owned();
-            templates
-                .contains(&tool)
-                .then(|| Some((case["message"].as_str()?.to_owned(), tool)))?
+            Some((case["message"].as_str()?.to_owned(), tool))
         })
+        .filter(|(_, tool)| tool != "none")
         .collect();
+    let template_cases = cases
+        .iter()
+        .filter(|(_, tool)| templates.contains(tool))
+        .count();
     println!(
-        "{} tools ({} template, {} generated), {} messages for the template tools",
+        "{} tools ({real} real, {} generated); {} messages expecting a tool, {template_cases} of them a template tool",
         tools.len(),
-        templates.len(),
-        tools.len() - templates.len(),
-        cases.len()
+        tools.len() - real,
+        cases.len(),
     );
-    println!("shown  recall            median µs  p99 µs   build ms");
+    println!("shown  template recall   all recall        median µs  p99 µs   build ms");
     for shown in [8, 16, 24, 32, 48] {
         let started = Instant::now();
         let selector = ToolSelector::new(tools.clone(), shown).context("more tools than shown")?;
         let build = started.elapsed();
-        let hits = cases
+        let hit: Vec<(bool, bool)> = cases
             .iter()
-            .filter(|(message, tool)| {
-                selector
+            .map(|(message, tool)| {
+                let shown = selector
                     .select(&[], message)
                     .iter()
-                    .any(|manifest| &manifest.name == tool)
+                    .any(|manifest| &manifest.name == tool);
+                (templates.contains(tool), shown)
             })
+            .collect();
+        let template_hits = hit
+            .iter()
+            .filter(|(template, shown)| *template && *shown)
             .count();
+        let hits = hit.iter().filter(|(_, shown)| *shown).count();
         let mut times: Vec<Duration> = (0..args.repeats)
             .map(|repeat| {
                 let (message, _) = &cases[repeat % cases.len()];
@@ -118,7 +135,8 @@ fn main() -> anyhow::Result<()> {
             .collect();
         times.sort();
         println!(
-            "{shown:>5}  {hits:>3}/{:<3} {:>6.1} %  {:>9.1}  {:>6.1}  {:>8.1}",
+            "{shown:>5}  {template_hits:>3}/{template_cases:<3} {:>6.1} %  {hits:>3}/{:<3} {:>6.1} %  {:>9.1}  {:>6.1}  {:>8.1}",
+            template_hits as f64 * 100.0 / template_cases.max(1) as f64,
             cases.len(),
             hits as f64 * 100.0 / cases.len() as f64,
             micros(times[times.len() / 2]),
