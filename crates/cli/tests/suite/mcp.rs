@@ -256,3 +256,64 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
     drop(stdin);
     riverse.wait().unwrap();
 }
+
+/// Issue 13, defect 7: an MCP host that never reads Riverse's stderr must not
+/// stall it. Every call here logs 256 KiB (the tool's prints, plus Riverse's
+/// own lines at `debug`), four times what a pipe holds, and every call is
+/// answered.
+#[test]
+fn an_unread_stderr_never_stalls_the_server() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let project = Project::new();
+    project.fixture("floods_stderr.py");
+    let mut riverse = super::command::riverse_in(project.path(), &["mcp"])
+        .env("RUST_LOG", "debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        // Piped and never read: the pipe fills after 64 KiB.
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = riverse.stdin.take().unwrap();
+    let stdout = BufReader::new(riverse.stdout.take().unwrap());
+    let (lines_tx, lines) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut reply = || -> Value {
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("riverse mcp answered within a minute");
+        serde_json::from_str(&line).unwrap()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    writeln!(stdin, "{initialize}").unwrap();
+    assert_eq!(reply()["id"], json!(1));
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    for id in 2..12 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "floods_stderr", "arguments": {}}});
+        writeln!(stdin, "{call}").unwrap();
+        let answer = reply();
+        assert_eq!(answer["id"], json!(id), "{answer}");
+        assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
+    }
+    drop(stdin);
+    let _ = riverse.kill();
+    riverse.wait().unwrap();
+}
