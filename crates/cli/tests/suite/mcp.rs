@@ -289,7 +289,7 @@ fn an_unread_stderr_never_stalls_the_server() {
             }
         }
     });
-    let mut reply = || -> Value {
+    let reply = || -> Value {
         let line = lines
             .recv_timeout(Duration::from_secs(60))
             .expect("riverse mcp answered within a minute");
