@@ -209,42 +209,85 @@ fn yaml_agents_are_served() {
     assert_eq!(seen[1], ok("Sunny"));
 }
 
+/// `riverse mcp` in `project` spoken to in raw JSON-RPC over its pipes, past
+/// the handshake. `stderr` is what its stderr is connected to.
+struct RawSession {
+    riverse: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl RawSession {
+    fn start(project: &Project, env: &[(&str, &str)], stderr: std::process::Stdio) -> Self {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let mut command = super::command::riverse_in(project.path(), &["mcp"]);
+        command.envs(env.iter().copied());
+        let mut riverse = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let stdout = std::io::BufReader::new(riverse.stdout.take().unwrap());
+        let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut session = RawSession {
+            stdin: riverse.stdin.take().unwrap(),
+            riverse,
+            lines,
+        };
+        session.send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        );
+        assert_eq!(session.reply()["id"], json!(1));
+        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        session
+    }
+
+    fn send(&mut self, message: &Value) {
+        use std::io::Write;
+        writeln!(self.stdin, "{message}").unwrap();
+    }
+
+    /// The next line Riverse writes; a minute without one fails the test.
+    fn reply(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("riverse mcp answered within a minute");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn end(self) {
+        let RawSession {
+            mut riverse, stdin, ..
+        } = self;
+        drop(stdin);
+        riverse.wait().unwrap();
+    }
+}
+
 /// Issue 13, Severe 3: a request line over the limit is discarded as it
 /// streams by and answered with an error that carries its id.
 #[test]
 fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-
     let project = project("");
-    let mut riverse = super::command::riverse_in(project.path(), &["mcp"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = riverse.stdin.take().unwrap();
-    let mut stdout = BufReader::new(riverse.stdout.take().unwrap());
-    let mut reply = || {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        serde_json::from_str::<Value>(&line).unwrap()
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}});
-    writeln!(stdin, "{initialize}").unwrap();
-    assert_eq!(reply()["id"], json!(1));
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
+    let mut session = RawSession::start(&project, &[], std::process::Stdio::null());
     let text = "x".repeat(9 << 20);
     let huge = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "echo", "arguments": {"text": text}}});
-    writeln!(stdin, "{huge}").unwrap();
-    let answer = reply();
+    session.send(&huge);
+    let answer = session.reply();
     assert_eq!(answer["id"], json!(7), "{answer}");
     let bytes = huge.to_string().len();
     assert_eq!(
@@ -253,8 +296,7 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
             "the request of {bytes} bytes is over the 8388608-byte limit"
         )),
     );
-    drop(stdin);
-    riverse.wait().unwrap();
+    session.end();
 }
 
 /// Issue 13, defect 7: an MCP host that never reads Riverse's stderr must not
@@ -263,57 +305,20 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
 /// answered.
 #[test]
 fn an_unread_stderr_never_stalls_the_server() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-    use std::sync::mpsc;
-    use std::time::Duration;
-
     let project = Project::new();
     project.fixture("floods_stderr.py");
-    let mut riverse = super::command::riverse_in(project.path(), &["mcp"])
-        .env("RUST_LOG", "debug")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        // Piped and never read: the pipe fills after 64 KiB.
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = riverse.stdin.take().unwrap();
-    let stdout = BufReader::new(riverse.stdout.take().unwrap());
-    let (lines_tx, lines) = mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in stdout.lines() {
-            let Ok(line) = line else { break };
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let reply = || -> Value {
-        let line = lines
-            .recv_timeout(Duration::from_secs(60))
-            .expect("riverse mcp answered within a minute");
-        serde_json::from_str(&line).unwrap()
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}});
-    writeln!(stdin, "{initialize}").unwrap();
-    assert_eq!(reply()["id"], json!(1));
-    writeln!(
-        stdin,
-        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
-    )
-    .unwrap();
+    // Piped and never read: the pipe fills after 64 KiB.
+    let mut session = RawSession::start(
+        &project,
+        &[("RUST_LOG", "debug")],
+        std::process::Stdio::piped(),
+    );
     for id in 2..12 {
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "floods_stderr", "arguments": {}}});
-        writeln!(stdin, "{call}").unwrap();
-        let answer = reply();
+        session.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "floods_stderr", "arguments": {}}}));
+        let answer = session.reply();
         assert_eq!(answer["id"], json!(id), "{answer}");
         assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
     }
-    drop(stdin);
-    let _ = riverse.kill();
-    riverse.wait().unwrap();
+    session.end();
 }
