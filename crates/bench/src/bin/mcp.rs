@@ -13,14 +13,14 @@
 //! (`target/test-venvs/mcp`, made by `.ci/run` or the first MCP test), or
 //! `--python PATH`.
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
-use serde_json::{Value, json};
+use riverse_bench::StdioPeer;
+use serde_json::json;
 
 #[derive(Parser)]
 #[command(about = "MCP round trip: riverse mcp beside the MCP Python SDK's server")]
@@ -166,63 +166,6 @@ struct Stats {
     mean: Duration,
 }
 
-/// A server under test, killed on drop.
-struct Server {
-    child: Child,
-    stdin: BufWriter<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    fn start(command: &mut Command) -> anyhow::Result<Server> {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("can't start the server")?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            bail!("the server's stdio could not be captured");
-        };
-        Ok(Server {
-            child,
-            stdin: BufWriter::new(stdin),
-            stdout: BufReader::new(stdout),
-            line: String::new(),
-        })
-    }
-
-    fn send(&mut self, message: &Value) -> anyhow::Result<()> {
-        writeln!(self.stdin, "{message}")?;
-        self.stdin.flush()?;
-        Ok(())
-    }
-
-    /// Reads lines until the response to `id`, skipping notifications.
-    fn response(&mut self, id: u64) -> anyhow::Result<&str> {
-        loop {
-            self.line.clear();
-            if self.stdout.read_line(&mut self.line)? == 0 {
-                bail!("the server closed its stdout");
-            }
-            // A cheap check keeps JSON parsing out of the measured loop.
-            if self.line.contains(&format!("\"id\":{id}"))
-                || self.line.contains(&format!("\"id\": {id}"))
-            {
-                return Ok(&self.line);
-            }
-        }
-    }
-}
-
 /// What is sent, and a piece of text its reply must contain.
 #[derive(Clone, Copy)]
 enum Request {
@@ -260,24 +203,13 @@ fn measure(
     warmup: usize,
     calls: usize,
 ) -> anyhow::Result<Stats> {
-    let mut server = Server::start(command)?;
-    server.send(&json!({
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "riverse-bench", "version": "0"}
-        }
-    }))?;
-    server.response(0)?;
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    let mut server = StdioPeer::start(command.stderr(Stdio::null()))?;
     let mut samples = Vec::with_capacity(calls);
     for id in 1..=(warmup + calls) as u64 {
         let line = request.line(id);
         let started = Instant::now();
-        server.stdin.write_all(line.as_bytes())?;
-        server.stdin.flush()?;
-        let reply = server.response(id)?;
+        server.send_line(&line)?;
+        let reply = server.reply(id)?;
         let elapsed = started.elapsed();
         if !reply.contains(request.expected()) {
             bail!("unexpected reply: {reply}");

@@ -60,25 +60,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("serve: can't start the async runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("serve: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
+    riverse_bench::run_async("serve", run(Args::parse()))
 }
 
 /// One level's results.

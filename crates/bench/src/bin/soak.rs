@@ -9,13 +9,13 @@
 //! cargo build -p riverse -p riverse-bench && target/debug/soak --calls 10000
 //! ```
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clap::Parser;
+use riverse_bench::StdioPeer;
 use serde_json::{Value, json};
 
 #[derive(Parser)]
@@ -115,14 +115,15 @@ fn run(args: Args) -> anyhow::Result<bool> {
         project.path().join("settings.yaml"),
         "tools:\n  hang: {timeout: 0.5}\n",
     )?;
-    let mut server = Server::start(&riverse, project.path())?;
-    server.send(
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "soak", "version": "1"}}}),
+    let mut server = StdioPeer::start(
+        Command::new(&riverse)
+            .arg("--dir")
+            .arg(project.path())
+            .arg("mcp")
+            .env("RUST_LOG", "info")
+            // Never read: Riverse must not stall on it.
+            .stderr(Stdio::piped()),
     )?;
-    server.reply(0)?;
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
 
     println!("calls\trss_kib\tfds\tdescendants\tseconds");
     let start = Instant::now();
@@ -154,13 +155,12 @@ fn run(args: Args) -> anyhow::Result<bool> {
             }
         }
         if call % args.sample == 0 {
-            let sample = Sample::of(server.child.id() as i32, call, start.elapsed());
+            let sample = Sample::of(server.pid() as i32, call, start.elapsed());
             println!("{sample}");
             samples.push(sample);
         }
     }
-    drop(server.stdin);
-    let status = server.child.wait()?;
+    let status = server.close()?;
     // What was started in the project (workers, tools' children) must be gone.
     std::thread::sleep(Duration::from_millis(500));
     let left = processes_in(project.path());
@@ -273,57 +273,4 @@ fn processes_in(dir: &Path) -> Vec<i32> {
         .map(|(pid, _)| pid)
         .filter(|pid| std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd == dir))
         .collect()
-}
-
-/// `riverse mcp` with its stderr a pipe that is never read.
-struct Server {
-    child: Child,
-    stdin: BufWriter<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: String,
-}
-
-impl Server {
-    fn start(riverse: &Path, dir: &Path) -> anyhow::Result<Server> {
-        let mut child = Command::new(riverse)
-            .arg("--dir")
-            .arg(dir)
-            .arg("mcp")
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("can't start {}", riverse.display()))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            bail!("riverse's stdio could not be captured");
-        };
-        Ok(Server {
-            child,
-            stdin: BufWriter::new(stdin),
-            stdout: BufReader::new(stdout),
-            line: String::new(),
-        })
-    }
-
-    fn send(&mut self, message: &Value) -> anyhow::Result<()> {
-        writeln!(self.stdin, "{message}")?;
-        self.stdin.flush()?;
-        Ok(())
-    }
-
-    /// Reads lines until the reply to `id`, skipping notifications.
-    fn reply(&mut self, id: u64) -> anyhow::Result<&str> {
-        loop {
-            self.line.clear();
-            if self.stdout.read_line(&mut self.line)? == 0 {
-                bail!("riverse closed its stdout");
-            }
-            if self.line.contains(&format!("\"id\":{id},"))
-                || self.line.contains(&format!("\"id\":{id}}}"))
-            {
-                return Ok(&self.line);
-            }
-        }
-    }
 }
