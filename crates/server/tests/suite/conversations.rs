@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use riverse_test_support::postgres::fresh_postgres_url;
 
 use super::faults::leave_after_first_chunk;
-use super::support::{Backend, Served, get, post, send, served_on};
+use super::support::{Backend, create, get, post, send, served_on};
 
 /// Runs each named check once on SQLite and once on PostgreSQL (when a
 /// server is configured).
@@ -38,12 +38,6 @@ on_both_backends!(
     conversations_are_listed_newest_first_renamed_and_deleted,
     a_client_leaving_mid_stream_does_not_lose_the_turn,
 );
-
-async fn create(served: &Served) -> String {
-    let reply = post(served.app(), "/v1/conversations", json!({})).await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
-    reply.json()["id"].as_str().unwrap().to_owned()
-}
 
 async fn a_conversation_keeps_messages_and_tool_calls_and_feeds_them_back(backend: Backend) {
     let llm = OpenAiServer::start([
@@ -199,12 +193,7 @@ async fn a_client_leaving_mid_stream_does_not_lose_the_turn(backend: Backend) {
         ev_text("Rome is sunny.").delay(Duration::from_millis(500)),
     ]);
     let served = served_on(&backend, &llm.url(), &[], "").await;
-    let id = post(served.app(), "/v1/conversations", json!({}))
-        .await
-        .json()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = create(&served).await;
     let first = leave_after_first_chunk(
         served.app(),
         &format!("/v1/conversations/{id}/messages"),

@@ -12,7 +12,7 @@ use riverse_test_support::openai::{OpenAiServer, ev_hang, ev_text, ev_tool_call}
 use serde_json::json;
 use tower::ServiceExt;
 
-use super::support::{ask, get, post, send, served, served_at};
+use super::support::{ask, create, get, post, send, served, served_at};
 
 /// A loopback port nothing listens on.
 fn closed_port() -> u16 {
@@ -38,12 +38,7 @@ async fn an_unreachable_llm_is_a_502_with_the_cause_and_the_turn_is_stored_as_fa
         );
         assert!(!message.contains("sk-test"));
     }
-    let id = post(served.app(), "/v1/conversations", json!({}))
-        .await
-        .json()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = create(&served).await;
     let reply = post(
         served.app(),
         &format!("/v1/conversations/{id}/messages"),

@@ -186,3 +186,10 @@ pub fn ask(message: &str, stream: bool) -> Value {
         "stream": stream,
     })
 }
+
+/// A new conversation's id.
+pub async fn create(served: &Served) -> String {
+    let reply = post(served.app(), "/v1/conversations", serde_json::json!({})).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply.json()["id"].as_str().unwrap().to_owned()
+}
