@@ -174,7 +174,7 @@ pub async fn run(
                     .any(|manifest| manifest.name == case.tool)
             });
             let routed = agent.route(&case.message).await;
-            let mut outcome = judge(agent.registry(), case, routed);
+            let mut outcome = judge(&agent.registry(), case, routed);
             outcome.shown = shown.filter(|_| outcome.case.tool != NO_TOOL);
             (index, outcome)
         },

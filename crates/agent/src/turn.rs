@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
+use parking_lot::Mutex;
 use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, Usage};
-use riverse_tool::{CallError, Params, Registry, ToolManifest, ToolResult};
+use riverse_tool::{CallError, LiveRegistry, Params, Registry, ToolManifest, ToolResult};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -114,47 +115,82 @@ pub type EventSink<'a> = &'a mut (dyn FnMut(TurnEvent) + Send);
 
 /// A registry and a provider, ready to run turns.
 pub struct Agent {
-    registry: Registry,
+    /// Replaced whole by hot reload; each lookup takes the generation in use.
+    tools: LiveRegistry,
     provider: Arc<dyn Provider>,
     options: TurnOptions,
     /// Set in `auto` mode once the provider refused tools, so later turns go
     /// to the dispatcher straight away.
     tools_refused: AtomicBool,
-    /// Present when there are more tools than a turn shows.
-    selector: Option<ToolSelector>,
+    /// The selection for the generation it was built from.
+    selection: Mutex<Selection>,
+}
+
+/// A generation and its [`ToolSelector`], present when it has more tools than
+/// a turn shows.
+struct Selection {
+    registry: Registry,
+    selector: Option<Arc<ToolSelector>>,
+}
+
+impl Selection {
+    fn of(registry: Registry, shown: usize) -> Self {
+        let selector = ToolSelector::new(registry.available_manifests().cloned().collect(), shown)
+            .map(Arc::new);
+        Selection { registry, selector }
+    }
 }
 
 impl Agent {
-    pub fn new(registry: Registry, provider: Arc<dyn Provider>, options: TurnOptions) -> Self {
-        let selector = ToolSelector::new(
-            registry.available_manifests().cloned().collect(),
-            options.max_tools_shown,
-        );
+    pub fn new(
+        registry: impl Into<LiveRegistry>,
+        provider: Arc<dyn Provider>,
+        options: TurnOptions,
+    ) -> Self {
+        let tools = registry.into();
+        let selection = Selection::of(tools.current(), options.max_tools_shown);
         Agent {
-            registry,
+            tools,
             provider,
             options,
             tools_refused: AtomicBool::new(false),
-            selector,
+            selection: Mutex::new(selection),
         }
     }
 
     /// The tools a turn for `message` after `history` offers the model: all
     /// of them, or past `agent.max_tools_shown` those [`ToolSelector`] picks.
     pub fn tools_shown(&self, history: &[Message], message: &str) -> Vec<ToolManifest> {
-        match &self.selector {
+        match self.selector() {
             Some(selector) => selector.select(history, message),
-            None => self.registry.available_manifests().cloned().collect(),
+            None => self.registry().available_manifests().cloned().collect(),
         }
     }
 
     /// Whether turns show only some of the tools.
     pub fn is_selecting(&self) -> bool {
-        self.selector.is_some()
+        self.selector().is_some()
     }
 
-    pub fn registry(&self) -> &Registry {
-        &self.registry
+    /// The selector of the generation in use, built once per generation.
+    fn selector(&self) -> Option<Arc<ToolSelector>> {
+        let registry = self.tools.current();
+        let mut selection = self.selection.lock();
+        if !selection.registry.is_same(&registry) {
+            *selection = Selection::of(registry, self.options.max_tools_shown);
+        }
+        selection.selector.clone()
+    }
+
+    /// The tools in use now.
+    pub fn registry(&self) -> Registry {
+        self.tools.current()
+    }
+
+    /// The slot hot reload replaces; share it to serve the same tools
+    /// elsewhere (over MCP).
+    pub fn live_registry(&self) -> &LiveRegistry {
+        &self.tools
     }
 
     pub fn provider(&self) -> &dyn Provider {
@@ -329,10 +365,11 @@ impl Agent {
             temperature: Some(0.0),
         };
         let reply = self.provider.complete(request, None).await?;
+        let registry = self.registry();
         let calls = dispatcher::parse(&reply.text)
             .into_iter()
             .filter(|call| {
-                let known = self.registry.get(&call.tool).is_some();
+                let known = registry.get(&call.tool).is_some();
                 if !known {
                     tracing::info!(
                         "the dispatcher named no available tool {:?}; not run",
@@ -473,11 +510,11 @@ impl Agent {
     }
 
     async fn call_tool(&self, name: &str, params: Params) -> ToolResult {
-        match self.registry.call(name, params).await {
+        let registry = self.registry();
+        match registry.call(name, params).await {
             Ok(result) => result,
             Err(err @ CallError::UnknownTool(_)) => {
-                let names: Vec<&str> = self
-                    .registry
+                let names: Vec<&str> = registry
                     .available_manifests()
                     .map(|m| m.name.as_str())
                     .collect();

@@ -8,9 +8,9 @@
 //! call past its deadline is abandoned with `notifications/cancelled`.
 //!
 //! As a server, [`serve`] answers `tools/list` and `tools/call` from a
-//! [`riverse_tool::Registry`], each call in a task of its own, with every tool
-//! failure an `isError` result; [`Serving::replace_registry`] swaps the tool set
-//! and sends `notifications/tools/list_changed`.
+//! [`riverse_tool::LiveRegistry`], each call in a task of its own, with every
+//! tool failure an `isError` result; when the registry is replaced, each
+//! client session is sent `notifications/tools/list_changed`.
 //!
 //! Both sides use the official SDK, `rmcp`. Out of scope: reading settings (the
 //! caller hands over [`McpOptions`]), resources, prompts and sampling.

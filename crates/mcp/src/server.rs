@@ -3,20 +3,23 @@
 use std::os::fd::AsFd;
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use parking_lot::Mutex;
 
 use riverse_process::{BoundedLines, Replace, leading_id};
-use riverse_tool::{CallError, Registry, ToolManifest, ToolResult, input_schema};
+use riverse_tool::{CallError, LiveRegistry, Registry, ToolManifest, ToolResult, input_schema};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RunningService, ServerInitializeError};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, RunningService, ServerInitializeError,
+};
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::net::unix::pipe;
+use tokio::sync::watch;
 
 use crate::Error;
 
@@ -28,18 +31,46 @@ pub const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
 /// The method an over-long request is turned into, so that it gets its reply.
 const TOO_LARGE_METHOD: &str = "riverse/request_too_large";
 
-/// The tool set being served, swapped whole when it changes.
-type Shared = Arc<RwLock<Arc<Registry>>>;
-
-/// Answers `tools/list` and `tools/call` from the registry. rmcp runs each
-/// request in a task of its own, so a slow call never holds up another.
+/// Answers `tools/list` and `tools/call` from the registry in use, one per
+/// client session. rmcp runs each request in a task of its own, so a slow
+/// call never holds up another.
 struct RegistryServer {
-    registry: Shared,
+    tools: LiveRegistry,
+    /// Tells the client when the tools are replaced; stopped with the session.
+    notifier: Mutex<Option<AbortOnDrop>>,
 }
 
 impl RegistryServer {
-    fn current(&self) -> Arc<Registry> {
-        self.registry.read().clone()
+    fn new(tools: LiveRegistry) -> Self {
+        RegistryServer {
+            tools,
+            notifier: Mutex::new(None),
+        }
+    }
+
+    fn current(&self) -> Registry {
+        self.tools.current()
+    }
+}
+
+/// A task that ends when its owner is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Sends `notifications/tools/list_changed` at each replacement of the tools,
+/// until the client is gone.
+async fn notify_changes(mut changes: watch::Receiver<Registry>, peer: Peer<RoleServer>) {
+    while changes.changed().await.is_ok() {
+        changes.mark_unchanged();
+        if let Err(err) = peer.notify_tool_list_changed().await {
+            tracing::debug!("can't send notifications/tools/list_changed: {err}");
+            return;
+        }
     }
 }
 
@@ -52,6 +83,13 @@ impl ServerHandler for RegistryServer {
                 .build(),
         )
         .with_server_info(Implementation::new("riverse", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut changes = self.tools.changes();
+        changes.mark_unchanged();
+        let task = tokio::spawn(notify_changes(changes, context.peer));
+        *self.notifier.lock() = Some(AbortOnDrop(task));
     }
 
     async fn list_tools(
@@ -178,23 +216,14 @@ fn call_result(result: ToolResult) -> CallToolResult {
 /// A registry being served to one client.
 pub struct Serving {
     service: RunningService<RoleServer, RegistryServer>,
-    registry: Shared,
+    tools: LiveRegistry,
 }
 
 impl Serving {
-    /// Serves `registry` from now on and tells the client with
+    /// Serves `registry` from now on; the client is told with
     /// `notifications/tools/list_changed`.
-    pub async fn replace_registry(&self, registry: Registry) -> Result<(), Error> {
-        *self.registry.write() = Arc::new(registry);
-        self.service
-            .peer()
-            .notify_tool_list_changed()
-            .await
-            .map_err(|err| {
-                Error::ServeFailed(format!(
-                    "can't send notifications/tools/list_changed: {err}"
-                ))
-            })
+    pub fn replace_registry(&self, registry: Registry) {
+        self.tools.replace(registry);
     }
 
     /// Waits until the client goes away.
@@ -207,36 +236,38 @@ impl Serving {
     }
 }
 
-/// Serves `registry` over `transport` once a client has initialized.
-pub async fn serve<T, E, A>(registry: Registry, transport: T) -> Result<Serving, Error>
+/// Serves the tools over `transport` once a client has initialized; a
+/// [`LiveRegistry`] replaced later is served from then on, and the client told.
+pub async fn serve<T, E, A>(tools: impl Into<LiveRegistry>, transport: T) -> Result<Serving, Error>
 where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let registry: Shared = Arc::new(RwLock::new(Arc::new(registry)));
-    let server = RegistryServer {
-        registry: registry.clone(),
-    };
-    let service = server.serve(transport).await.map_err(|err| match err {
-        ServerInitializeError::ConnectionClosed(_) => {
-            Error::ServeFailed("the client closed the connection before initializing".into())
-        }
-        other => Error::ServeFailed(other.to_string()),
-    })?;
-    Ok(Serving { service, registry })
+    let tools = tools.into();
+    let service = RegistryServer::new(tools.clone())
+        .serve(transport)
+        .await
+        .map_err(|err| match err {
+            ServerInitializeError::ConnectionClosed(_) => {
+                Error::ServeFailed("the client closed the connection before initializing".into())
+            }
+            other => Error::ServeFailed(other.to_string()),
+        })?;
+    Ok(Serving { service, tools })
 }
 
 /// Serves `registry` on stdin and stdout until the client closes them.
-pub async fn serve_stdio(registry: Registry) -> Result<(), Error> {
+pub async fn serve_stdio(tools: impl Into<LiveRegistry>) -> Result<(), Error> {
+    let tools = tools.into();
     let serving = match stdio_pipes() {
         Some((stdin, stdout)) => {
             let stdin = BoundedLines::new(stdin, MAX_REQUEST_BYTES, too_long_request());
-            serve(registry, (stdin, stdout)).await?
+            serve(tools, (stdin, stdout)).await?
         }
         None => {
             let stdin =
                 BoundedLines::new(tokio::io::stdin(), MAX_REQUEST_BYTES, too_long_request());
-            serve(registry, (stdin, tokio::io::stdout())).await?
+            serve(tools, (stdin, tokio::io::stdout())).await?
         }
     };
     serving.waiting().await

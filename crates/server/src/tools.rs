@@ -24,7 +24,7 @@ pub async fn models() -> Response {
 
 /// The same entries as `riverse tools --json`.
 pub async fn list(State(state): State<Arc<AppState>>) -> Response {
-    Json(riverse_agent::tools_json(state.agent.registry())).into_response()
+    Json(riverse_agent::tools_json(&state.agent.registry())).into_response()
 }
 
 /// The params object in, the same result as `riverse call --json` out: 404

@@ -9,6 +9,7 @@
 //! This crate knows nothing of processes, sockets or settings files: sources and
 //! options come from the crates above it.
 
+mod live;
 mod manifest;
 mod name;
 mod params;
@@ -18,6 +19,7 @@ mod text;
 mod truncate;
 mod types;
 
+pub use live::LiveRegistry;
 pub use manifest::{ParamType, ToolManifest, ToolResult, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};

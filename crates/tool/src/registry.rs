@@ -242,6 +242,12 @@ impl Registry {
         }
     }
 
+    /// Whether `other` is this very generation (a clone of it), not merely
+    /// one with the same tools.
+    pub fn is_same(&self, other: &Registry) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     pub fn downgrade(&self) -> WeakRegistry {
         WeakRegistry {
             inner: Arc::downgrade(&self.inner),

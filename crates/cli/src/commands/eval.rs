@@ -30,7 +30,7 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<Exit> {
         )));
     }
     let agent = build_agent(settings).await?;
-    let registry = agent.registry();
+    let registry = &agent.registry();
     if let Some(tool) = &args.tool
         && registry.get(tool).is_none()
     {

@@ -137,7 +137,7 @@ async fn models_and_tools_are_listed_and_tools_can_be_called() {
     let tools = get(served.app(), "/v1/tools").await.json();
     assert_eq!(
         tools,
-        riverse_agent::tools_json(served.state.agent.registry())
+        riverse_agent::tools_json(&served.state.agent.registry())
     );
     let names: Vec<&str> = tools["tools"]
         .as_array()
