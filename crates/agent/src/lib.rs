@@ -14,6 +14,7 @@ mod listing;
 mod prompts;
 mod provider;
 mod registry;
+mod reload;
 mod selection;
 mod settings;
 mod tool_config;
@@ -22,6 +23,7 @@ mod turn;
 pub use listing::tools_json;
 pub use provider::{build_agent, build_provider};
 pub use registry::build_registry;
+pub use reload::{HotReload, Reloaded, ToolChanges};
 pub use selection::ToolSelector;
 pub use settings::{
     AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, ServeSettings, Settings,

@@ -10,10 +10,11 @@ use riverse_tool::{CallError, LiveRegistry, Registry, ToolManifest, ToolResult, 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RunningService, ServerInitializeError,
+    SubscriptionContext,
 };
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -85,6 +86,36 @@ impl ServerHandler for RegistryServer {
         .with_server_info(Implementation::new("riverse", env!("CARGO_PKG_VERSION")))
     }
 
+    /// Clients of the 2026-07-28 protocol hear of tool changes on a
+    /// `subscriptions/listen` stream, and only of those.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.tools.changes();
+        changes.mark_unchanged();
+        loop {
+            tokio::select! {
+                () = subscription.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    if let Err(err) = subscription.sink().notify_tool_list_changed().await {
+                        tracing::debug!("can't send notifications/tools/list_changed: {err}");
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Clients of the earlier protocol, which initialized a session, are sent
+    /// `notifications/tools/list_changed` unasked.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let mut changes = self.tools.changes();
         changes.mark_unchanged();

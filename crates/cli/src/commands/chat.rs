@@ -18,6 +18,7 @@ use riverse_tool::{Entry, shorten};
 use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
+use super::reload::{self, Report};
 use crate::output::Exit;
 
 /// The longest tool error shown on one progress line.
@@ -27,6 +28,7 @@ const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit 
 
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     let agent = build_agent(settings).await?;
+    let _watching = reload::start(settings, agent.live_registry(), Report::Terminal);
     let mut input = if io::stdin().is_terminal() {
         let input = Input::terminal()?;
         let tools = agent.registry().available_manifests().count();

@@ -5,7 +5,9 @@
 
 use anyhow::Context;
 use riverse_agent::{Settings, build_registry};
-use riverse_tool::Status;
+use riverse_tool::{LiveRegistry, Status};
+
+use super::reload::{self, Report};
 
 use crate::output::Exit;
 
@@ -19,7 +21,9 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     }
     let served = registry.available_manifests().count();
     tracing::info!("serving {served} tools over mcp on stdio");
-    riverse_mcp::serve_stdio(registry)
+    let tools = LiveRegistry::new(registry);
+    let _watching = reload::start(settings, &tools, Report::Log);
+    riverse_mcp::serve_stdio(tools)
         .await
         .context("riverse mcp")?;
     Ok(Exit::Success)

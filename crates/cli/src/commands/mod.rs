@@ -7,6 +7,7 @@ mod eval;
 mod init;
 mod mcp;
 mod new;
+mod reload;
 mod serve;
 mod tools;
 

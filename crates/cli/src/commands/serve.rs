@@ -8,6 +8,7 @@ use riverse_agent::{Settings, Storage, build_agent};
 use riverse_server::{AppState, ServerOptions};
 use riverse_store::{PostgresStore, SqliteStore, Store};
 
+use super::reload::{self, Report};
 use crate::output::{Exit, usage};
 
 /// Where the SQLite database lives, relative to the project.
@@ -31,6 +32,7 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
         .await
         .with_context(|| format!("can't listen on {addr}"))?;
     let agent = Arc::new(build_agent(settings).await?);
+    let _watching = reload::start(settings, agent.live_registry(), Report::Log);
     let tools = agent.registry().available_manifests().count();
     let state = AppState::new(
         agent.clone(),

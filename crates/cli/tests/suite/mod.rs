@@ -6,6 +6,7 @@ mod command;
 mod eval;
 mod init;
 mod mcp;
+mod reload;
 mod riverse_layout;
 mod serve;
 mod settings;

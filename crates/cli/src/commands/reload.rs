@@ -1,0 +1,65 @@
+//! Hot reload as the long-running commands report it.
+
+use riverse_agent::{HotReload, Reloaded, Settings};
+use riverse_tool::LiveRegistry;
+
+/// Where a command reports reloads.
+#[derive(Debug, Clone, Copy)]
+pub enum Report {
+    /// Lines on stderr, for a person at `riverse chat`.
+    Terminal,
+    /// The log (stderr, through the lossy writer), for `mcp` and `serve`.
+    Log,
+}
+
+/// Watches the project for as long as the returned handle lives. A watch that
+/// can't start is a warning, not a failure: the command runs without it.
+pub fn start(settings: &Settings, tools: &LiveRegistry, report: Report) -> Option<HotReload> {
+    let started = HotReload::start(settings.clone(), tools.clone(), move |reloaded| {
+        for line in lines(&reloaded) {
+            match (report, &line) {
+                (Report::Terminal, Line::Info(text) | Line::Problem(text)) => eprintln!("{text}"),
+                (Report::Log, Line::Info(text)) => tracing::info!(target: "reload", "{text}"),
+                (Report::Log, Line::Problem(text)) => tracing::warn!(target: "reload", "{text}"),
+            }
+        }
+    });
+    match started {
+        Ok(watching) => Some(watching),
+        Err(err) => {
+            tracing::warn!("hot reload is off: can't watch the project: {err}");
+            None
+        }
+    }
+}
+
+enum Line {
+    Info(String),
+    Problem(String),
+}
+
+fn lines(reloaded: &Reloaded) -> Vec<Line> {
+    match reloaded {
+        Reloaded::Tools(changes) => {
+            let mut lines = Vec::new();
+            if !changes.added.is_empty() || !changes.changed.is_empty() || !changes.removed.is_empty()
+            {
+                lines.push(Line::Info(format!("tools changed: {changes}")));
+            }
+            lines.extend(
+                changes
+                    .failures
+                    .iter()
+                    .map(|failure| Line::Problem(format!("tool failed to load: {failure}"))),
+            );
+            lines
+        }
+        Reloaded::SettingsKept { error, .. } => vec![Line::Problem(format!(
+            "settings not applied, the running ones stay: {error}"
+        ))],
+        Reloaded::NeedsRestart(keys) => vec![Line::Info(format!(
+            "settings changed that apply at the next start: {}",
+            keys.join(", ")
+        ))],
+    }
+}
