@@ -23,7 +23,12 @@ impl ToolChanges {
     /// change caused the reload: a tool whose file was saved counts as
     /// changed, even when its manifest is the same. Tool files are named
     /// relative to `project_dir`.
-    pub fn between(old: &Registry, new: &Registry, touched: &[PathBuf], project_dir: &Path) -> Self {
+    pub fn between(
+        old: &Registry,
+        new: &Registry,
+        touched: &[PathBuf],
+        project_dir: &Path,
+    ) -> Self {
         let before = available(old);
         let after = available(new);
         let mut changes = ToolChanges::default();

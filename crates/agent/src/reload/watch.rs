@@ -97,13 +97,14 @@ impl Watch {
         watched: &Watched,
         changed: mpsc::UnboundedSender<Vec<PathBuf>>,
     ) -> notify::Result<Self> {
-        let watcher = notify::recommended_watcher(move |event: notify::Result<Event>| match event {
-            Ok(event) if is_change(&event.kind) => {
-                let _ = changed.send(event.paths);
-            }
-            Ok(_) => {}
-            Err(err) => tracing::warn!("watching the tools for changes: {err}"),
-        })?;
+        let watcher =
+            notify::recommended_watcher(move |event: notify::Result<Event>| match event {
+                Ok(event) if is_change(&event.kind) => {
+                    let _ = changed.send(event.paths);
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!("watching the tools for changes: {err}"),
+            })?;
         let mut watch = Watch {
             watcher,
             watching: Vec::new(),

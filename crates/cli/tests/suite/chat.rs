@@ -1,6 +1,6 @@
 //! `riverse chat` with piped input: one message per line.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -13,6 +13,41 @@ use riverse_test_support::{Project, simple_tool};
 use serde_json::json;
 
 use super::ask::{project_for, riverse, text};
+
+/// The lines a child writes on one of its streams, as they come.
+struct Lines {
+    lines: mpsc::Receiver<String>,
+}
+
+impl Lines {
+    fn of(stream: impl Read + Send + 'static) -> Self {
+        let (sender, lines) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines() {
+                let _ = sender.send(line.unwrap_or_default());
+            }
+        });
+        Lines { lines }
+    }
+
+    /// The lines up to the first that contains `needle`; fails after a
+    /// minute without one.
+    fn wait_for(&self, needle: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(60)) {
+                Ok(line) => {
+                    let found = line.contains(needle);
+                    seen.push(line);
+                    if found {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no {needle:?} yet; saw {seen:?}"),
+            }
+        }
+    }
+}
 
 fn chat(project: &Project, input: &str) -> Output {
     chat_bytes(project, input.as_bytes())
@@ -154,32 +189,11 @@ fn ctrl_c_cancels_the_running_turn_and_the_chat_goes_on() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let (lines_tx, lines) = mpsc::channel::<String>();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let _ = lines_tx.send(line.unwrap_or_default());
-        }
-    });
-    let wait_for = |needle: &str| -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            match lines.recv_timeout(Duration::from_secs(60)) {
-                Ok(line) => {
-                    let found = line.contains(needle);
-                    seen.push(line);
-                    if found {
-                        return seen;
-                    }
-                }
-                Err(_) => panic!("no {needle:?} on stderr; saw {seen:?}"),
-            }
-        }
-    };
+    let stderr = Lines::of(child.stderr.take().unwrap());
     writeln!(stdin, "sleep please").unwrap();
-    wait_for("→ sleeper");
+    stderr.wait_for("→ sleeper");
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
-    wait_for("(cancelled)");
+    stderr.wait_for("(cancelled)");
     writeln!(stdin, "still there?").unwrap();
     drop(stdin);
     let output = child.wait_with_output().unwrap();
@@ -196,5 +210,99 @@ fn ctrl_c_cancels_the_running_turn_and_the_chat_goes_on() {
         last[1..],
         ["still there?".to_owned()],
         "the cancelled turn left no history"
+    );
+}
+
+/// Issue 12: a tool file saved while the chat runs is in the next turn, and
+/// the chat says so.
+#[test]
+fn a_tool_added_during_the_chat_is_in_the_next_turn() {
+    let server = OpenAiServer::start([
+        ev_text("Hello."),
+        ev_tool_call("c1", "added", json!({})),
+        ev_text("The new tool said: fresh."),
+    ]);
+    let project = project_for(&server, "");
+    let mut child = riverse(&project)
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = Lines::of(child.stdout.take().unwrap());
+    let stderr = Lines::of(child.stderr.take().unwrap());
+    // An answer means the chat is up, and so is its watch on the tools.
+    writeln!(stdin, "hi").unwrap();
+    stdout.wait_for("Hello.");
+    project.tool(
+        "added.py",
+        &simple_tool("added", "return ToolResult(True, 'fresh')"),
+    );
+    stderr.wait_for("tools changed: +added");
+    writeln!(stdin, "try the new tool").unwrap();
+    stdout.wait_for("The new tool said: fresh.");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let requests = server.requests();
+    assert!(
+        !requests[0].tool_names().contains(&"added".to_owned()),
+        "{:?}",
+        requests[0].tool_names()
+    );
+    assert!(
+        requests[1].tool_names().contains(&"added".to_owned()),
+        "{:?}",
+        requests[1].tool_names()
+    );
+    assert_eq!(
+        requests[2].tool_results(),
+        [("c1".to_owned(), "fresh".to_owned())]
+    );
+}
+
+/// Issue 12: a settings change reaches the tools; a malformed one is
+/// reported and the running settings stay.
+#[test]
+fn settings_saved_during_the_chat_apply_unless_malformed() {
+    let server = OpenAiServer::start([ev_text("Hello."), ev_text("Still here.")]);
+    let project = project_for(&server, "");
+    let mut child = riverse(&project)
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = Lines::of(child.stdout.take().unwrap());
+    let stderr = Lines::of(child.stderr.take().unwrap());
+    writeln!(stdin, "hi").unwrap();
+    stdout.wait_for("Hello.");
+    let settings = project.path().join("settings.yaml");
+    let running = std::fs::read_to_string(&settings).unwrap();
+    std::fs::write(
+        &settings,
+        format!("{running}tools:\n  weather:\n    enabled: false\n"),
+    )
+    .unwrap();
+    stderr.wait_for("tools changed: -weather");
+    std::fs::write(&settings, "openai: [\n").unwrap();
+    let seen = stderr.wait_for("settings not applied, the running ones stay:");
+    assert!(
+        seen.last().unwrap().contains("settings.yaml"),
+        "names the file: {seen:?}"
+    );
+    writeln!(stdin, "still there?").unwrap();
+    stdout.wait_for("Still here.");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let requests = server.requests();
+    assert!(requests[0].tool_names().contains(&"weather".to_owned()));
+    assert!(
+        !requests[1].tool_names().contains(&"weather".to_owned()),
+        "the running settings (weather disabled) stayed: {:?}",
+        requests[1].tool_names()
     );
 }

@@ -120,7 +120,11 @@ fn edits_reach_a_running_server(mode: &str) {
     assert_eq!(seen[5], json!({"isError": false, "text": "stay v2"}));
     assert_eq!(seen[7], json!({"notified": true}), "after adding added.py");
     assert_eq!(seen[8], json!({"isError": false, "text": "added"}));
-    assert_eq!(seen[10], json!({"notified": true}), "after removing gone.py");
+    assert_eq!(
+        seen[10],
+        json!({"notified": true}),
+        "after removing gone.py"
+    );
     assert!(
         seen[11]["protocolError"]
             .as_str()
@@ -128,7 +132,11 @@ fn edits_reach_a_running_server(mode: &str) {
         "{}",
         seen[11]
     );
-    assert_eq!(seen[13], json!({"notified": true}), "after breaking stay.py");
+    assert_eq!(
+        seen[13],
+        json!({"notified": true}),
+        "after breaking stay.py"
+    );
     // The call in flight through all of it finished on the first generation,
     // whose worker then exited; the next one runs on the current generation.
     assert_eq!(seen[15], json!({"isError": false, "text": "slow v1"}));

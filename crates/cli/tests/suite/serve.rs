@@ -366,3 +366,60 @@ fn the_page_streams_a_turn_shows_tool_cards_keeps_the_conversation_and_never_ren
     assert!(out_dir.join("page.png").is_file() && out_dir.join("phone.png").is_file());
     server.stop(nix::sys::signal::Signal::SIGINT);
 }
+
+/// Issue 12: the tool list follows the tools directory while serving: a
+/// saved file's tool can be called, a broken file is an error row naming it.
+#[test]
+fn the_tool_list_follows_the_tools_directory() {
+    let llm = OpenAiServer::start([]);
+    let project = project_for(&llm, "");
+    let server = Server::start(&project, &[]);
+    project.tool(
+        "added.py",
+        &riverse_test_support::simple_tool("added", "return ToolResult(True, 'fresh')"),
+    );
+    project.tool("broken.py", "import riverse_no_such_module\n");
+    let row = |tools: &Value, file: &str| {
+        tools["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["source"]["file"].as_str() == Some(file))
+            .cloned()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let tools = loop {
+        let (status, body) = http(&server.url, "GET", "/v1/tools", None);
+        assert_eq!(status, 200, "{body}");
+        let tools: Value = serde_json::from_str(&body).unwrap();
+        if row(&tools, "agent/tools/added.py").is_some()
+            && row(&tools, "agent/tools/broken.py").is_some()
+        {
+            break tools;
+        }
+        assert!(Instant::now() < deadline, "never reloaded: {tools}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let added = row(&tools, "agent/tools/added.py").unwrap();
+    assert_eq!(added["status"], "available", "{added}");
+    let broken = row(&tools, "agent/tools/broken.py").unwrap();
+    assert_eq!(broken["status"], "error", "{broken}");
+    assert!(
+        broken["error"]
+            .as_str()
+            .unwrap()
+            .contains("No module named 'riverse_no_such_module' (broken.py:1)"),
+        "{broken}"
+    );
+    let (status, body) = http(
+        &server.url,
+        "POST",
+        "/v1/tools/added/call",
+        Some(&json!({})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["data"],
+        "fresh"
+    );
+}
