@@ -109,7 +109,7 @@ fn from_file_in(source: &ToolSource, touched: &[PathBuf], project_dir: &Path) ->
     match source {
         ToolSource::Python { file } | ToolSource::Agent { file } => {
             let file = project_dir.join(file);
-            touched.iter().any(|path| *path == file)
+            touched.contains(&file)
         }
         _ => false,
     }
