@@ -14,7 +14,9 @@ use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use parking_lot::Mutex;
 use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, Usage};
-use riverse_tool::{CallError, LiveRegistry, Params, Registry, ToolManifest, ToolResult};
+use riverse_tool::{
+    CallError, LiveRegistry, Params, Registry, ToolManifest, ToolResult, WeakRegistry,
+};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -127,17 +129,21 @@ pub struct Agent {
 }
 
 /// A generation and its [`ToolSelector`], present when it has more tools than
-/// a turn shows.
+/// a turn shows. The generation is not kept alive by it: a replaced one's
+/// workers exit once its calls are done.
 struct Selection {
-    registry: Registry,
+    registry: WeakRegistry,
     selector: Option<Arc<ToolSelector>>,
 }
 
 impl Selection {
-    fn of(registry: Registry, shown: usize) -> Self {
+    fn of(registry: &Registry, shown: usize) -> Self {
         let selector = ToolSelector::new(registry.available_manifests().cloned().collect(), shown)
             .map(Arc::new);
-        Selection { registry, selector }
+        Selection {
+            registry: registry.downgrade(),
+            selector,
+        }
     }
 }
 
@@ -148,7 +154,7 @@ impl Agent {
         options: TurnOptions,
     ) -> Self {
         let tools = registry.into();
-        let selection = Selection::of(tools.current(), options.max_tools_shown);
+        let selection = Selection::of(&tools.current(), options.max_tools_shown);
         Agent {
             tools,
             provider,
@@ -176,8 +182,8 @@ impl Agent {
     fn selector(&self) -> Option<Arc<ToolSelector>> {
         let registry = self.tools.current();
         let mut selection = self.selection.lock();
-        if !selection.registry.is_same(&registry) {
-            *selection = Selection::of(registry, self.options.max_tools_shown);
+        if !selection.registry.is_of(&registry) {
+            *selection = Selection::of(&registry, self.options.max_tools_shown);
         }
         selection.selector.clone()
     }

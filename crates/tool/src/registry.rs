@@ -210,6 +210,11 @@ impl WeakRegistry {
     pub fn upgrade(&self) -> Option<Registry> {
         self.inner.upgrade().map(|inner| Registry { inner })
     }
+
+    /// Whether this reaches `registry`'s very generation.
+    pub fn is_of(&self, registry: &Registry) -> bool {
+        std::ptr::eq(self.inner.as_ptr(), Arc::as_ptr(&registry.inner))
+    }
 }
 
 struct Tables {
