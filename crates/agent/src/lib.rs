@@ -21,8 +21,8 @@ mod tool_config;
 mod turn;
 
 pub use listing::tools_json;
-pub use provider::{build_agent, build_provider};
-pub use registry::build_registry;
+pub use provider::{build_agent, build_agent_with_sources, build_provider};
+pub use registry::{ToolSources, build_registry};
 pub use reload::{HotReload, Reloaded, ToolChanges};
 pub use selection::ToolSelector;
 pub use settings::{

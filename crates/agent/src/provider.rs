@@ -7,7 +7,8 @@ use riverse_embedded::{EmbeddedOptions, EmbeddedProvider};
 use riverse_llm::{Error, OllamaProvider, OpenAiProvider, Provider};
 use riverse_python::resolve_interpreter;
 
-use crate::{Agent, LlmProvider, Settings, build_registry, config};
+use crate::registry::ToolSources;
+use crate::{Agent, LlmProvider, Settings, config};
 
 /// The provider the settings ask for. Building one contacts nothing; the
 /// first request finds out whether the endpoint answers.
@@ -54,11 +55,19 @@ fn pip_interpreter(settings: &Settings) -> PathBuf {
 /// The provider, then the registry: a provider that cannot be built fails
 /// before any tool is imported.
 pub async fn build_agent(settings: &Settings) -> Result<Agent, Error> {
+    build_agent_with_sources(settings)
+        .await
+        .map(|(agent, _sources)| agent)
+}
+
+/// [`build_agent`], with what each tool source yielded, for hot reload.
+pub async fn build_agent_with_sources(settings: &Settings) -> Result<(Agent, ToolSources), Error> {
     let provider = build_provider(settings)?;
-    let registry = build_registry(settings).await;
-    Ok(Agent::new(
-        registry,
+    let sources = ToolSources::discover(settings).await;
+    let agent = Agent::new(
+        sources.registry(settings),
         provider,
         config::turn_options(settings),
-    ))
+    );
+    Ok((agent, sources))
 }

@@ -15,36 +15,95 @@ use crate::config::{mcp_options, python_options, registry_options};
 /// MCP server may take seconds to come up. Failures are entries of the
 /// registry, never an error.
 pub async fn build_registry(settings: &Settings) -> Registry {
-    // Python tools reach the registry they end up in through this link.
-    let host = HostLink::default();
-    let python = async {
-        if let Some(missing) = missing_tools_dir(settings) {
-            vec![missing]
-        } else if settings.tools.enabled {
-            python_tools(python_options(settings, host.clone())).await
-        } else {
-            tracing::info!("drop-in tools are disabled by tools.enabled: false");
-            Vec::new()
+    ToolSources::discover(settings).await.registry(settings)
+}
+
+/// What each tool source yielded, kept so that hot reload can start again
+/// only the source that changed: saving a Python tool does not restart the
+/// MCP servers.
+pub struct ToolSources {
+    python: Vec<Found>,
+    /// Python tools reach the registry they end up in through this link.
+    host: HostLink,
+    agents: Vec<Found>,
+    mcp: Vec<Found>,
+}
+
+impl ToolSources {
+    /// Starts every enabled source at once.
+    pub async fn discover(settings: &Settings) -> Self {
+        let host = HostLink::default();
+        let (python, mcp) = tokio::join!(python_found(settings, &host), mcp_found(settings));
+        ToolSources {
+            python,
+            host,
+            agents: agents_found(settings),
+            mcp,
         }
-    };
-    let mcp = async {
-        if settings.mcp.enabled {
-            mcp_tools(mcp_options(settings)).await
-        } else {
-            if !settings.mcp.servers.is_empty() {
-                tracing::info!("mcp servers are configured but mcp.enabled is false");
-            }
-            Vec::new()
-        }
-    };
-    let (mut found, mcp) = tokio::join!(python, mcp);
-    if settings.tools.enabled {
-        found.extend(agent_tools(&agents_options(settings)));
     }
-    found.extend(mcp);
-    let registry = Registry::new(found, registry_options(settings));
-    host.set(&registry);
-    registry
+
+    /// Imports the Python tools again, in new workers.
+    pub async fn rediscover_python(&mut self, settings: &Settings) {
+        let host = HostLink::default();
+        self.python = python_found(settings, &host).await;
+        self.host = host;
+    }
+
+    /// Takes `other`'s Python tools (and their link to the registry) instead
+    /// of these.
+    pub fn keep_python_of(&mut self, other: &mut ToolSources) {
+        std::mem::swap(&mut self.python, &mut other.python);
+        std::mem::swap(&mut self.host, &mut other.host);
+    }
+
+    /// Reads the YAML agents files again.
+    pub fn reread_agents(&mut self, settings: &Settings) {
+        self.agents = agents_found(settings);
+    }
+
+    /// A registry of what the sources yielded, in order.
+    pub fn registry(&self, settings: &Settings) -> Registry {
+        let found = self
+            .python
+            .iter()
+            .chain(&self.agents)
+            .chain(&self.mcp)
+            .cloned()
+            .collect();
+        let registry = Registry::new(found, registry_options(settings));
+        self.host.set(&registry);
+        registry
+    }
+}
+
+async fn python_found(settings: &Settings, host: &HostLink) -> Vec<Found> {
+    if let Some(missing) = missing_tools_dir(settings) {
+        vec![missing]
+    } else if settings.tools.enabled {
+        python_tools(python_options(settings, host.clone())).await
+    } else {
+        tracing::info!("drop-in tools are disabled by tools.enabled: false");
+        Vec::new()
+    }
+}
+
+async fn mcp_found(settings: &Settings) -> Vec<Found> {
+    if settings.mcp.enabled {
+        mcp_tools(mcp_options(settings)).await
+    } else {
+        if !settings.mcp.servers.is_empty() {
+            tracing::info!("mcp servers are configured but mcp.enabled is false");
+        }
+        Vec::new()
+    }
+}
+
+fn agents_found(settings: &Settings) -> Vec<Found> {
+    if settings.tools.enabled {
+        agent_tools(&agents_options(settings))
+    } else {
+        Vec::new()
+    }
 }
 
 /// Riverse's agents files live in `agent/config/`; `settings.yaml` may add a

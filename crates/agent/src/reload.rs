@@ -1,10 +1,12 @@
 //! Hot reload for the long-running commands (`chat`, `mcp`, `serve`).
 //!
 //! The tools directory, the YAML agents files and `settings.yaml` are
-//! watched. A change (debounced, so a save counts once) rebuilds every tool
-//! source in a new generation and swaps it into the [`LiveRegistry`]: calls
-//! in flight finish on the old generation, whose workers exit once the last
-//! of them is done; the next call sees the new tools.
+//! watched. A change (debounced, so a save counts once) starts the tool
+//! source it concerns again (a Python file: new workers; an agents file: the
+//! agents read again; the settings: every source, MCP servers only when
+//! `mcp` changed) and swaps a new generation into the [`LiveRegistry`]:
+//! calls in flight finish on the old generation, whose workers exit once the
+//! last of them is done; the next call sees the new tools.
 //!
 //! A tool file that fails after an edit is withdrawn: the new generation has
 //! its error row (file and line), not its last good version, so what runs is
@@ -21,7 +23,7 @@ use tokio::sync::mpsc;
 
 pub use changes::ToolChanges;
 
-use crate::{Settings, build_registry};
+use crate::{Settings, ToolSources};
 use watch::{Watch, Watched, next_change};
 
 /// Settings that only a restart applies: the model, the turn's limits, the
@@ -60,10 +62,11 @@ impl Drop for HotReload {
 }
 
 impl HotReload {
-    /// Starts watching `settings`' project; each reload replaces `tools` and
-    /// is reported to `report`.
+    /// Starts watching `settings`' project, whose tools `sources` yielded;
+    /// each reload replaces `tools` and is reported to `report`.
     pub fn start(
         settings: Settings,
+        sources: ToolSources,
         tools: LiveRegistry,
         report: impl FnMut(Reloaded) + Send + 'static,
     ) -> Result<Self, notify::Error> {
@@ -72,6 +75,7 @@ impl HotReload {
         let watch = Watch::start(&watched, sender)?;
         let reloader = Reloader {
             settings,
+            sources,
             watched,
             watch,
             tools,
@@ -84,6 +88,7 @@ impl HotReload {
 
 struct Reloader {
     settings: Settings,
+    sources: ToolSources,
     watched: Watched,
     watch: Watch,
     tools: LiveRegistry,
@@ -102,24 +107,31 @@ impl Reloader {
             if touched.is_empty() {
                 continue;
             }
-            if touched.contains(&self.watched.settings_file) {
+            let mut sources = Changed::of(&touched, &self.watched);
+            if sources.settings {
                 match self.reread_settings() {
-                    Ok(restart) if !restart.is_empty() => report(Reloaded::NeedsRestart(restart)),
-                    Ok(_) => {}
-                    Err(error) => {
-                        report(Reloaded::SettingsKept {
-                            file: self.watched.settings_file.clone(),
-                            error,
-                        });
-                        touched.retain(|path| *path != self.watched.settings_file);
-                        if touched.is_empty() {
-                            continue;
+                    Ok(reread) => {
+                        if !reread.restart.is_empty() {
+                            report(Reloaded::NeedsRestart(reread.restart));
                         }
+                        // Tools read the whole document: every Python tool
+                        // starts again with the new one.
+                        sources.python = true;
+                        sources.agents = true;
+                        sources.mcp = reread.mcp_changed;
                     }
+                    Err(error) => report(Reloaded::SettingsKept {
+                        file: self.watched.settings_file.clone(),
+                        error,
+                    }),
                 }
             }
+            if !(sources.python || sources.agents || sources.mcp) {
+                continue;
+            }
             let old = self.tools.current();
-            let new = build_registry(&self.settings).await;
+            self.rediscover(&sources).await;
+            let new = self.sources.registry(&self.settings);
             let changes = ToolChanges::between(&old, &new, &touched, &self.settings.project_dir);
             self.tools.replace(new);
             drop(old);
@@ -127,9 +139,27 @@ impl Reloader {
         }
     }
 
-    /// Reads the settings file again. The keys that need a restart to apply,
-    /// or why the file can't be used.
-    fn reread_settings(&mut self) -> Result<Vec<String>, String> {
+    /// Starts again the sources that changed.
+    async fn rediscover(&mut self, changed: &Changed) {
+        if changed.mcp {
+            let mut fresh = ToolSources::discover(&self.settings).await;
+            if !changed.python {
+                fresh.keep_python_of(&mut self.sources);
+            }
+            self.sources = fresh;
+            return;
+        }
+        if changed.python {
+            self.sources.rediscover_python(&self.settings).await;
+        }
+        if changed.agents {
+            self.sources.reread_agents(&self.settings);
+        }
+    }
+
+    /// Reads the settings file again: what changed, or why the file can't
+    /// be used.
+    fn reread_settings(&mut self) -> Result<Reread, String> {
         let file = &self.watched.settings_file;
         if !file.is_file() {
             return Err(format!("{}: the file is gone", file.display()));
@@ -139,14 +169,50 @@ impl Reloader {
         for warning in &settings.warnings {
             tracing::warn!("{warning}");
         }
-        let restart = RESTART_KEYS
+        let restart: Vec<String> = RESTART_KEYS
             .iter()
             .filter(|key| settings.document.get(**key) != self.settings.document.get(**key))
             .map(|key| (*key).to_owned())
             .collect();
+        let mcp_changed = settings.document.get("mcp") != self.settings.document.get("mcp");
         self.watched = Watched::of(&settings);
         self.watch.follow(&self.watched);
         self.settings = settings;
-        Ok(restart)
+        Ok(Reread {
+            restart,
+            mcp_changed,
+        })
+    }
+}
+
+/// What a good settings file changed.
+struct Reread {
+    /// Keys that apply at the next start.
+    restart: Vec<String>,
+    mcp_changed: bool,
+}
+
+/// Which sources a change concerns.
+#[derive(Debug, Default)]
+struct Changed {
+    settings: bool,
+    python: bool,
+    agents: bool,
+    mcp: bool,
+}
+
+impl Changed {
+    fn of(touched: &[PathBuf], watched: &Watched) -> Self {
+        let mut changed = Changed::default();
+        for path in touched {
+            if *path == watched.settings_file {
+                changed.settings = true;
+            } else if watched.is_agents_file(path) {
+                changed.agents = true;
+            } else {
+                changed.python = true;
+            }
+        }
+        changed
     }
 }

@@ -6,10 +6,13 @@
 //! like any other, with its deadline, its isolation and every tool source.
 //!
 //! The pool reaches the registry through a [`HostLink`], set once the registry
-//! exists and holding it weakly: the registry holds the pool's tools, so a
-//! strong link would keep both alive forever.
+//! exists (and again when hot reload puts the same tools in a new registry),
+//! holding it weakly: the registry holds the pool's tools, so a strong link
+//! would keep both alive forever.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use riverse_protocol::{ErrorObject, error_codes, methods};
 use riverse_tool::{Registry, ToolResult, WeakRegistry};
@@ -18,31 +21,28 @@ use serde_json::{Value, json};
 /// The host's registry, once it is built.
 #[derive(Clone, Default)]
 pub struct HostLink {
-    registry: Arc<OnceLock<WeakRegistry>>,
+    registry: Arc<RwLock<WeakRegistry>>,
 }
 
 impl std::fmt::Debug for HostLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let set = self.registry.get().is_some();
+        let set = self.registry.read().upgrade().is_some();
         f.debug_struct("HostLink").field("set", &set).finish()
     }
 }
 
 impl HostLink {
-    /// Points the link at `registry`; later calls keep the first.
+    /// Points the link at `registry`, the latest that holds these tools.
     pub fn set(&self, registry: &Registry) {
-        let _ = self.registry.set(registry.downgrade());
+        *self.registry.write() = registry.downgrade();
     }
 
     fn registry(&self) -> Result<Registry, ErrorObject> {
-        self.registry
-            .get()
-            .and_then(WeakRegistry::upgrade)
-            .ok_or_else(|| ErrorObject {
-                code: error_codes::INTERNAL_ERROR,
-                message: "the host's tool registry is not available".into(),
-                data: None,
-            })
+        self.registry.read().upgrade().ok_or_else(|| ErrorObject {
+            code: error_codes::INTERNAL_ERROR,
+            message: "the host's tool registry is not available".into(),
+            data: None,
+        })
     }
 
     /// Answers one request from a worker.

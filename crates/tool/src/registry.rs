@@ -12,7 +12,9 @@ use crate::name::is_valid_name;
 use crate::params::{Params, coerce_params};
 use crate::truncate::cap_output;
 
-/// What a tool source yields: a tool, or a failure to produce one.
+/// What a tool source yields: a tool, or a failure to produce one. Clones
+/// share the tool.
+#[derive(Clone)]
 pub enum Found {
     Tool {
         tool: Arc<dyn Tool>,

@@ -53,6 +53,12 @@ impl Watched {
                 .is_some_and(|name| name.to_string_lossy().starts_with('.'));
             return path == tools_dir || (!in_cache && !hidden && extension == Some("py"));
         }
+        self.is_agents_file(path)
+    }
+
+    /// Whether `path` is a YAML agents file.
+    pub fn is_agents_file(&self, path: &Path) -> bool {
+        let extension = path.extension().and_then(|extension| extension.to_str());
         path.parent() == Some(self.agents_dir.as_path())
             && matches!(extension, Some("yaml" | "yml"))
     }

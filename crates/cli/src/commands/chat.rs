@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use riverse_agent::{Agent, Settings, TurnEvent, build_agent};
+use riverse_agent::{Agent, Settings, TurnEvent, build_agent_with_sources};
 use riverse_llm::Message;
 use riverse_tool::{Entry, shorten};
 use rustyline::error::ReadlineError;
@@ -27,8 +27,8 @@ const MAX_ERROR_CHARS: usize = 200;
 const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
 
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
-    let agent = build_agent(settings).await?;
-    let _watching = reload::start(settings, agent.live_registry(), Report::Terminal);
+    let (agent, sources) = build_agent_with_sources(settings).await?;
+    let _watching = reload::start(settings, sources, agent.live_registry(), Report::Terminal);
     let mut input = if io::stdin().is_terminal() {
         let input = Input::terminal()?;
         let tools = agent.registry().available_manifests().count();

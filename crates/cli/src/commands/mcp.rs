@@ -4,7 +4,7 @@
 //! stderr, where MCP hosts collect a server's logs.
 
 use anyhow::Context;
-use riverse_agent::{Settings, build_registry};
+use riverse_agent::{Settings, ToolSources};
 use riverse_tool::{LiveRegistry, Status};
 
 use super::reload::{self, Report};
@@ -12,7 +12,8 @@ use super::reload::{self, Report};
 use crate::output::Exit;
 
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
-    let registry = build_registry(settings).await;
+    let sources = ToolSources::discover(settings).await;
+    let registry = sources.registry(settings);
     for entry in registry.entries() {
         if let (Status::Error | Status::Conflict, Some(error)) = (entry.status(), entry.error()) {
             let name = entry.name().unwrap_or("-");
@@ -22,7 +23,7 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     let served = registry.available_manifests().count();
     tracing::info!("serving {served} tools over mcp on stdio");
     let tools = LiveRegistry::new(registry);
-    let _watching = reload::start(settings, &tools, Report::Log);
+    let _watching = reload::start(settings, sources, &tools, Report::Log);
     riverse_mcp::serve_stdio(tools)
         .await
         .context("riverse mcp")?;

@@ -1,6 +1,6 @@
 //! Hot reload as the long-running commands report it.
 
-use riverse_agent::{HotReload, Reloaded, Settings};
+use riverse_agent::{HotReload, Reloaded, Settings, ToolSources};
 use riverse_tool::LiveRegistry;
 
 /// Where a command reports reloads.
@@ -14,8 +14,13 @@ pub enum Report {
 
 /// Watches the project for as long as the returned handle lives. A watch that
 /// can't start is a warning, not a failure: the command runs without it.
-pub fn start(settings: &Settings, tools: &LiveRegistry, report: Report) -> Option<HotReload> {
-    let started = HotReload::start(settings.clone(), tools.clone(), move |reloaded| {
+pub fn start(
+    settings: &Settings,
+    sources: ToolSources,
+    tools: &LiveRegistry,
+    report: Report,
+) -> Option<HotReload> {
+    let started = HotReload::start(settings.clone(), sources, tools.clone(), move |reloaded| {
         for line in lines(&reloaded) {
             match (report, &line) {
                 (Report::Terminal, Line::Info(text) | Line::Problem(text)) => eprintln!("{text}"),

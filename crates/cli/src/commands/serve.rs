@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use riverse_agent::{Settings, Storage, build_agent};
+use riverse_agent::{Settings, Storage, build_agent_with_sources};
 use riverse_server::{AppState, ServerOptions};
 use riverse_store::{PostgresStore, SqliteStore, Store};
 
@@ -31,8 +31,9 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("can't listen on {addr}"))?;
-    let agent = Arc::new(build_agent(settings).await?);
-    let _watching = reload::start(settings, agent.live_registry(), Report::Log);
+    let (agent, sources) = build_agent_with_sources(settings).await?;
+    let agent = Arc::new(agent);
+    let _watching = reload::start(settings, sources, agent.live_registry(), Report::Log);
     let tools = agent.registry().available_manifests().count();
     let state = AppState::new(
         agent.clone(),

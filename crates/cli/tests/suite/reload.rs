@@ -164,3 +164,43 @@ fn edits_reach_a_client_of_the_initialize_handshake() {
 fn edits_reach_a_client_listening_for_changes() {
     edits_reach_a_running_server("auto");
 }
+
+/// Saving a Python tool starts the Python tools again, not the MCP servers
+/// (a server's state survives); changing `mcp` in the settings restarts them.
+#[test]
+fn only_the_source_that_changed_starts_again() {
+    let project = Project::new();
+    project
+        .file("mcp_sdk_server.py", &fixture("mcp_sdk_server.py"))
+        .tool("stay.py", &tool("stay", "first version", "stay v1"));
+    let settings = |timeout: u32| {
+        format!(
+            "mcp:\n  enabled: true\n  startup_timeout: {timeout}\n  servers:\n    \
+             - {{name: demo, command: {python:?}, args: [mcp_sdk_server.py]}}\n",
+            python = mcp_python().display().to_string()
+        )
+    };
+    project.settings(&settings(120));
+    let settings_file = project.path().join("settings.yaml");
+    let pid = || json!({"call": "mcp_demo_pid", "arguments": {}});
+    let (seen, stderr) = drive(
+        &project,
+        "legacy",
+        json!([
+            pid(),
+            {"save": "stay.py", "text": tool("stay", "second version", "stay v2")},
+            {"await_change": true},
+            {"call": "stay", "arguments": {}},
+            pid(),
+            {"write": settings_file, "text": settings(121)},
+            {"await_change": true},
+            pid(),
+        ]),
+    );
+    assert_eq!(seen[2], json!({"notified": true}), "{stderr}");
+    assert_eq!(seen[3], json!({"isError": false, "text": "stay v2"}));
+    assert_eq!(seen[0], seen[4], "the MCP server was not restarted");
+    assert_eq!(seen[6], json!({"notified": true}), "{stderr}");
+    assert_ne!(seen[4], seen[7], "the MCP server was restarted");
+    assert_eq!(seen[7]["isError"], false, "{}", seen[7]);
+}
