@@ -141,5 +141,8 @@ async fn a_line_that_is_not_mcp_during_a_call_fails_it_at_once_and_restarts_the_
         .await
         .unwrap();
     assert!(second.success, "{second:?}");
-    assert_ne!(first.data, second.data, "the same server process answered twice");
+    assert_ne!(
+        first.data, second.data,
+        "the same server process answered twice"
+    );
 }
