@@ -15,7 +15,7 @@ use riverse_tool::{
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
 };
-use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::service::{ClientInitializeError, NotificationContext, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
@@ -24,6 +24,7 @@ use tokio::time::Instant;
 use crate::Error;
 use crate::manifest::{restore_structured, translate};
 use crate::process::{Launch, ServerProcess};
+use crate::vet::NotMcp;
 
 /// How long a call that lost its server waits for the exit status, to say how
 /// the server ended.
@@ -141,6 +142,33 @@ fn too_long_reply() -> Replace {
 
 use riverse_tool::seconds;
 
+/// Why a stdio server's handshake failed, in the words that explain it best:
+/// what it wrote that is not MCP, how it exited, or its error reply.
+async fn handshake_failure(
+    err: ClientInitializeError,
+    process: &ServerProcess,
+    not_mcp: &NotMcp,
+) -> String {
+    if let Some(cause) = not_mcp.cause() {
+        return cause;
+    }
+    match err {
+        ClientInitializeError::JsonRpcError(error) => {
+            format!("it answered initialize with an error: {}", error.message)
+        }
+        // A server that exits during the handshake explains itself better by
+        // its exit than rmcp can; one still running has closed its stdout.
+        ClientInitializeError::ConnectionClosed(_)
+        | ClientInitializeError::TransportError { .. } => {
+            match process.exit_within(DEATH_GRACE).await {
+                Some(how) => format!("the server {how}"),
+                None => "the server closed its stdout without answering".to_owned(),
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
 /// One tool of an MCP server.
 pub struct McpTool {
     manifest: ToolManifest,
@@ -217,6 +245,11 @@ impl Tool for McpTool {
                 error.message
             )),
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
+                if let Some(cause) = connected.not_mcp.cause() {
+                    return ToolResult::failure(format!(
+                        "tool \"{name}\": mcp server \"{server}\" failed during the call: {cause}; it will be restarted on the next call"
+                    ));
+                }
                 let death = match &connected.process {
                     Some(process) => process.death(DEATH_GRACE).await,
                     None => "the connection was closed".to_owned(),
@@ -262,6 +295,9 @@ struct Session {
     service: RunningService<RoleClient, Client>,
     /// The process of a stdio server.
     process: Option<Arc<ServerProcess>>,
+    /// What ended a stdio server's connection, when it wrote something that
+    /// is not MCP.
+    not_mcp: NotMcp,
 }
 
 impl Session {
@@ -278,6 +314,7 @@ impl Session {
 struct Connected {
     peer: Peer<RoleClient>,
     process: Option<Arc<ServerProcess>>,
+    not_mcp: NotMcp,
 }
 
 /// A configured server and its session, started again when it is gone.
@@ -343,6 +380,7 @@ impl ServerLink {
         Ok(Connected {
             peer: session.service.peer().clone(),
             process: session.process.clone(),
+            not_mcp: session.not_mcp.clone(),
         })
     }
 
@@ -362,22 +400,23 @@ impl ServerLink {
                 })?;
                 let process = Arc::new(process);
                 *self.spawned.lock() = Some(process.clone());
-                let stdout = BoundedLines::new(stdout, self.reply_limit, too_long_reply());
+                let not_mcp = NotMcp::default();
+                let stdout = BoundedLines::new(stdout, self.reply_limit, too_long_reply())
+                    .vetting(not_mcp.vet());
                 match client.serve((stdout, stdin)).await {
                     Ok(service) => Ok(Session {
                         service,
                         process: Some(process),
+                        not_mcp,
                     }),
                     Err(err) => {
-                        // A server that exits during the handshake explains
-                        // itself better by its exit and stderr than rmcp can.
-                        let cause = match process.exit_within(DEATH_GRACE).await {
-                            Some(how) => format!("the server {how}{}", process.stderr_detail()),
-                            None => format!("{err}{}", process.stderr_detail()),
-                        };
+                        let cause = handshake_failure(err, &process, &not_mcp).await;
+                        // Of no use now, whatever it is doing: once it is
+                        // gone, what it printed is complete.
+                        process.stop(DEATH_GRACE).await;
                         Err(Error::InitializeFailed {
                             server: server.clone(),
-                            cause,
+                            cause: format!("{cause}{}", process.stderr_detail()),
                         })
                     }
                 }
@@ -395,6 +434,7 @@ impl ServerLink {
                 Ok(Session {
                     service,
                     process: None,
+                    not_mcp: NotMcp::default(),
                 })
             }
         }

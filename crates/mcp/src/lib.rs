@@ -5,7 +5,9 @@
 //! yields each server's tools as [`riverse_tool::Found`] values named
 //! `mcp_<server>_<tool>`, or one failure naming the server and the cause. A stdio
 //! server that dies is started again on the next call of one of its tools; a
-//! call past its deadline is abandoned with `notifications/cancelled`.
+//! call past its deadline is abandoned with `notifications/cancelled`. What a
+//! stdio server writes is vetted line by line: something that is not MCP ends
+//! its connection at once, with what it was, rather than waiting for a deadline.
 //!
 //! As a server, [`serve`] answers `tools/list` and `tools/call` from a
 //! [`riverse_tool::LiveRegistry`], each call in a task of its own, with every
@@ -20,6 +22,7 @@ mod error;
 mod manifest;
 mod process;
 mod server;
+mod vet;
 
 pub use client::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
 pub use error::Error;

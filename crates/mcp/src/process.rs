@@ -79,6 +79,12 @@ impl ServerProcess {
         Some(exit)
     }
 
+    /// Kills the server and waits up to `grace` for the rest of its stderr.
+    pub(crate) async fn stop(&self, grace: Duration) {
+        self.child.kill();
+        self.child.stderr_ended(grace).await;
+    }
+
     /// `; its stderr ended with: ...`, or nothing when it printed nothing.
     pub(crate) fn stderr_detail(&self) -> String {
         let tail = self.child.stderr_tail();

@@ -1,4 +1,5 @@
-//! A protocol stream whose over-long lines are replaced as they stream by.
+//! A protocol stream whose over-long lines are replaced as they stream by,
+//! and whose other lines may be vetted.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -15,19 +16,37 @@ const CHUNK: usize = 8192;
 /// pass on instead (without its newline), or `None` to drop it.
 pub type Replace = Box<dyn Fn(&[u8], usize) -> Option<Vec<u8>> + Send + Sync>;
 
+/// What a line within the limit becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Passed on as it is.
+    Pass,
+    /// Passed on as this line instead (without its newline).
+    Replace(Vec<u8>),
+    /// Dropped, and the stream ends before it: the reader sees what came
+    /// before, then the end.
+    End,
+}
+
+/// Judges each line within the limit (without its newline).
+pub type Vet = Box<dyn Fn(&[u8]) -> Verdict + Send + Sync>;
+
 /// Passes a newline-delimited stream through, line by line, and replaces each
 /// line longer than `limit` (which is never held whole) by what `replace`
-/// makes of its start.
+/// makes of its start. Lines within the limit pass, unless a [`Vet`] given
+/// with [`BoundedLines::vetting`] says otherwise.
 pub struct BoundedLines<R> {
     inner: R,
     limit: usize,
     replace: Replace,
+    vet: Option<Vet>,
     /// Whole lines ready to be read.
     ready: VecDeque<u8>,
     /// The line being read.
     line: Vec<u8>,
     /// The length of the line being read, once it is over the limit.
     discarding: Option<usize>,
+    /// The inner stream ended, or the vet ended the stream.
     ended: bool,
 }
 
@@ -37,6 +56,7 @@ impl<R> BoundedLines<R> {
             inner,
             limit,
             replace,
+            vet: None,
             ready: VecDeque::new(),
             line: Vec::new(),
             discarding: None,
@@ -44,8 +64,14 @@ impl<R> BoundedLines<R> {
         }
     }
 
+    /// Has each line within the limit judged by `vet`.
+    pub fn vetting(mut self, vet: Vet) -> Self {
+        self.vet = Some(vet);
+        self
+    }
+
     fn take_bytes(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
+        while !bytes.is_empty() && !self.ended {
             let newline = bytes.iter().position(|&byte| byte == b'\n');
             let (part, rest) = match newline {
                 Some(at) => (&bytes[..at], Some(&bytes[at + 1..])),
@@ -71,14 +97,29 @@ impl<R> BoundedLines<R> {
     }
 
     fn end_line(&mut self) {
-        let line = std::mem::take(&mut self.line);
-        let whole = match self.discarding.take() {
-            None => Some(line),
-            Some(total) => (self.replace)(&line, total),
-        };
-        if let Some(whole) = whole {
+        if let Some(whole) = self.judge_line() {
             self.ready.extend(whole);
             self.ready.push_back(b'\n');
+        }
+    }
+
+    /// What the line just read becomes, if anything.
+    fn judge_line(&mut self) -> Option<Vec<u8>> {
+        let line = std::mem::take(&mut self.line);
+        if let Some(total) = self.discarding.take() {
+            return (self.replace)(&line, total);
+        }
+        let verdict = match &self.vet {
+            Some(vet) => vet(&line),
+            None => Verdict::Pass,
+        };
+        match verdict {
+            Verdict::Pass => Some(line),
+            Verdict::Replace(instead) => Some(instead),
+            Verdict::End => {
+                self.ended = true;
+                None
+            }
         }
     }
 }
@@ -109,12 +150,15 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
                 Poll::Ready(Ok(())) => {
                     let read = chunk_buf.filled();
                     if read.is_empty() {
-                        this.ended = true;
-                        // A last line without its newline passes as it is.
-                        if this.discarding.is_none() {
-                            let line = std::mem::take(&mut this.line);
-                            this.ready.extend(line);
+                        // A last line without its newline is judged like the
+                        // others, and passed on without one.
+                        if this.discarding.is_none()
+                            && !this.line.is_empty()
+                            && let Some(last) = this.judge_line()
+                        {
+                            this.ready.extend(last);
                         }
+                        this.ended = true;
                     } else {
                         let read = read.to_vec();
                         this.take_bytes(&read);
@@ -167,6 +211,20 @@ mod tests {
         let mut output = String::new();
         bounded.read_to_string(&mut output).await.unwrap();
         assert_eq!(output, "{\"id\":1}\n\"a\\\"b\" 100041\nlast");
+    }
+
+    #[tokio::test]
+    async fn a_vet_replaces_lines_and_ends_the_stream_before_the_line_it_refuses() {
+        let input = b"keep\nswap\nkeep\nstop\nnever\n";
+        let vet: Vet = Box::new(|line| match line {
+            b"swap" => Verdict::Replace(b"swapped".to_vec()),
+            b"stop" => Verdict::End,
+            _ => Verdict::Pass,
+        });
+        let mut bounded = BoundedLines::new(&input[..], 1000, Box::new(|_, _| None)).vetting(vet);
+        let mut output = String::new();
+        bounded.read_to_string(&mut output).await.unwrap();
+        assert_eq!(output, "keep\nswapped\nkeep\n");
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! group with `setsid` is re-parented to Riverse and killed when its worker
 //! goes ([`groups`]). [`read_line`] reads a protocol line with a bound on its
 //! length, and [`BoundedLines`] passes a protocol stream on with its over-long
-//! lines replaced (by an error reply, for the MCP client and server).
+//! lines replaced (by an error reply, for the MCP client and server) and its
+//! other lines vetted (the MCP client ends a stream that is not MCP).
 //!
 //! Out of scope: what is spoken over stdin and stdout (the callers' protocols),
 //! and restarting a child (the callers decide when a fresh one is needed).
@@ -25,7 +26,7 @@ pub mod groups;
 mod lines;
 mod relay;
 
-pub use bounded::{BoundedLines, Replace, leading_id};
+pub use bounded::{BoundedLines, Replace, Verdict, Vet, leading_id};
 pub use child::{Child, Spawned};
 pub use exit::Exit;
 pub use groups::shutdown;

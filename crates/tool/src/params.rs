@@ -109,7 +109,9 @@ fn coerce(value: Value, wanted: Kind) -> Result<Value, Value> {
 }
 
 fn int_from_number(n: &Number) -> Option<Value> {
-    if n.is_i64() || n.is_u64() {
+    // Past 64 bits an integer is still exact: serde_json keeps its digits
+    // (`arbitrary_precision`), and Python reads them as an int.
+    if n.is_i64() || n.is_u64() || is_integer_literal(&n.to_string()) {
         return Some(Value::Number(n.clone()));
     }
     let f = n.as_f64()?;
@@ -120,8 +122,19 @@ fn int_from_text(text: &str) -> Option<Value> {
     if let Ok(i) = text.parse::<i64>() {
         return Some(Value::from(i));
     }
+    if is_integer_literal(text)
+        && let Ok(n) = serde_json::from_str::<Number>(text)
+    {
+        return Some(Value::Number(n));
+    }
     let f: f64 = text.parse().ok()?;
     int_from_number(&Number::from_f64(f)?)
+}
+
+/// `-12`, `340282366920938463463374607431768211456`: digits, perhaps a minus.
+fn is_integer_literal(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|byte| byte.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -167,6 +180,17 @@ mod tests {
             coerced(json!({"n": 7, "x": 1, "flag": false, "s": 42, "extra": [1]})),
             Ok(json!({"n": 7, "x": 1, "flag": false, "s": "42", "extra": [1]}))
         );
+    }
+
+    /// Issue 13: integers past 64 bits stay exact, as JSON or as text.
+    #[test]
+    fn integers_past_64_bits_stay_exact() {
+        let big = "123456789012345678901234567890";
+        let value: Value = serde_json::from_str(&format!(r#"{{"n": {big}, "s": {big}}}"#)).unwrap();
+        let coerced = coerced(value).unwrap();
+        assert_eq!(coerced.to_string(), format!(r#"{{"n":{big},"s":"{big}"}}"#));
+        let from_text = self::coerced(json!({"n": format!("-{big}")})).unwrap();
+        assert_eq!(from_text.to_string(), format!(r#"{{"n":-{big}}}"#));
     }
 
     #[test]

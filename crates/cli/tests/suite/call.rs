@@ -140,6 +140,27 @@ fn a_value_that_cannot_be_coerced_fails_the_call_naming_the_parameter() {
     );
 }
 
+/// Issue 13: an integer past 64 bits reaches a Python tool as that int, and
+/// comes back as its digits, whether given as JSON or as text.
+#[test]
+fn integers_past_64_bits_reach_a_python_tool_exactly() {
+    let project = project(&["typed.py"]);
+    let big = "123456789012345678901234567890";
+    let params = format!(r#"{{"count": {big}, "label": {big}1}}"#);
+    let ran = riverse(&project, &["call", "typed", "--params", &params]);
+    assert_eq!(
+        ran.exits(0).stdout,
+        format!("{{\"count\": [\"int\", {big}], \"label\": [\"str\", \"{big}1\"]}}\n")
+    );
+    let count = format!("count=-{big}");
+    let ran = riverse(&project, &["call", "typed", &count, "--json"]);
+    let printed: Value = serde_json::from_str(&ran.exits(0).stdout).unwrap();
+    assert_eq!(
+        printed["data"],
+        json!(format!("{{\"count\": [\"int\", -{big}]}}"))
+    );
+}
+
 #[test]
 fn japanese_text_goes_in_and_out_intact() {
     let project = project(&["japanese.py"]);

@@ -97,6 +97,22 @@ fn an_sdk_client_lists_and_calls_the_served_tools() {
     assert_eq!(seen[4], ok("STILL HERE"));
 }
 
+/// Issue 13: an integer past 64 bits in a call's arguments reaches the
+/// Python tool as exactly that int.
+#[test]
+fn an_integer_past_64_bits_reaches_the_tool_exactly() {
+    let project = project("");
+    project.fixture("typed.py");
+    let big = "123456789012345678901234567890";
+    let count: Value = serde_json::from_str(big).unwrap();
+    let seen = drive(
+        &project,
+        "auto",
+        json!([call("typed", json!({"count": count}))]),
+    );
+    assert_eq!(seen[0], ok(&format!("{{\"count\": [\"int\", {big}]}}")));
+}
+
 #[test]
 fn a_hanging_tool_and_a_crashing_tool_fail_alone() {
     let project = project("tools:\n  hanging: {timeout: 1}\n");

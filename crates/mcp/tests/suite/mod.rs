@@ -1,2 +1,3 @@
+mod hostile;
 mod server;
 mod source;

@@ -24,7 +24,7 @@ fn project() -> Project {
     project
 }
 
-fn stdio(name: &str, command: &str, args: &[&str]) -> ServerSpec {
+pub(super) fn stdio(name: &str, command: &str, args: &[&str]) -> ServerSpec {
     ServerSpec {
         name: name.into(),
         transport: ServerTransport::Stdio {
@@ -41,7 +41,7 @@ fn sdk_server(name: &str, mode: &str) -> ServerSpec {
     stdio(name, &python, &["mcp_sdk_server.py", mode])
 }
 
-async fn registry(
+pub(super) async fn registry(
     project: &Project,
     servers: Vec<ServerSpec>,
     startup: Duration,
@@ -67,11 +67,11 @@ async fn registry(
     Registry::new(found, options)
 }
 
-fn params(value: Value) -> Params {
+pub(super) fn params(value: Value) -> Params {
     value.as_object().unwrap().clone()
 }
 
-fn failures(registry: &Registry) -> Vec<(ToolSource, String)> {
+pub(super) fn failures(registry: &Registry) -> Vec<(ToolSource, String)> {
     registry
         .entries()
         .iter()
@@ -85,7 +85,7 @@ fn failures(registry: &Registry) -> Vec<(ToolSource, String)> {
         .collect()
 }
 
-fn mcp_source(server: &str) -> ToolSource {
+pub(super) fn mcp_source(server: &str) -> ToolSource {
     ToolSource::Mcp {
         server: server.into(),
     }
