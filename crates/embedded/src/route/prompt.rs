@@ -199,14 +199,20 @@ mod tests {
             .to_lowercase()
     }
 
+    /// Covers both test splits: the one beside the dev split, and the one
+    /// written from the manifests alone (`independent-cases.json`).
     #[test]
     fn no_test_message_appears_in_a_prompt_or_word_list() {
-        let cases: Vec<serde_json::Value> =
+        let mut cases: Vec<serde_json::Value> =
             serde_json::from_str(include_str!("../../eval/routing-cases.json")).unwrap();
+        let independent: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../eval/independent-cases.json")).unwrap();
+        cases.extend(independent);
         let mut prompts: Vec<String> = CONTENT_FREE.iter().map(|text| text.to_string()).collect();
         for tools in [
             include_str!("../../eval/routing-tools.json"),
             include_str!("../../eval/template-tools.json"),
+            include_str!("../../eval/independent-tools.json"),
         ] {
             let tools: Vec<ToolManifest> = serde_json::from_str(tools).unwrap();
             prompts.push(choice_prefix(&tools));
