@@ -10,10 +10,12 @@ use riverse_tool::{CallError, LiveRegistry, Registry, ToolManifest, ToolResult, 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    ServerCapabilities, ServerConfig, ServerNotification, SubscriptionFilter, Tool,
+    ToolListChangedNotification,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RunningService, ServerInitializeError,
+    SubscriptionContext,
 };
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -33,15 +35,15 @@ const TOO_LARGE_METHOD: &str = "riverse/request_too_large";
 
 /// Answers `tools/list` and `tools/call` from the registry in use, one per
 /// client session. rmcp runs each request in a task of its own, so a slow
-/// call never holds up another.
-struct RegistryServer {
+/// call never holds up another. Made by [`serve`] and [`crate::HttpEndpoint`].
+pub struct RegistryServer {
     tools: LiveRegistry,
     /// Tells the client when the tools are replaced; stopped with the session.
     notifier: Mutex<Option<AbortOnDrop>>,
 }
 
 impl RegistryServer {
-    fn new(tools: LiveRegistry) -> Self {
+    pub(crate) fn new(tools: LiveRegistry) -> Self {
         RegistryServer {
             tools,
             notifier: Mutex::new(None),
@@ -90,6 +92,38 @@ impl ServerHandler for RegistryServer {
         changes.mark_unchanged();
         let task = tokio::spawn(notify_changes(changes, context.peer));
         *self.notifier.lock() = Some(AbortOnDrop(task));
+    }
+
+    /// A client of the 2026 protocol, which has no sessions, asks to hear of
+    /// replacements on a `subscriptions/listen` stream instead.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.tools.changes();
+        changes.mark_unchanged();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    changes.mark_unchanged();
+                    let notification = ServerNotification::ToolListChangedNotification(
+                        ToolListChangedNotification::default(),
+                    );
+                    if let Err(err) = context.sink().send(notification).await {
+                        tracing::debug!("can't send notifications/tools/list_changed: {err}");
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(

@@ -1,15 +1,27 @@
-//! `riverse mcp`: the registry served as an MCP server on stdio.
+//! `riverse mcp [--http HOST:PORT]`: the registry served as an MCP server.
 //!
-//! stdout carries the protocol and nothing else; what goes wrong is logged on
-//! stderr, where MCP hosts collect a server's logs.
+//! On stdio, stdout carries the protocol and nothing else; what goes wrong is
+//! logged on stderr, where MCP hosts collect a server's logs. With `--http`,
+//! the tools are served over MCP's streamable HTTP transport at `/mcp` and
+//! nothing else, under `serve`'s rules: the token (required off loopback),
+//! the `Origin` check, `serve.max_body_bytes`.
+
+use std::net::SocketAddr;
 
 use anyhow::Context;
 use riverse_agent::{Settings, build_registry};
-use riverse_tool::Status;
+use riverse_server::{MCP_PATH, McpOptions};
+use riverse_tool::{LiveRegistry, Status};
 
+use super::serve::{stop_signal, token_for};
 use crate::output::Exit;
 
-pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
+pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Result<Exit> {
+    // Refused before the tools start.
+    let token = match http {
+        Some(addr) => token_for(settings, addr)?,
+        None => None,
+    };
     let registry = build_registry(settings).await;
     for entry in registry.entries() {
         if let (Status::Error | Status::Conflict, Some(error)) = (entry.status(), entry.error()) {
@@ -18,9 +30,38 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
         }
     }
     let served = registry.available_manifests().count();
-    tracing::info!("serving {served} tools over mcp on stdio");
-    riverse_mcp::serve_stdio(registry)
+    let Some(addr) = http else {
+        tracing::info!("serving {served} tools over mcp on stdio");
+        riverse_mcp::serve_stdio(registry)
+            .await
+            .context("riverse mcp")?;
+        return Ok(Exit::Success);
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .context("riverse mcp")?;
+        .with_context(|| format!("can't listen on {addr}"))?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    eprintln!("riverse mcp serving {served} tools at http://{bound}{MCP_PATH}");
+    let options = McpOptions {
+        token,
+        max_body_bytes: settings.serve.max_body_bytes,
+        cors_origins: settings.serve.cors_origins.clone(),
+    };
+    let finished = riverse_server::serve_mcp(
+        listener,
+        LiveRegistry::new(registry),
+        &options,
+        stop_signal(),
+        settings.serve.shutdown_timeout,
+    )
+    .await
+    .context("riverse mcp --http")?;
+    if !finished {
+        tracing::warn!(
+            "calls still running after serve.shutdown_timeout ({:?}) were stopped",
+            settings.serve.shutdown_timeout
+        );
+    }
+    eprintln!("riverse mcp stopped");
     Ok(Exit::Success)
 }
