@@ -33,6 +33,7 @@ use axum::Router;
 use axum::extract::OriginalUri;
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use riverse_agent::{Agent, Language};
 use riverse_store::Store;
 use tokio::sync::Semaphore;
@@ -182,6 +183,16 @@ pub(crate) async fn unknown_route(OriginalUri(uri): OriginalUri) -> AppError {
     AppError::not_found(format!("no such route {}", uri.path()))
 }
 
+/// Turns Nagle's algorithm off on an accepted connection. A reply streamed
+/// in small writes (an MCP call's SSE events, a turn's chunks) would
+/// otherwise wait, write after write, for the client's delayed ACK: 40 ms
+/// a call on a kept-alive connection.
+pub(crate) fn no_delay(connection: &mut tokio::net::TcpStream) {
+    if let Err(err) = connection.set_nodelay(true) {
+        tracing::debug!("can't set TCP_NODELAY: {err}");
+    }
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then stops
 /// accepting and waits up to `grace` for requests and turns in flight.
 /// Returns `false` when some were still running at the end of it.
@@ -192,7 +203,7 @@ pub async fn serve(
     grace: Duration,
 ) -> std::io::Result<bool> {
     let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, app(state.clone()))
+    let server = axum::serve(listener.tap_io(no_delay), app(state.clone()))
         .with_graceful_shutdown(async move {
             let _ = stopped.await;
         })

@@ -13,11 +13,13 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use riverse_mcp::{HttpEndpoint, HttpOptions, loopback_hosts};
 use riverse_tool::LiveRegistry;
 use serde_json::json;
 
 use crate::auth::Token;
+use crate::no_delay;
 
 /// JSON-RPC's code for a request that can't be served as sent.
 const INVALID_REQUEST: i64 = -32600;
@@ -177,7 +179,7 @@ pub async fn serve_mcp(
     let route = McpRoute::new(tools, options);
     let app = route.router::<()>().fallback(crate::unknown_route);
     let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+    let server = axum::serve(listener.tap_io(no_delay), app).with_graceful_shutdown(async move {
         let _ = stopped.await;
     });
     let mut server = tokio::spawn(server.into_future());
