@@ -108,9 +108,9 @@ struct Guard {
 /// comes from the server itself (its origin names the `Host` the request was
 /// sent to) or from an origin in `serve.cors_origins`; any other gets 403.
 /// Requests without `Origin` do not come from a page and pass. Then the
-/// token: 401 without it. Both refusals are JSON-RPC errors, which MCP
-/// clients show as they are.
-async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+/// token: 401 without it, and removed with it. Both refusals are JSON-RPC
+/// errors, which MCP clients show as they are.
+async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("an unreadable origin");
         if !origin_is_allowed(origin, request.headers(), &guard.origins) {
@@ -132,6 +132,9 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return refused;
     }
+    // rmcp keeps the request's headers beside each message, and its trace
+    // logs print messages whole: the token goes no further than this check.
+    request.headers_mut().remove(header::AUTHORIZATION);
     next.run(request).await
 }
 

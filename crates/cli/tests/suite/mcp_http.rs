@@ -220,7 +220,12 @@ fn two_clients_at_once_each_have_calls_running_on_the_shared_workers() {
 fn a_wrong_or_missing_token_a_foreign_origin_and_a_large_body_are_refused() {
     let llm = OpenAiServer::start([]);
     let project = project(&llm, "serve: {max_body_bytes: 4096}\n");
-    let server = serve(&project);
+    // rmcp's most detailed logs print each message whole.
+    let server = Server::start_with(
+        &project,
+        &["serve", "--addr", "127.0.0.1:0"],
+        &[("RIVERSE_TOKEN", TOKEN), ("RUST_LOG", "warn,rmcp=trace")],
+    );
     for headers in [bearer("not-the-token"), json!({})] {
         let seen = sdk_client(
             &project,
