@@ -64,8 +64,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve every tool as an MCP server on stdio.
-    Mcp,
+    /// Serve every tool as an MCP server on stdio, or over streamable HTTP.
+    Mcp {
+        /// Serve MCP's streamable HTTP transport at http://HOST:PORT/mcp
+        /// instead of stdio, with serve.token and serve.cors_origins.
+        #[arg(long, value_name = "HOST:PORT")]
+        http: Option<std::net::SocketAddr>,
+    },
     /// One agent turn: the LLM picks tools, they run, the answer is printed.
     Ask {
         /// What to ask.

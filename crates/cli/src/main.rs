@@ -43,11 +43,14 @@ fn main() -> ExitCode {
     // every reply would have to wake this thread from another one, which about
     // doubled the cost of a warm tool call (docs/performance.md).
     // `riverse chat` reads Ctrl-C itself: it cancels the turn under way.
-    // `riverse serve` reads Ctrl-C and SIGTERM itself: it stops accepting and
-    // lets the turns in flight finish, then exits 0.
+    // `riverse serve` and `riverse mcp --http` read Ctrl-C and SIGTERM
+    // themselves: they stop accepting and let the turns and calls in flight
+    // finish, then exit 0.
     let ending = match cli.command {
         cli::Command::Chat => vec![SignalKind::terminate(), SignalKind::hangup()],
-        cli::Command::Serve { .. } => vec![SignalKind::hangup()],
+        cli::Command::Serve { .. } | cli::Command::Mcp { http: Some(_) } => {
+            vec![SignalKind::hangup()]
+        }
         _ => vec![
             SignalKind::terminate(),
             SignalKind::hangup(),

@@ -12,13 +12,19 @@
 //! As a server, [`serve`] answers `tools/list` and `tools/call` from a
 //! [`riverse_tool::LiveRegistry`], each call in a task of its own, with every
 //! tool failure an `isError` result; when the registry is replaced, each
-//! client session is sent `notifications/tools/list_changed`.
+//! client session is sent `notifications/tools/list_changed` (a client of
+//! the sessionless 2026 protocol hears it on its `subscriptions/listen`
+//! stream). [`serve`] takes any byte transport ([`serve_stdio`] for
+//! `riverse mcp`); [`HttpEndpoint`] is the streamable HTTP transport, a
+//! tower service that `riverse serve` mounts at `/mcp`, leaving the bearer
+//! token and the `Origin` check to the router in front of it.
 //!
 //! Both sides use the official SDK, `rmcp`. Out of scope: reading settings (the
 //! caller hands over [`McpOptions`]), resources, prompts and sampling.
 
 mod client;
 mod error;
+mod http;
 mod manifest;
 mod process;
 mod server;
@@ -26,5 +32,6 @@ mod vet;
 
 pub use client::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
 pub use error::Error;
+pub use http::{HttpEndpoint, HttpOptions, McpService, loopback_hosts};
 pub use manifest::manifest_from_schema;
-pub use server::{Serving, serve, serve_stdio};
+pub use server::{RegistryServer, Serving, serve, serve_stdio};

@@ -34,15 +34,15 @@ const TOO_LARGE_METHOD: &str = "riverse/request_too_large";
 
 /// Answers `tools/list` and `tools/call` from the registry in use, one per
 /// client session. rmcp runs each request in a task of its own, so a slow
-/// call never holds up another.
-struct RegistryServer {
+/// call never holds up another. Made by [`serve`] and [`crate::HttpEndpoint`].
+pub struct RegistryServer {
     tools: LiveRegistry,
     /// Tells the client when the tools are replaced; stopped with the session.
     notifier: Mutex<Option<AbortOnDrop>>,
 }
 
 impl RegistryServer {
-    fn new(tools: LiveRegistry) -> Self {
+    pub(crate) fn new(tools: LiveRegistry) -> Self {
         RegistryServer {
             tools,
             notifier: Mutex::new(None),

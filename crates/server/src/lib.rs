@@ -4,10 +4,12 @@
 //! `/v1/chat/completions` (tools run server-side; answers stream as
 //! `chat.completion.chunk` events, tool activity in an extra `riverse` field,
 //! see the `sse` module), `/v1/models`, `/v1/tools`, `/v1/conversations`
-//! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL), and the chat page at `/`. Every
-//! `/v1` route needs the bearer token when one is set; errors come in
-//! OpenAI's shape ([`AppError`]). [`serve`] runs it until a shutdown signal,
-//! then waits (bounded) for turns in flight.
+//! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL), the chat page at `/`,
+//! and the agent's tools over MCP's streamable HTTP transport at `/mcp`
+//! ([`McpRoute`]; [`serve_mcp`] serves it alone). Every `/v1` route and
+//! `/mcp` need the bearer token when one is set; `/mcp` also checks
+//! `Origin`. Errors come in OpenAI's shape ([`AppError`]). [`serve`] runs it
+//! until a shutdown signal, then waits (bounded) for turns in flight.
 //!
 //! Binding, signals and the choice of address are the caller's; so are the
 //! agent and the store, which it builds from settings.
@@ -17,6 +19,7 @@ mod body;
 mod completions;
 mod conversations;
 mod error;
+mod mcp;
 mod page;
 mod sse;
 mod tools;
@@ -28,14 +31,16 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::OriginalUri;
-use axum::http::{HeaderValue, Method, header};
+use axum::http::{HeaderName, HeaderValue, Method, header};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use riverse_agent::{Agent, Language};
 use riverse_store::Store;
 use tokio::sync::Semaphore;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub use error::AppError;
+pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
 
 /// What `serve.*` decides for the server.
 #[derive(Clone)]
@@ -73,12 +78,23 @@ pub struct AppState {
     pub options: ServerOptions,
     /// One permit per turn that may run.
     turns: Arc<Semaphore>,
+    /// `/mcp`, serving the agent's own tools: hot reload reaches both.
+    mcp: McpRoute,
 }
 
 impl AppState {
     pub fn new(agent: Arc<Agent>, store: Store, options: ServerOptions) -> Arc<Self> {
+        let mcp = McpRoute::new(
+            agent.live_registry().clone(),
+            &McpOptions {
+                token: options.token.clone(),
+                max_body_bytes: options.max_body_bytes,
+                cors_origins: options.cors_origins.clone(),
+            },
+        );
         Arc::new(AppState {
             turns: Arc::new(Semaphore::new(options.max_concurrent_turns)),
+            mcp,
             agent,
             store,
             options,
@@ -117,13 +133,14 @@ pub fn app(state: Arc<AppState>) -> Router {
         )
         .fallback(unknown_route)
         .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            auth::Token::new(state.options.token.as_deref()),
             auth::require_token,
         ));
     let cors = cors(&state.options.cors_origins);
     let app = Router::new()
         .route("/", get(page::page))
         .nest("/v1", v1)
+        .merge(state.mcp.router())
         .fallback(unknown_route)
         .with_state(state);
     match cors {
@@ -146,13 +163,34 @@ fn cors(origins: &[String]) -> Option<CorsLayer> {
         CorsLayer::new()
             .allow_origin(AllowOrigin::list(origins))
             .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE])
-            .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                header::ACCEPT,
+                HeaderName::from_static("last-event-id"),
+                HeaderName::from_static("mcp-session-id"),
+                HeaderName::from_static("mcp-protocol-version"),
+                HeaderName::from_static("mcp-method"),
+                HeaderName::from_static("mcp-name"),
+            ])
+            // A page's MCP client reads the session it was given.
+            .expose_headers([HeaderName::from_static("mcp-session-id")])
             .max_age(Duration::from_secs(600)),
     )
 }
 
-async fn unknown_route(OriginalUri(uri): OriginalUri) -> AppError {
+pub(crate) async fn unknown_route(OriginalUri(uri): OriginalUri) -> AppError {
     AppError::not_found(format!("no such route {}", uri.path()))
+}
+
+/// Turns Nagle's algorithm off on an accepted connection. A reply streamed
+/// in small writes (an MCP call's SSE events, a turn's chunks) would
+/// otherwise wait, write after write, for the client's delayed ACK: 40 ms
+/// a call on a kept-alive connection.
+pub(crate) fn no_delay(connection: &mut tokio::net::TcpStream) {
+    if let Err(err) = connection.set_nodelay(true) {
+        tracing::debug!("can't set TCP_NODELAY: {err}");
+    }
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then stops
@@ -165,7 +203,7 @@ pub async fn serve(
     grace: Duration,
 ) -> std::io::Result<bool> {
     let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, app(state.clone()))
+    let server = axum::serve(listener.tap_io(no_delay), app(state.clone()))
         .with_graceful_shutdown(async move {
             let _ = stopped.await;
         })
@@ -178,6 +216,8 @@ pub async fn serve(
         }
         () = shutdown => {}
     }
+    // MCP clients hold streams open; they are ended rather than waited for.
+    state.mcp.close();
     let _ = stopping.send(());
     let deadline = tokio::time::Instant::now() + grace;
     let connections_closed = tokio::time::timeout_at(deadline, &mut server).await.is_ok();

@@ -1,17 +1,29 @@
-//! `riverse mcp`: the registry served as an MCP server on stdio.
+//! `riverse mcp [--http HOST:PORT]`: the registry served as an MCP server.
 //!
-//! stdout carries the protocol and nothing else; what goes wrong is logged on
-//! stderr, where MCP hosts collect a server's logs.
+//! On stdio, stdout carries the protocol and nothing else; what goes wrong is
+//! logged on stderr, where MCP hosts collect a server's logs. With `--http`,
+//! the tools are served over MCP's streamable HTTP transport at `/mcp` and
+//! nothing else, under `serve`'s rules: the token (required off loopback),
+//! the `Origin` check, `serve.max_body_bytes`.
+
+use std::net::SocketAddr;
 
 use anyhow::Context;
 use riverse_agent::{Settings, ToolSources};
+use riverse_server::{MCP_PATH, McpOptions};
 use riverse_tool::{LiveRegistry, Status};
 
 use super::reload::{self, Report};
 
+use super::serve::{stop_signal, token_for};
 use crate::output::Exit;
 
-pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
+pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Result<Exit> {
+    // Refused before the tools start.
+    let token = match http {
+        Some(addr) => token_for(settings, addr)?,
+        None => None,
+    };
     let sources = ToolSources::discover(settings).await;
     let registry = sources.registry(settings);
     for entry in registry.entries() {
@@ -21,11 +33,40 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
         }
     }
     let served = registry.available_manifests().count();
-    tracing::info!("serving {served} tools over mcp on stdio");
     let tools = LiveRegistry::new(registry);
     let _watching = reload::start(settings, sources, &tools, Report::Log);
-    riverse_mcp::serve_stdio(tools)
+    let Some(addr) = http else {
+        tracing::info!("serving {served} tools over mcp on stdio");
+        riverse_mcp::serve_stdio(tools)
+            .await
+            .context("riverse mcp")?;
+        return Ok(Exit::Success);
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .context("riverse mcp")?;
+        .with_context(|| format!("can't listen on {addr}"))?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    eprintln!("riverse mcp serving {served} tools at http://{bound}{MCP_PATH}");
+    let options = McpOptions {
+        token,
+        max_body_bytes: settings.serve.max_body_bytes,
+        cors_origins: settings.serve.cors_origins.clone(),
+    };
+    let finished = riverse_server::serve_mcp(
+        listener,
+        tools,
+        &options,
+        stop_signal(),
+        settings.serve.shutdown_timeout,
+    )
+    .await
+    .context("riverse mcp --http")?;
+    if !finished {
+        tracing::warn!(
+            "calls still running after serve.shutdown_timeout ({:?}) were stopped",
+            settings.serve.shutdown_timeout
+        );
+    }
+    eprintln!("riverse mcp stopped");
     Ok(Exit::Success)
 }

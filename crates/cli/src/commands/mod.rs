@@ -38,7 +38,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             let settings = load_settings(&cli.global)?;
             call::run(&settings, &name, &pairs, params.as_deref(), json).await
         }
-        Command::Mcp => mcp::run(&load_settings(&cli.global)?).await,
+        Command::Mcp { http } => mcp::run(&load_settings(&cli.global)?, http).await,
         Command::Ask { message, json } => {
             ask::run(&load_settings(&cli.global)?, &message, json).await
         }

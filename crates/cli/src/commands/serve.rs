@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use riverse_agent::{Settings, Storage, build_agent_with_sources};
-use riverse_server::{AppState, ServerOptions};
+use riverse_server::{AppState, MCP_PATH, ServerOptions};
 use riverse_store::{PostgresStore, SqliteStore, Store};
 
 use super::reload::{self, Report};
@@ -17,16 +17,7 @@ const SQLITE_FILE: &str = ".riverse/riverse.db";
 pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Result<Exit> {
     let serve = &settings.serve;
     let addr = addr.unwrap_or(serve.addr);
-    let token = std::env::var("RIVERSE_TOKEN")
-        .ok()
-        .filter(|token| !token.is_empty())
-        .or_else(|| serve.token.clone());
-    if token.is_none() && !addr.ip().is_loopback() {
-        return Err(usage(format!(
-            "refusing to serve on {addr} without a token: set serve.token or RIVERSE_TOKEN, \
-             or bind to 127.0.0.1"
-        )));
-    }
+    let token = token_for(settings, addr)?;
     let (store, storage) = open_store(settings).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -47,12 +38,10 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
             cors_origins: serve.cors_origins.clone(),
         },
     );
-    let url = listener
-        .local_addr()
-        .map(|bound| format!("http://{bound}/"))
-        .unwrap_or_else(|_| format!("http://{addr}/"));
+    let bound = listener.local_addr().unwrap_or(addr);
     eprintln!(
-        "riverse serving {url} ({}, {tools} tools, conversations in {storage})",
+        "riverse serving http://{bound}/ ({}, {tools} tools, conversations in {storage}; \
+         MCP at http://{bound}{MCP_PATH})",
         agent.provider().describe(),
     );
     let finished = riverse_server::serve(listener, state, stop_signal(), serve.shutdown_timeout)
@@ -68,6 +57,22 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     // Dropping the agent here stops the Python workers and MCP servers.
     drop(agent);
     Ok(Exit::Success)
+}
+
+/// The token requests must carry: `RIVERSE_TOKEN`, else `serve.token`. A
+/// server off loopback needs one.
+pub fn token_for(settings: &Settings, addr: SocketAddr) -> anyhow::Result<Option<String>> {
+    let token = std::env::var("RIVERSE_TOKEN")
+        .ok()
+        .filter(|token| !token.is_empty())
+        .or_else(|| settings.serve.token.clone());
+    if token.is_none() && !addr.ip().is_loopback() {
+        return Err(usage(format!(
+            "refusing to serve on {addr} without a token: set serve.token or RIVERSE_TOKEN, \
+             or bind to 127.0.0.1"
+        )));
+    }
+    Ok(token)
 }
 
 /// The store `serve.storage` names, and where it is, for the start line.
@@ -88,7 +93,7 @@ async fn open_store(settings: &Settings) -> anyhow::Result<(Store, String)> {
 }
 
 /// Ctrl-C or SIGTERM.
-async fn stop_signal() {
+pub async fn stop_signal() {
     let mut terminate =
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(terminate) => terminate,

@@ -24,6 +24,15 @@ fn drive(project: &Project, mode: &str, steps: Value) -> Vec<Value> {
         "mode": mode,
         "steps": steps,
     });
+    let seen = sdk_client(project, &plan);
+    seen.as_array()
+        .unwrap_or_else(|| panic!("the sdk client failed: {seen}"))
+        .clone()
+}
+
+/// Runs the SDK client (`mcp_sdk_client.py`, which describes `plan`) from
+/// `project`'s directory and returns what it printed.
+pub(super) fn sdk_client(project: &Project, plan: &Value) -> Value {
     let plan_file = project.path().join("plan.json");
     std::fs::write(&plan_file, plan.to_string()).unwrap();
     let client = project.path().join("mcp_sdk_client.py");
@@ -31,6 +40,7 @@ fn drive(project: &Project, mode: &str, steps: Value) -> Vec<Value> {
     let output = std::process::Command::new(mcp_python())
         .arg(&client)
         .arg(&plan_file)
+        .env("NO_PROXY", "127.0.0.1,localhost")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

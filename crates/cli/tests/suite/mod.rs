@@ -6,6 +6,7 @@ mod command;
 mod eval;
 mod init;
 mod mcp;
+mod mcp_http;
 mod reload;
 mod riverse_layout;
 mod serve;

@@ -27,9 +27,15 @@ pub(super) struct Server {
 impl Server {
     /// Starts `riverse serve` on a free loopback port and waits for its start line.
     pub(super) fn start(project: &Project, envs: &[(&str, &str)]) -> Server {
+        Server::start_with(project, &["serve", "--addr", "127.0.0.1:0"], envs)
+    }
+
+    /// Starts `riverse ARGS` and waits for its start line, `riverse ...
+    /// serving ... http://...`; `url` is the server's root.
+    pub(super) fn start_with(project: &Project, args: &[&str], envs: &[(&str, &str)]) -> Server {
         let mut command = riverse(project);
         command
-            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
             .env_remove("RIVERSE_TOKEN")
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -52,12 +58,13 @@ impl Server {
                     server.child.wait()
                 );
             }
-            if let Some(rest) = line.trim().strip_prefix("riverse serving ") {
-                server.url = rest
+            if line.starts_with("riverse ") && line.contains(" serving ") {
+                server.url = line
                     .split_whitespace()
-                    .next()
+                    .find(|word| word.starts_with("http://"))
                     .unwrap()
                     .trim_end_matches('/')
+                    .trim_end_matches("/mcp")
                     .to_owned();
                 server.stderr = Some(stderr);
                 return server;

@@ -1,4 +1,5 @@
 mod api;
 mod conversations;
 mod faults;
+mod mcp;
 mod support;
