@@ -15,6 +15,7 @@ use anyhow::Context;
 use riverse_agent::{Agent, Settings, TurnEvent, build_agent_with_sources};
 use riverse_llm::Message;
 use riverse_tool::{Entry, shorten};
+use rustyline::ExternalPrinter;
 use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
@@ -28,7 +29,6 @@ const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit 
 
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     let (agent, sources) = build_agent_with_sources(settings).await?;
-    let _watching = reload::start(settings, sources, agent.live_registry(), Report::Terminal);
     let mut input = if io::stdin().is_terminal() {
         let input = Input::terminal()?;
         let tools = agent.registry().available_manifests().count();
@@ -40,6 +40,13 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     } else {
         Input::piped()
     };
+    let printer = input.printer();
+    let _watching = reload::start(
+        settings,
+        sources,
+        agent.live_registry(),
+        Report::Lines(printer),
+    );
     let mut history: Vec<Message> = Vec::new();
     while let Some(line) = input.next_line().await? {
         let line = line.trim();
@@ -157,6 +164,22 @@ impl Input {
             lines: tokio::io::BufReader::new(tokio::io::stdin()).split(b'\n'),
             read: 0,
         }
+    }
+
+    /// Where lines that arrive by themselves (hot reload's) are printed: above
+    /// the prompt on a terminal, so they do not break the line being typed.
+    fn printer(&mut self) -> Box<dyn FnMut(String) + Send> {
+        if let Input::Terminal {
+            editor: Some(editor),
+            ..
+        } = self
+            && let Ok(mut printer) = editor.create_external_printer()
+        {
+            return Box::new(move |line: String| {
+                let _ = printer.print(format!("{line}\n"));
+            });
+        }
+        Box::new(|line: String| eprintln!("{line}"))
     }
 
     /// The next line, or `None` at the end of input.

@@ -4,10 +4,9 @@ use riverse_agent::{HotReload, Reloaded, Settings, ToolSources};
 use riverse_tool::LiveRegistry;
 
 /// Where a command reports reloads.
-#[derive(Debug, Clone, Copy)]
 pub enum Report {
-    /// Lines on stderr, for a person at `riverse chat`.
-    Terminal,
+    /// Lines for a person at `riverse chat`, each to this printer.
+    Lines(Box<dyn FnMut(String) + Send>),
     /// The log (stderr, through the lossy writer), for `mcp` and `serve`.
     Log,
 }
@@ -20,10 +19,11 @@ pub fn start(
     tools: &LiveRegistry,
     report: Report,
 ) -> Option<HotReload> {
+    let mut report = report;
     let started = HotReload::start(settings.clone(), sources, tools.clone(), move |reloaded| {
         for line in lines(&reloaded) {
-            match (report, &line) {
-                (Report::Terminal, Line::Info(text) | Line::Problem(text)) => eprintln!("{text}"),
+            match (&mut report, line) {
+                (Report::Lines(print), Line::Info(text) | Line::Problem(text)) => print(text),
                 (Report::Log, Line::Info(text)) => tracing::info!(target: "reload", "{text}"),
                 (Report::Log, Line::Problem(text)) => tracing::warn!(target: "reload", "{text}"),
             }
