@@ -19,6 +19,7 @@
 mod connection;
 mod env;
 mod error;
+mod fork;
 mod host_calls;
 mod interpreter;
 mod pool;
