@@ -36,6 +36,7 @@ pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
         env: settings.python.env.clone(),
         interpreter_hint: Some("set python.interpreter in settings.yaml".into()),
         fork: settings.python.fork,
+        prestart: settings.python.prestart,
     }
 }
 

@@ -45,6 +45,9 @@ pub struct PythonOptions {
     /// `python.fork`: fork workers from a fork server that has imported the
     /// tool files, rather than start each as a fresh interpreter.
     pub fork: bool,
+    /// Start `workers` workers once the tools are discovered, rather than
+    /// on the first calls (long-running commands).
+    pub prestart: bool,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -203,6 +206,33 @@ impl WorkerPool {
                 }
             }
         }
+    }
+
+    /// Starts workers in the background until `workers` are idle, each while
+    /// no call needs its permit, so the first calls find them ready.
+    pub fn prestart(&self) {
+        let pool = self.clone();
+        tokio::spawn(async move {
+            let idle = pool.inner.idle.lock().len();
+            for _ in idle..pool.inner.options.workers {
+                // Calls in progress start what they need themselves.
+                let Ok(_permit) = pool.inner.permits.try_acquire() else {
+                    return;
+                };
+                if let Err(err) = pool.add_worker().await {
+                    tracing::debug!("can't start a python worker ahead of calls: {err}");
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Starts one more worker and leaves it idle (what `prestart` does, one
+    /// at a time; the host bench times it).
+    pub async fn add_worker(&self) -> Result<(), Error> {
+        let worker = self.spawn().await?;
+        self.checkin(worker);
+        Ok(())
     }
 
     /// An idle worker, or a new one when none is idle.

@@ -32,6 +32,7 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         env: Default::default(),
         interpreter_hint: None,
         fork: true,
+        prestart: false,
     })
     .await;
     let options = RegistryOptions {

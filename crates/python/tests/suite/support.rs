@@ -32,6 +32,7 @@ pub fn options(project: &Project) -> PythonOptions {
         env: Default::default(),
         interpreter_hint: None,
         fork: fork_mode(),
+        prestart: false,
     }
 }
 
