@@ -266,14 +266,9 @@ class Discovery:
             module = importlib.import_module(module_name)
         except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything
             return import_failure(file, module_name, exc, self.tools_dir)
-        defined = [
-            obj
-            for obj in list(vars(module).values())
-            if isinstance(obj, type)
-            and issubclass(obj, BaseTool)
-            and obj is not BaseTool
-            and obj.__module__ == module_name
-        ]
+        defined = DEFINED_CLASSES.get(file)
+        if defined is None:
+            defined = defined_tool_classes(module, module_name)
         concrete = [cls for cls in defined if not getattr(cls, "__abstractmethods__", None)]
         if defined and not concrete:
             missing = ", ".join(sorted(defined[-1].__abstractmethods__))
@@ -323,6 +318,10 @@ def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: s
 # In a fork server and the workers it forks: each file whose import failed,
 # with its report, so a forked worker reports it without importing it again.
 IMPORT_FAILURES: dict[str, dict] = {}
+# In a fork server and the workers it forks: the tool classes each imported
+# file defines. Found once, in the fork server: `issubclass` against an
+# abstract class costs more than everything else a worker does per file.
+DEFINED_CLASSES: dict[str, list[type]] = {}
 
 
 def preload(tools_dir: str, skip: list[str], announce) -> str | None:
@@ -338,13 +337,26 @@ def preload(tools_dir: str, skip: list[str], announce) -> str | None:
         announce(file)
         module_name = "agent.tools." + file[:-3]
         try:
-            importlib.import_module(module_name)
+            module = importlib.import_module(module_name)
+            DEFINED_CLASSES[file] = defined_tool_classes(module, module_name)
         except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything
             IMPORT_FAILURES[file] = import_failure(file, module_name, exc, tools_dir)
         threading = sys.modules.get("threading")
         if threaded is None and threading is not None and threading.active_count() > 1:
             threaded = file
     return threaded
+
+
+def defined_tool_classes(module, module_name: str) -> list[type]:
+    """The BaseTool subclasses `module` defines (not those it imports)."""
+    return [
+        obj
+        for obj in list(vars(module).values())
+        if isinstance(obj, type)
+        and issubclass(obj, BaseTool)
+        and obj is not BaseTool
+        and obj.__module__ == module_name
+    ]
 
 
 def method_line(method, tools_dir: str) -> int | None:
@@ -397,7 +409,15 @@ def manifest_dict(manifest) -> dict:
                 f"returned a ToolManifest whose parameter_types[{key!r}] is {kind!r}, "
                 f"expected a type name such as int, float, bool, string or a union like int|string"
             )
-    return dataclasses.asdict(manifest)
+    # Every field was checked above: copying the containers is all a deep
+    # copy (`dataclasses.asdict`, several times slower) would do.
+    return {
+        "name": manifest.name,
+        "description": manifest.description,
+        "parameters": dict(manifest.parameters),
+        "examples": list(manifest.examples),
+        "parameter_types": dict(manifest.parameter_types),
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -676,6 +696,13 @@ class Server:
             self.announce,
         )
         self.label("python")
+        # What the imports made is moved out of the collector's sight: a
+        # collection in a worker would otherwise write to every object's
+        # header and copy every page it shares with this process.
+        import gc
+
+        gc.collect()
+        gc.freeze()
         signal.signal(signal.SIGCHLD, self.reap)
 
     def fork_worker(self) -> dict:
