@@ -56,6 +56,7 @@ impl TempProject {
             env: Default::default(),
             interpreter_hint: None,
             fork: true,
+            prestart: false,
         }
     }
 }
