@@ -99,3 +99,47 @@ async fn killing_the_fork_server_mid_run_lets_calls_in_flight_finish_and_a_new_o
         "a worker still names the killed fork server {server} as its parent"
     );
 }
+
+/// The pids whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_prestarting_pool_starts_every_worker_without_a_call() {
+    let project = project(&["server_pid.py"]);
+    let mut options = options(&project);
+    options.fork = true;
+    options.workers = 3;
+    options.prestart = true;
+    let registry = registry(options).await;
+    let server = parent_pid(&registry).await;
+    let waited = Instant::now();
+    while children_of(server).len() < 3 {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the fork server {server} has only {:?}",
+            children_of(server)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
