@@ -39,7 +39,8 @@ use crate::worker::{Process, SpawnOptions, Streams, Worker, describe, label_key,
 
 /// Why a worker could not be forked.
 pub(crate) enum ForkError {
-    /// A tool file started a thread at import (it is named): this
+    /// The fork server will not fork (a tool file started a thread at
+    /// import, or this Python cannot pass descriptors); it says why. This
     /// generation's workers must be fresh interpreters.
     Refused(String),
     /// The fork server is gone or could not fork; a fresh one may.
@@ -173,7 +174,16 @@ impl ForkServer {
         let value = match reply {
             Ok(value) => value,
             Err(RequestError::Rpc(error)) if error.code == FORK_REFUSED => {
-                return Err(ForkError::Refused(error.message));
+                return Err(ForkError::Refused(format!(
+                    "{}, which a fork would not carry over",
+                    error.message
+                )));
+            }
+            Err(RequestError::Rpc(error)) => {
+                return Err(ForkError::Refused(format!(
+                    "the python fork server can't fork: {}",
+                    error.message
+                )));
             }
             Err(other) => return Err(ForkError::ServerFailed(describe(&other))),
         };

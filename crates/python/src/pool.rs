@@ -296,7 +296,7 @@ impl WorkerPool {
                 Err(ForkError::Worker(err)) => return Err(err),
                 Err(ForkError::Refused(why)) => {
                     tracing::warn!(
-                        "{why}, which a fork would not carry over; this generation's python workers start as fresh interpreters"
+                        "{why}; this generation's python workers start as fresh interpreters"
                     );
                     *self.inner.forking.lock().await = Forking::Off;
                 }
@@ -320,7 +320,22 @@ impl WorkerPool {
         if let Some(running) = server.as_ref().filter(|running| !running.is_closed()) {
             return Ok(Some(running.clone()));
         }
-        let started = Arc::new(ForkServer::start(self.spawn_options(skip.to_vec())).await?);
+        let started = match ForkServer::start(self.spawn_options(skip.to_vec())).await {
+            Ok(started) => Arc::new(started),
+            // The file is skipped and the fork server started again.
+            Err(err @ (Error::ImportTimedOut { .. } | Error::ImportCrashed { .. })) => {
+                return Err(err);
+            }
+            // An interpreter wrapper that does not pass the socket on, say:
+            // fresh interpreters may still work.
+            Err(err) => {
+                tracing::warn!(
+                    "can't start the python fork server ({err}); this generation's python workers start as fresh interpreters"
+                );
+                *forking = Forking::Off;
+                return Ok(None);
+            }
+        };
         *server = Some(started.clone());
         Ok(Some(started))
     }
