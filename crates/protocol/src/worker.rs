@@ -26,10 +26,10 @@ pub mod methods {
     pub const DISCOVERY: &str = "riverse/discovery";
     /// Asked of a fork server, with a worker's stdin, stdout and stderr
     /// passed beside it on the fork socket: forks a worker serving on them
-    /// ([`ForkResult`]).
+    /// ([`ForkResult`](super::ForkResult)).
     pub const FORK: &str = "riverse/fork";
     /// Sent by a fork server when a worker it forked has ended
-    /// ([`ExitedNotification`]).
+    /// ([`ExitedNotification`](super::ExitedNotification)).
     pub const EXITED: &str = "notifications/riverse/exited";
     /// Asked of the host by a worker while a tool runs (Riverse's
     /// `ToolRegistry`): the manifests of the available tools, as
