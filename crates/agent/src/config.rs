@@ -35,6 +35,8 @@ pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
         max_output_bytes: settings.tools.max_output_bytes,
         env: settings.python.env.clone(),
         interpreter_hint: Some("set python.interpreter in settings.yaml".into()),
+        fork: settings.python.fork,
+        prestart: settings.python.prestart,
     }
 }
 

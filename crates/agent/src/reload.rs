@@ -164,8 +164,9 @@ impl Reloader {
         if !file.is_file() {
             return Err(format!("{}: the file is gone", file.display()));
         }
-        let settings = Settings::load(&self.settings.project_dir, Some(file))
+        let mut settings = Settings::load(&self.settings.project_dir, Some(file))
             .map_err(|err| err.to_string())?;
+        settings.python.prestart = self.settings.python.prestart;
         for warning in &settings.warnings {
             tracing::warn!("{warning}");
         }

@@ -121,6 +121,12 @@ pub struct PythonSettings {
     pub interpreter: Option<String>,
     pub workers: usize,
     pub import_timeout: Duration,
+    /// `python.fork`: fork workers from a fork server that has imported the
+    /// tool files (default), rather than start each as a fresh interpreter.
+    pub fork: bool,
+    /// Not a key: set by long-running commands, which start `workers`
+    /// workers at once rather than on the first calls.
+    pub prestart: bool,
     /// `python.env` (`inherit` | `clean`) with `python.env_allow`.
     pub env: EnvPolicy,
 }
@@ -198,6 +204,7 @@ struct RawPython {
     interpreter: Option<String>,
     workers: Option<Scalar<Workers>>,
     import_timeout: Option<Scalar<Seconds>>,
+    fork: Option<Scalar<bool>>,
     env: Option<EnvMode>,
     env_allow: Vec<String>,
 }
@@ -478,6 +485,10 @@ fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
         import_timeout: raw.import_timeout.map_or(DEFAULT_IMPORT_TIMEOUT, |secs| {
             warnings.take("python.import_timeout", secs).0
         }),
+        fork: raw
+            .fork
+            .is_none_or(|fork| warnings.take("python.fork", fork)),
+        prestart: false,
         env: match raw.env {
             None | Some(EnvMode::Inherit) => EnvPolicy::Inherit,
             Some(EnvMode::Clean) => EnvPolicy::Clean {

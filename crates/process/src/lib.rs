@@ -16,9 +16,14 @@
 //! lines replaced (by an error reply, for the MCP client and server) and its
 //! other lines vetted (the MCP client ends a stream that is not MCP).
 //!
+//! [`Adopted`] supervises a process that another one forked for Riverse (a
+//! Python worker forked by its fork server): its own group, its stderr relayed,
+//! killed on drop, its exit reported by its parent through an [`ExitReport`].
+//!
 //! Out of scope: what is spoken over stdin and stdout (the callers' protocols),
 //! and restarting a child (the callers decide when a fresh one is needed).
 
+mod adopted;
 mod bounded;
 mod child;
 mod exit;
@@ -26,6 +31,7 @@ pub mod groups;
 mod lines;
 mod relay;
 
+pub use adopted::{Adopted, ExitReport};
 pub use bounded::{BoundedLines, Replace, Verdict, Vet, leading_id};
 pub use child::{Child, Spawned};
 pub use exit::Exit;

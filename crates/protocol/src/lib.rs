@@ -22,6 +22,6 @@ pub use mcp::{
     ListToolsResult, MCP_PROTOCOL_VERSION, McpTool, ServerInfo,
 };
 pub use worker::{
-    DiscoveredClass, DiscoveryResult, FileFate, FileReport, ImportingNotification,
-    WORKER_PROTOCOL_VERSION, WorkerError, WorkerInit, methods,
+    DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED, FileFate, FileReport,
+    ForkResult, ImportingNotification, WORKER_PROTOCOL_VERSION, WorkerError, WorkerInit, methods,
 };

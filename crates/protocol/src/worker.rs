@@ -24,6 +24,13 @@ pub mod methods {
     pub const IMPORTING: &str = "notifications/riverse/importing";
     /// Asked of the worker after `initialize`: the fate of every file.
     pub const DISCOVERY: &str = "riverse/discovery";
+    /// Asked of a fork server, with a worker's stdin, stdout and stderr
+    /// passed beside it on the fork socket: forks a worker serving on them
+    /// ([`ForkResult`](super::ForkResult)).
+    pub const FORK: &str = "riverse/fork";
+    /// Sent by a fork server when a worker it forked has ended
+    /// ([`ExitedNotification`](super::ExitedNotification)).
+    pub const EXITED: &str = "notifications/riverse/exited";
     /// Asked of the host by a worker while a tool runs (Riverse's
     /// `ToolRegistry`): the manifests of the available tools, as
     /// `{"tools": [ToolManifest...]}`.
@@ -51,6 +58,31 @@ pub struct WorkerInit {
     /// Follows the label marker in the worker's stderr, so a tool cannot forge one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_key: Option<String>,
+    /// Makes the worker a fork server: it imports the tool files, instantiates
+    /// nothing, and forks a worker at each `riverse/fork`, receiving the
+    /// worker's descriptors on this inherited socket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_socket: Option<i32>,
+}
+
+/// A fork server's refusal to fork because a tool file started a thread at
+/// import (threads do not survive a fork); its message names the file.
+pub const FORK_REFUSED: i64 = -32010;
+
+/// The worker a fork server forked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForkResult {
+    pub pid: u32,
+}
+
+/// How a forked worker ended: its exit status, or the signal that ended it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExitedNotification {
+    pub pid: u32,
+    #[serde(default)]
+    pub status: Option<i32>,
+    #[serde(default)]
+    pub signal: Option<i32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -157,6 +157,9 @@ def install_shim(tools_dir: str) -> None:
     In Riverse's layout (`agent/tools/`) the `agent` package is the folder
     that holds the tools directory, so `agent.config`, `agent.utils` and any
     other package kept there import as they do in Riverse."""
+    installed = sys.modules.get("agent.tools")
+    if installed is not None and getattr(installed, "__path__", None) == [tools_dir]:
+        return  # a forked worker: the fork server installed it and imported the tools
     agent = types.ModuleType("agent")
     parent = os.path.dirname(tools_dir)
     in_layout = os.path.basename(tools_dir) == "tools" and os.path.isdir(parent)
@@ -256,21 +259,16 @@ class Discovery:
 
     def load_file(self, file: str) -> dict:
         module_name = "agent.tools." + file[:-3]
+        failed = IMPORT_FAILURES.get(file)
+        if failed is not None:
+            return failed  # the fork server's import failed: no second try
         try:
             module = importlib.import_module(module_name)
         except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything
-            sys.modules.pop(module_name, None)
-            kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
-            error = error_info(f"{kind}: {describe(exc)}", exc, self.tools_dir, file)
-            return {"file": file, "fate": "failed", "error": error, "classes": []}
-        defined = [
-            obj
-            for obj in list(vars(module).values())
-            if isinstance(obj, type)
-            and issubclass(obj, BaseTool)
-            and obj is not BaseTool
-            and obj.__module__ == module_name
-        ]
+            return import_failure(file, module_name, exc, self.tools_dir)
+        defined = DEFINED_CLASSES.get(file)
+        if defined is None:
+            defined = defined_tool_classes(module, module_name)
         concrete = [cls for cls in defined if not getattr(cls, "__abstractmethods__", None)]
         if defined and not concrete:
             missing = ", ".join(sorted(defined[-1].__abstractmethods__))
@@ -308,6 +306,57 @@ class Discovery:
             self.tools[name] = tool
             self.manifests[name] = manifest
         return entry
+
+
+def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: str) -> dict:
+    sys.modules.pop(module_name, None)
+    kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
+    error = error_info(f"{kind}: {describe(exc)}", exc, tools_dir, file)
+    return {"file": file, "fate": "failed", "error": error, "classes": []}
+
+
+# In a fork server and the workers it forks: each file whose import failed,
+# with its report, so a forked worker reports it without importing it again.
+IMPORT_FAILURES: dict[str, dict] = {}
+# In a fork server and the workers it forks: the tool classes each imported
+# file defines. Found once, in the fork server: `issubclass` against an
+# abstract class costs more than everything else a worker does per file.
+DEFINED_CLASSES: dict[str, list[type]] = {}
+
+
+def preload(tools_dir: str, skip: list[str], announce) -> str | None:
+    """Imports every tool file and instantiates nothing (the fork server's
+    part of discovery); the name of the first file after whose import a
+    thread was running, since threads do not survive a fork."""
+    tools_dir = os.path.abspath(tools_dir)
+    install_shim(tools_dir)
+    threaded = None
+    for file in tool_files(tools_dir):
+        if file in skip:
+            continue
+        announce(file)
+        module_name = "agent.tools." + file[:-3]
+        try:
+            module = importlib.import_module(module_name)
+            DEFINED_CLASSES[file] = defined_tool_classes(module, module_name)
+        except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything
+            IMPORT_FAILURES[file] = import_failure(file, module_name, exc, tools_dir)
+        threading = sys.modules.get("threading")
+        if threaded is None and threading is not None and threading.active_count() > 1:
+            threaded = file
+    return threaded
+
+
+def defined_tool_classes(module, module_name: str) -> list[type]:
+    """The BaseTool subclasses `module` defines (not those it imports)."""
+    return [
+        obj
+        for obj in list(vars(module).values())
+        if isinstance(obj, type)
+        and issubclass(obj, BaseTool)
+        and obj is not BaseTool
+        and obj.__module__ == module_name
+    ]
 
 
 def method_line(method, tools_dir: str) -> int | None:
@@ -360,7 +409,15 @@ def manifest_dict(manifest) -> dict:
                 f"returned a ToolManifest whose parameter_types[{key!r}] is {kind!r}, "
                 f"expected a type name such as int, float, bool, string or a union like int|string"
             )
-    return dataclasses.asdict(manifest)
+    # Every field was checked above: copying the containers is all a deep
+    # copy (`dataclasses.asdict`, several times slower) would do.
+    return {
+        "name": manifest.name,
+        "description": manifest.description,
+        "parameters": dict(manifest.parameters),
+        "examples": list(manifest.examples),
+        "parameter_types": dict(manifest.parameter_types),
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -478,6 +535,11 @@ def listed_tool(manifest: dict) -> dict:
 encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
+# A fork server refuses to fork with this code when a tool file started a
+# thread at import; the host then starts fresh interpreters instead.
+FORK_REFUSED = -32010
+# A fork server's notification that a worker it forked has ended.
+WORKER_EXITED = "notifications/riverse/exited"
 HOST_TOOLS_LIST = "riverse/host/tools/list"
 HOST_TOOLS_CALL = "riverse/host/tools/call"
 # The server of this worker, for `ToolRegistry`.
@@ -509,6 +571,13 @@ class Server:
         self.marker = LABEL_MARKER
         self.current_label: str | None = None
         self.host_requests = 0
+        # In a fork server: the socket the host passes a worker's descriptors
+        # through, and the file that started a thread at import, if one did.
+        self.fork_socket = None
+        self.threaded: str | None = None
+        # Exits of forked workers not yet reported to the host (see `reap`).
+        self.exits: list[dict] = []
+        self.sending = False
         global SERVER
         SERVER = self
 
@@ -533,8 +602,16 @@ class Server:
 
     def send(self, message: dict) -> None:
         line = encode_json(message)
-        self.proto_out.write(line.encode("utf-8", "replace") + b"\n")
-        self.proto_out.flush()
+        # A fork server's SIGCHLD handler sends too: while this writes, it
+        # only queues what it has to say (see `reap`).
+        self.sending = True
+        try:
+            self.proto_out.write(line.encode("utf-8", "replace") + b"\n")
+            self.proto_out.flush()
+        finally:
+            self.sending = False
+        if self.exits:
+            self.report_exits()
 
     def serve(self) -> None:
         for line in self.proto_in:
@@ -561,6 +638,8 @@ class Server:
             return self.initialize(params)
         if method == "ping":
             return {}
+        if method == "riverse/fork":
+            return self.fork_worker()
         if self.discovery is None:
             raise RpcError(-32002, "not initialized")
         if method == "tools/list":
@@ -577,7 +656,7 @@ class Server:
     def initialize(self, params: dict) -> dict:
         capabilities = params.get("capabilities") or {}
         options = (capabilities.get("experimental") or {}).get("riverse") or {}
-        if self.discovery is None:
+        if self.discovery is None and self.fork_socket is None:
             global max_output_bytes, serving_riverse
             self.labels = bool(options)
             serving_riverse = bool(options)
@@ -585,6 +664,9 @@ class Server:
                 self.marker = LABEL_MARKER + str(options["labelKey"]).encode() + b":"
             if isinstance(options.get("maxOutputBytes"), int):
                 max_output_bytes = max(0, options["maxOutputBytes"])
+            if isinstance(options.get("forkSocket"), int):
+                self.become_fork_server(options)
+                return self.initialized(params)
             self.discovery = Discovery(
                 options.get("toolsDir") or self.default_tools_dir,
                 options.get("config", self.default_config),
@@ -592,11 +674,106 @@ class Server:
                 self.announce,
             )
             self.label("python")
+        return self.initialized(params)
+
+    def initialized(self, params: dict) -> dict:
         return {
             "protocolVersion": params.get("protocolVersion") or MCP_PROTOCOL_VERSION,
             "capabilities": {"tools": {"listChanged": False}},
             "serverInfo": {"name": "riverse-python", "version": WORKER_PROTOCOL_VERSION},
         }
+
+    def become_fork_server(self, options: dict) -> None:
+        """Imports the tool files, instantiating nothing, and from then on
+        forks a worker at each `riverse/fork` (see `fork_worker`)."""
+        import socket
+
+        self.fork_socket = socket.socket(fileno=high_dup(options["forkSocket"]))
+        os.close(options["forkSocket"])
+        self.threaded = preload(
+            options.get("toolsDir") or self.default_tools_dir,
+            options.get("skip") or [],
+            self.announce,
+        )
+        self.label("python")
+        # What the imports made is moved out of the collector's sight: a
+        # collection in a worker would otherwise write to every object's
+        # header and copy every page it shares with this process.
+        import gc
+
+        gc.collect()
+        gc.freeze()
+        signal.signal(signal.SIGCHLD, self.reap)
+
+    def fork_worker(self) -> dict:
+        """Receives a worker's stdin, stdout and stderr from the host and forks
+        a child that serves on them as a fresh worker would; its pid."""
+        import socket
+
+        if self.fork_socket is None:
+            raise RpcError(-32601, "method not found: riverse/fork")
+        if self.threaded is not None:
+            raise RpcError(FORK_REFUSED, f"{self.threaded} started a thread at import")
+        _data, fds, _flags, _address = socket.recv_fds(self.fork_socket, 1, 3)
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            raise RpcError(-32602, f"riverse/fork needs 3 descriptors, got {len(fds)}")
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()  # or the child would print it again
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self.serve_as_forked_worker(fds)
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        try:
+            os.setpgid(pid, pid)  # as the child does: whichever runs first
+        except OSError:
+            pass  # the child got there first, or has already ended
+        return {"pid": pid}
+
+    def serve_as_forked_worker(self, fds: list[int]) -> None:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.setpgid(0, 0)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        self.fork_socket.close()
+        for stream in (self.proto_in, self.proto_out):
+            try:
+                os.close(stream.fileno())
+            except OSError:
+                pass
+        end = end_with_the_host()
+        proto_in, proto_out = take_protocol_streams()
+        Server(proto_in, proto_out, self.default_tools_dir, self.default_config).serve()
+        if end is not None:
+            end()
+
+    def reap(self, *_args) -> None:
+        """SIGCHLD: reaps forked workers and tells the host how each ended
+        (it is not their parent and cannot wait for them)."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if os.WIFSIGNALED(status):
+                self.exits.append({"pid": pid, "signal": os.WTERMSIG(status)})
+            else:
+                self.exits.append({"pid": pid, "status": os.waitstatus_to_exitcode(status)})
+        if not self.sending:
+            self.report_exits()
+
+    def report_exits(self) -> None:
+        while self.exits:
+            self.send({"jsonrpc": "2.0", "method": WORKER_EXITED, "params": self.exits.pop(0)})
 
     def announce(self, file: str) -> None:
         self.send({"jsonrpc": "2.0", "method": "notifications/riverse/importing", "params": {"file": file}})

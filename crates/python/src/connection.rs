@@ -12,7 +12,9 @@ use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use riverse_process::{Exit, Line, read_line};
-use riverse_protocol::{ErrorObject, ImportingNotification, Message, RequestId, methods};
+use riverse_protocol::{
+    ErrorObject, ExitedNotification, ImportingNotification, Message, RequestId, methods,
+};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -186,6 +188,8 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
 pub(crate) struct Inbound {
     pub importing: mpsc::UnboundedSender<String>,
     pub requests: mpsc::UnboundedSender<WorkerRequest>,
+    /// A fork server's reports of the workers it forked that have ended.
+    pub exited: Option<mpsc::UnboundedSender<ExitedNotification>>,
 }
 
 /// A request from the worker (`ToolRegistry` in a tool asks the host).
@@ -257,6 +261,17 @@ pub(crate) async fn read_messages<R: AsyncRead + Unpin>(
                 let params = params.unwrap_or_default();
                 if let Ok(note) = serde_json::from_value::<ImportingNotification>(params) {
                     let _ = inbound.importing.send(note.file);
+                }
+            }
+            Ok(Message::Notification { method, params })
+                if method == methods::EXITED && inbound.exited.is_some() =>
+            {
+                let params = params.unwrap_or_default();
+                if let (Some(exited), Ok(note)) = (
+                    &inbound.exited,
+                    serde_json::from_value::<ExitedNotification>(params),
+                ) {
+                    let _ = exited.send(note);
                 }
             }
             Ok(Message::Request { id, method, params }) => {

@@ -10,7 +10,10 @@
 //! one call at a time per worker and independent calls on different workers,
 //! enforces each call's deadline by killing the worker's process group,
 //! replaces workers that die or whose protocol stream turns invalid, and skips
-//! files whose import never finishes or ends the worker. [`python_tools`] turns a discovery into
+//! files whose import never finishes or ends the worker. With
+//! [`PythonOptions::fork`], workers are forked from a fork server that has
+//! imported the tool files once (see `fork.rs`), falling back to fresh
+//! interpreters when a tool file starts a thread at import. [`python_tools`] turns a discovery into
 //! [`riverse_tool::Found`] values for the registry.
 //!
 //! Out of scope here: reading settings (the caller hands over [`PythonOptions`])
@@ -19,6 +22,7 @@
 mod connection;
 mod env;
 mod error;
+mod fork;
 mod host_calls;
 mod interpreter;
 mod pool;

@@ -12,6 +12,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::connection::{Closed, RequestError};
 use crate::env::EnvPolicy;
+use crate::fork::{ForkError, ForkServer};
 use crate::reply::tool_result;
 use crate::worker::{SpawnOptions, Worker, describe};
 use crate::{Error, HostLink, Interpreter, resolve_interpreter, seconds};
@@ -41,6 +42,12 @@ pub struct PythonOptions {
     /// Added to an error that another interpreter would fix: how to choose
     /// one, in the caller's terms.
     pub interpreter_hint: Option<String>,
+    /// `python.fork`: fork workers from a fork server that has imported the
+    /// tool files, rather than start each as a fresh interpreter.
+    pub fork: bool,
+    /// Start `workers` workers once the tools are discovered, rather than
+    /// on the first calls (long-running commands).
+    pub prestart: bool,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -60,6 +67,18 @@ struct Inner {
     /// Files later workers skip, each with why: its import timed out, or
     /// loading it ended the worker.
     skipped: Mutex<Vec<(String, String)>>,
+    /// Where new workers come from; held while a fork server starts, so two
+    /// callers never start two.
+    forking: tokio::sync::Mutex<Forking>,
+}
+
+/// Where new workers come from.
+enum Forking {
+    /// Fresh interpreters: `python.fork` is off, or a tool file started a
+    /// thread at import, which a fork would not carry over.
+    Off,
+    /// Forks of this fork server, started on first use and again when it dies.
+    On(Option<Arc<ForkServer>>),
 }
 
 impl WorkerPool {
@@ -68,6 +87,7 @@ impl WorkerPool {
         let interpreter =
             resolve_interpreter(options.interpreter.as_deref(), &options.project_dir)?;
         let workers = options.workers.clamp(1, Semaphore::MAX_PERMITS);
+        let fork = options.fork;
         Ok(WorkerPool {
             inner: Arc::new(Inner {
                 options,
@@ -75,6 +95,11 @@ impl WorkerPool {
                 permits: Semaphore::new(workers),
                 idle: Mutex::new(Vec::new()),
                 skipped: Mutex::new(Vec::new()),
+                forking: tokio::sync::Mutex::new(if fork {
+                    Forking::On(None)
+                } else {
+                    Forking::Off
+                }),
             }),
         })
     }
@@ -183,6 +208,33 @@ impl WorkerPool {
         }
     }
 
+    /// Starts workers in the background until `workers` are idle, each while
+    /// no call needs its permit, so the first calls find them ready.
+    pub fn prestart(&self) {
+        let pool = self.clone();
+        tokio::spawn(async move {
+            let idle = pool.inner.idle.lock().len();
+            for _ in idle..pool.inner.options.workers {
+                // Calls in progress start what they need themselves.
+                let Ok(_permit) = pool.inner.permits.try_acquire() else {
+                    return;
+                };
+                if let Err(err) = pool.add_worker().await {
+                    tracing::debug!("can't start a python worker ahead of calls: {err}");
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Starts one more worker and leaves it idle (what `prestart` does, one
+    /// at a time; the host bench times it).
+    pub async fn add_worker(&self) -> Result<(), Error> {
+        let worker = self.spawn().await?;
+        self.checkin(worker);
+        Ok(())
+    }
+
     /// An idle worker, or a new one when none is idle.
     async fn checkout(&self) -> Result<(Worker, SemaphorePermit<'_>), Error> {
         let permit = self
@@ -213,36 +265,15 @@ impl WorkerPool {
     /// Spawns a worker, skipping each file whose import times out or ends
     /// the worker.
     async fn spawn(&self) -> Result<Worker, Error> {
-        let options = &self.inner.options;
         loop {
-            let skip = self
+            let skip: Vec<String> = self
                 .inner
                 .skipped
                 .lock()
                 .iter()
                 .map(|(file, _)| file.clone())
                 .collect();
-            let spawned = Worker::spawn(SpawnOptions {
-                interpreter: &self.inner.interpreter,
-                project_dir: &options.project_dir,
-                env: &options.env,
-                init: WorkerInit {
-                    tools_dir: options
-                        .project_dir
-                        .join(&options.tools_dir)
-                        .display()
-                        .to_string(),
-                    config: options.config.clone(),
-                    skip,
-                    max_output_bytes: Some(options.max_output_bytes),
-                    label_key: None,
-                },
-                import_timeout: options.import_timeout,
-                host: options.host.clone(),
-                reply_limit: reply_limit(options.max_output_bytes),
-            })
-            .await;
-            let (file, why) = match spawned {
+            let (file, why) = match self.spawn_skipping(skip).await {
                 Err(Error::ImportTimedOut { file, after }) => {
                     (file, format!("import timed out after {after}"))
                 }
@@ -253,6 +284,83 @@ impl WorkerPool {
             };
             tracing::warn!("{file}: {why}; later workers skip it");
             self.inner.skipped.lock().push((file, why));
+        }
+    }
+
+    /// A worker forked from the fork server where there is one, else a fresh
+    /// interpreter.
+    async fn spawn_skipping(&self, skip: Vec<String>) -> Result<Worker, Error> {
+        if let Some(server) = self.fork_server(&skip).await? {
+            match server.fork(self.spawn_options(skip.clone())).await {
+                Ok(worker) => return Ok(worker),
+                Err(ForkError::Worker(err)) => return Err(err),
+                Err(ForkError::Refused(why)) => {
+                    tracing::warn!(
+                        "{why}; this generation's python workers start as fresh interpreters"
+                    );
+                    *self.inner.forking.lock().await = Forking::Off;
+                }
+                Err(ForkError::ServerFailed(why)) => {
+                    // The next worker starts a fresh fork server.
+                    tracing::warn!("the python fork server could not fork a worker: {why}");
+                    server.kill();
+                }
+            }
+        }
+        Worker::spawn(self.spawn_options(skip)).await
+    }
+
+    /// The running fork server, started if it is not; `None` when workers
+    /// are fresh interpreters.
+    async fn fork_server(&self, skip: &[String]) -> Result<Option<Arc<ForkServer>>, Error> {
+        let mut forking = self.inner.forking.lock().await;
+        let Forking::On(server) = &mut *forking else {
+            return Ok(None);
+        };
+        if let Some(running) = server.as_ref().filter(|running| !running.is_closed()) {
+            return Ok(Some(running.clone()));
+        }
+        let started = match ForkServer::start(self.spawn_options(skip.to_vec())).await {
+            Ok(started) => Arc::new(started),
+            // The file is skipped and the fork server started again.
+            Err(err @ (Error::ImportTimedOut { .. } | Error::ImportCrashed { .. })) => {
+                return Err(err);
+            }
+            // An interpreter wrapper that does not pass the socket on, say:
+            // fresh interpreters may still work.
+            Err(err) => {
+                tracing::warn!(
+                    "can't start the python fork server ({err}); this generation's python workers start as fresh interpreters"
+                );
+                *forking = Forking::Off;
+                return Ok(None);
+            }
+        };
+        *server = Some(started.clone());
+        Ok(Some(started))
+    }
+
+    fn spawn_options(&self, skip: Vec<String>) -> SpawnOptions<'_> {
+        let options = &self.inner.options;
+        SpawnOptions {
+            interpreter: &self.inner.interpreter,
+            project_dir: &options.project_dir,
+            env: &options.env,
+            init: WorkerInit {
+                tools_dir: options
+                    .project_dir
+                    .join(&options.tools_dir)
+                    .display()
+                    .to_string(),
+                config: options.config.clone(),
+                skip,
+                max_output_bytes: Some(options.max_output_bytes),
+                label_key: None,
+                fork_socket: None,
+            },
+            import_timeout: options.import_timeout,
+            host: options.host.clone(),
+            reply_limit: reply_limit(options.max_output_bytes),
         }
     }
 }

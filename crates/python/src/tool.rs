@@ -52,6 +52,7 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
             error,
         }]
     };
+    let prestart = options.prestart;
     let pool = match WorkerPool::new(options) {
         Ok(pool) => pool,
         Err(err) => return host_failure(err),
@@ -60,6 +61,9 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
         Ok(discovery) => discovery,
         Err(err) => return host_failure(err),
     };
+    if prestart {
+        pool.prestart();
+    }
     let mut found = Vec::new();
     for report in discovery.files {
         let source = ToolSource::Python {

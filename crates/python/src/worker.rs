@@ -13,13 +13,14 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use std::time::Duration;
 
-use riverse_process::{Child, Exit, Relay, Spawned, Target};
+use riverse_process::{Adopted, Child, Exit, Relay, Spawned, Target};
 use riverse_protocol::{
-    InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION, WORKER_PROTOCOL_VERSION, WorkerInit,
-    methods,
+    ExitedNotification, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION,
+    WORKER_PROTOCOL_VERSION, WorkerInit, methods,
 };
 use serde_json::{Value, json};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::process::Command;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, sleep_until};
 
@@ -27,6 +28,7 @@ use crate::connection::{
     Closed, Connection, Ending, Inbound, Pending, RequestError, WorkerRequest, read_messages,
 };
 use crate::env::EnvPolicy;
+use crate::fork::ForkServerLink;
 use crate::script::{BOOTSTRAP, cached_script_dir};
 use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
 
@@ -62,10 +64,48 @@ pub(crate) struct SpawnOptions<'a> {
     pub host: HostLink,
 }
 
+/// The host's end of a worker's stdin: a pipe to a spawned or a forked worker.
+pub(crate) type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// The worker's process: one Riverse spawned, or one its fork server forked.
+pub(crate) enum Process {
+    Spawned(Child),
+    Forked(Adopted),
+}
+
+impl Process {
+    fn exit(&self) -> Option<Exit> {
+        match self {
+            Process::Spawned(child) => child.exit(),
+            Process::Forked(adopted) => adopted.exit(),
+        }
+    }
+
+    fn exited(&self) -> watch::Receiver<Option<Exit>> {
+        match self {
+            Process::Spawned(child) => child.exited(),
+            Process::Forked(adopted) => adopted.exited(),
+        }
+    }
+
+    fn kill(&self) {
+        match self {
+            Process::Spawned(child) => child.kill(),
+            Process::Forked(adopted) => adopted.kill(),
+        }
+    }
+}
+
+/// A worker's streams, as the host holds them.
+pub(crate) struct Streams {
+    pub stdin: Writer,
+    pub stdout: Box<dyn AsyncRead + Send + Unpin>,
+}
+
 pub(crate) struct Worker {
-    child: Child,
+    process: Process,
     /// Shared with the task that answers the worker's own requests.
-    connection: Arc<Connection<ChildStdin>>,
+    connection: Arc<Connection<Writer>>,
     pending: Arc<Pending>,
     /// The tool this worker last ran, for the log when it must be retired.
     last_tool: Mutex<Option<String>>,
@@ -74,6 +114,16 @@ pub(crate) struct Worker {
 impl Worker {
     /// Starts a worker and waits until it has imported the tools directory.
     pub(crate) async fn spawn(options: SpawnOptions<'_>) -> Result<Worker, Error> {
+        Worker::spawn_with(options, None).await
+    }
+
+    /// Starts a fresh interpreter: a worker, or a fork server when `fork` is
+    /// given (the socket it receives descriptors on, and where to report the
+    /// exits of the workers it forks).
+    pub(crate) async fn spawn_with(
+        options: SpawnOptions<'_>,
+        fork: Option<ForkServerLink>,
+    ) -> Result<Worker, Error> {
         let executable = &options.interpreter.executable;
         let mut command = Command::new(executable);
         match cached_script_dir() {
@@ -84,40 +134,62 @@ impl Worker {
         options.env.apply(command.as_std_mut());
         command.env("PYTHONIOENCODING", "utf-8");
         let key = label_key();
-        let relay = Relay {
-            target: Target::Tool,
-            label: IDLE_LABEL.into(),
-            marker: Some(format!("{LABEL_MARKER}{key}:").into_bytes()),
+        let mut options = options;
+        // The link lives until the spawn is done: the child inherits its socket.
+        let exited = match &fork {
+            Some(link) => {
+                options.init.fork_socket = Some(link.pass_socket(&mut command));
+                Some(link.exited.clone())
+            }
+            None => None,
         };
         let Spawned {
             child,
             stdin,
             stdout,
-        } = Child::spawn(command, relay).map_err(|err| Error::SpawnFailed {
+        } = Child::spawn(command, relay(&key)).map_err(|err| Error::SpawnFailed {
             interpreter: executable.clone(),
             cause: err.to_string(),
         })?;
+        drop(fork);
+        let streams = Streams {
+            stdin: Box::new(stdin),
+            stdout: Box::new(stdout),
+        };
+        Worker::start(Process::Spawned(child), streams, options, key, exited).await
+    }
+
+    /// Serves a worker its fork server forked: the host holds the other ends
+    /// of its streams. `key` is the label key its stderr relay was given.
+    pub(crate) async fn start(
+        process: Process,
+        streams: Streams,
+        options: SpawnOptions<'_>,
+        key: String,
+        exited: Option<mpsc::UnboundedSender<ExitedNotification>>,
+    ) -> Result<Worker, Error> {
         let pending = Arc::new(Pending::default());
         let (importing_tx, importing_rx) = mpsc::unbounded_channel();
         let (requests_tx, requests_rx) = mpsc::unbounded_channel();
         tokio::spawn(watch_stream(
-            stdout,
-            child.exited(),
+            streams.stdout,
+            process.exited(),
             pending.clone(),
             Inbound {
                 importing: importing_tx,
                 requests: requests_tx,
+                exited,
             },
             options.reply_limit,
         ));
-        let connection = Arc::new(Connection::new(stdin, pending.clone()));
+        let connection = Arc::new(Connection::new(streams.stdin, pending.clone()));
         tokio::spawn(answer_requests(
             requests_rx,
             Arc::downgrade(&connection),
             options.host.clone(),
         ));
         let worker = Worker {
-            child,
+            process,
             connection,
             pending,
             last_tool: Mutex::new(None),
@@ -217,7 +289,7 @@ impl Worker {
     pub(crate) fn closed(&self) -> Option<Closed> {
         self.pending
             .closed()
-            .or_else(|| self.child.exit().map(Closed::Died))
+            .or_else(|| self.process.exit().map(Closed::Died))
     }
 
     pub(crate) fn last_tool(&self) -> Option<String> {
@@ -227,7 +299,7 @@ impl Worker {
     /// Kills the worker's whole process group: the interpreter and anything a
     /// tool started there.
     pub(crate) fn kill(&self) {
-        self.child.kill();
+        self.process.kill();
     }
 }
 
@@ -245,7 +317,7 @@ pub(crate) fn describe(error: &RequestError) -> String {
 /// Reads the worker's stream until it ends, turns invalid or the process
 /// exits, then closes the connection with the cause.
 async fn watch_stream(
-    stdout: ChildStdout,
+    stdout: Box<dyn AsyncRead + Send + Unpin>,
     exited: watch::Receiver<Option<Exit>>,
     pending: Arc<Pending>,
     inbound: Inbound,
@@ -281,7 +353,7 @@ async fn watch_stream(
 /// meanwhile. Ends with the worker's stream.
 async fn answer_requests(
     mut requests: mpsc::UnboundedReceiver<WorkerRequest>,
-    connection: std::sync::Weak<Connection<ChildStdin>>,
+    connection: std::sync::Weak<Connection<Writer>>,
     host: HostLink,
 ) {
     while let Some(request) = requests.recv().await {
@@ -306,9 +378,18 @@ async fn exited_at_all(mut exited: watch::Receiver<Option<Exit>>) -> Option<Exit
         .and_then(|exit| exit.clone())
 }
 
+/// How a worker's stderr is relayed: under the name of whoever it says runs.
+pub(crate) fn relay(key: &str) -> Relay {
+    Relay {
+        target: Target::Tool,
+        label: IDLE_LABEL.into(),
+        marker: Some(format!("{LABEL_MARKER}{key}:").into_bytes()),
+    }
+}
+
 /// A key no tool can guess by accident (the worker holds it, so a tool can
 /// still read it on purpose: tools are trusted code).
-fn label_key() -> String {
+pub(crate) fn label_key() -> String {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
         std::time::SystemTime::now()

@@ -18,6 +18,7 @@ fn an_empty_file_gives_every_default() {
     assert_eq!(settings.tools.max_output_bytes, 65536);
     assert_eq!(settings.python.workers, 2);
     assert_eq!(settings.python.import_timeout, Duration::from_secs(10));
+    assert!(settings.python.fork);
     assert_eq!(settings.agent.max_rounds, 4);
     assert_eq!(settings.agent.max_tool_calls, 8);
     assert_eq!(settings.tools_dir(), PathBuf::from("/project/agent/tools"));
@@ -34,7 +35,7 @@ tools:
   dir: my/tools
   max_output_bytes: 1000
   weather: {enabled: false, timeout: 2.5, api_key: secret}
-python: {interpreter: python3, workers: 3, import_timeout: 4}
+python: {interpreter: python3, workers: 3, import_timeout: 4, fork: false}
 agent: {tool_mode: dispatcher, max_rounds: 2, max_tool_calls: 5}
 my_section: {anything: [1, 2]}
 "#;
@@ -52,6 +53,7 @@ my_section: {anything: [1, 2]}
     );
     assert_eq!(settings.python.interpreter.as_deref(), Some("python3"));
     assert_eq!(settings.python.workers, 3);
+    assert!(!settings.python.fork);
     assert_eq!(settings.agent.tool_mode, ToolMode::Dispatcher);
     assert_eq!(settings.document["my_section"], json!({"anything": [1, 2]}));
     assert_eq!(

@@ -19,6 +19,8 @@ mod calls;
 mod concurrency;
 #[path = "host/fixtures.rs"]
 mod fixtures;
+#[path = "host/fork.rs"]
+mod fork;
 #[path = "host/listing.rs"]
 mod listing;
 #[path = "host/memory.rs"]
@@ -84,6 +86,8 @@ enum Bench {
     Tools,
     Parallel,
     Memory,
+    /// Forked workers against fresh interpreters (issue 14).
+    Fork,
 }
 
 /// Parallel calls, and workers, of the parallel benchmark.
@@ -326,6 +330,46 @@ async fn run(args: Args) -> anyhow::Result<()> {
         );
         table.note("memory goals are judged on VmRSS".to_owned());
     }
+    if wants(Bench::Fork) {
+        eprintln!(
+            "timing forked workers and fresh interpreters, {} tools...",
+            fork::TOOLS
+        );
+        let starts = args.spawns.min(fork::WORKERS * 2);
+        let mut fresh = fork::measure(&python, false, starts).await?;
+        let mut forked = fork::measure(&python, true, starts).await?;
+        table.time(
+            &format!(
+                "additional worker ready, {} tools imported, forked",
+                fork::TOOLS
+            ),
+            forked.add_worker.median(),
+            Some(("fresh interpreter", fresh.add_worker.median())),
+            Some(Duration::from_millis(5)),
+        );
+        let workers = fork::WORKERS;
+        table.time(
+            &format!("{workers} x 0.5 s calls, {workers} workers, first batch, forked"),
+            forked.cold_batch,
+            Some(("fresh interpreters", fresh.cold_batch)),
+            Some(Duration::from_millis(550)),
+        );
+        table.kib(
+            &format!("PSS of {workers} workers, {} tools, forked", fork::TOOLS),
+            forked.pss_kib,
+            Some(("one fresh worker", fresh.one_worker_pss_kib)),
+            Some(2.5),
+        );
+        table.kib(
+            &format!("  PSS of {workers} workers, fresh interpreters"),
+            fresh.pss_kib,
+            Some(("one fresh worker", fresh.one_worker_pss_kib)),
+            None,
+        );
+        table.note(format!(
+            "fork: {starts} additional starts each; the first batch on a fresh pool; PSS summed over the pool's processes, the fork server included"
+        ));
+    }
     print!("{}", table.render());
     Ok(())
 }
@@ -441,6 +485,33 @@ impl Table {
                 .map(|goal| format!("≤ {}", format_kib(goal)))
                 .unwrap_or_default(),
             verdict: verdict(goal_kib.map(|goal| value.rss_kib <= goal)),
+        });
+    }
+
+    /// A size in KiB against a baseline, with a goal as a ratio to it.
+    fn kib(
+        &mut self,
+        measure: &str,
+        value: u64,
+        baseline: Option<(&str, u64)>,
+        goal_ratio: Option<f64>,
+    ) {
+        let met = baseline
+            .zip(goal_ratio)
+            .map(|((_, base), goal)| value as f64 <= base as f64 * goal);
+        self.rows.push(Row {
+            measure: measure.to_owned(),
+            value: format_kib(value),
+            baseline: baseline
+                .map(|(name, base)| format!("{name}: {}", format_kib(base)))
+                .unwrap_or_default(),
+            ratio: baseline
+                .map(|(_, base)| ratio(value as f64, base as f64))
+                .unwrap_or_default(),
+            goal: goal_ratio
+                .map(|goal| format!("≤ {goal}×"))
+                .unwrap_or_default(),
+            verdict: verdict(met),
         });
     }
 

@@ -31,6 +31,8 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         max_output_bytes: 64 * 1024,
         env: Default::default(),
         interpreter_hint: None,
+        fork: true,
+        prestart: false,
     })
     .await;
     let options = RegistryOptions {

@@ -29,6 +29,7 @@ fn wire(limit: usize) -> Wire {
     let inbound = Inbound {
         importing: importing_tx,
         requests: requests_tx,
+        exited: None,
     };
     let reader_pending = pending.clone();
     let reading =

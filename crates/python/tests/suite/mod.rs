@@ -1,5 +1,6 @@
 mod calls;
 mod discovery;
+mod fork;
 mod hardening;
 mod host_calls;
 mod output;

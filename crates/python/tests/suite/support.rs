@@ -31,7 +31,16 @@ pub fn options(project: &Project) -> PythonOptions {
         max_output_bytes: 64 * 1024,
         env: Default::default(),
         interpreter_hint: None,
+        fork: fork_mode(),
+        prestart: false,
     }
+}
+
+/// Whether workers are forked from a fork server: on, unless
+/// `RIVERSE_TEST_PYTHON_FORK=0` asks for fresh interpreters (`.ci/run` runs
+/// this suite both ways).
+pub fn fork_mode() -> bool {
+    std::env::var("RIVERSE_TEST_PYTHON_FORK").map_or(true, |value| value != "0")
 }
 
 pub async fn registry(options: PythonOptions) -> Registry {

@@ -55,6 +55,8 @@ impl TempProject {
             max_output_bytes: 64 * 1024,
             env: Default::default(),
             interpreter_hint: None,
+            fork: true,
+            prestart: false,
         }
     }
 }

@@ -1,0 +1,145 @@
+//! Workers forked from a fork server that imported the tools once (issue 14).
+
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use riverse_tool::ToolResult;
+use serde_json::{Value, json};
+
+use super::support::{call, fork_mode, options, project, registry};
+
+/// The pid of the parent of the worker that runs the call.
+async fn parent_pid(registry: &riverse_tool::Registry) -> u32 {
+    let result = call(registry, "server_pid", json!({})).await;
+    result
+        .data
+        .parse()
+        .unwrap_or_else(|_| panic!("not a pid: {result:?}"))
+}
+
+#[tokio::test]
+async fn workers_are_forked_from_a_fork_server_unless_forking_is_off() {
+    let project = project(&["server_pid.py"]);
+    for fork in [true, false] {
+        let mut options = options(&project);
+        options.fork = fork;
+        let registry = registry(options).await;
+        let parent = parent_pid(&registry).await;
+        assert_eq!(
+            parent != std::process::id(),
+            fork,
+            "fork: {fork}, the worker's parent: {parent}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_starts_a_thread_at_import_makes_workers_fresh_interpreters_and_still_works() {
+    let project = project(&["starts_thread.py", "server_pid.py"]);
+    let mut options = options(&project);
+    options.fork = true;
+    let registry = registry(options).await;
+    assert_eq!(
+        call(&registry, "starts_thread", json!({})).await,
+        ToolResult::ok("ticking")
+    );
+    assert_eq!(parent_pid(&registry).await, std::process::id());
+}
+
+#[tokio::test]
+async fn killing_the_fork_server_mid_run_lets_calls_in_flight_finish_and_a_new_one_serves() {
+    if !fork_mode() {
+        return;
+    }
+    let project = project(&["server_pid.py", "parallel.py"]);
+    let mut options = options(&project);
+    options.workers = 2;
+    let registry = std::sync::Arc::new(registry(options).await);
+    let server = parent_pid(&registry).await;
+    assert_ne!(server, std::process::id());
+
+    let meeting = project.path().join("meeting");
+    std::fs::create_dir(&meeting).unwrap();
+    let in_flight = {
+        let registry = registry.clone();
+        let params = json!({"dir": meeting, "expect": "2", "token": "in-flight"});
+        tokio::spawn(async move { call(&registry, "parallel", params).await })
+    };
+    let waited = Instant::now();
+    while !meeting.join("in-flight").exists() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the call never started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(server as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    std::fs::write(meeting.join("peer"), "").unwrap();
+    let finished = in_flight.await.unwrap();
+    assert!(finished.success, "{}", finished.error);
+    let report: Value = serde_json::from_str(&finished.data).unwrap();
+    assert_eq!(report["met"], json!(true));
+
+    // Two calls at once need a second worker, which a new fork server forks.
+    let again = project.path().join("again");
+    std::fs::create_dir(&again).unwrap();
+    let params = |token: &str| json!({"dir": again, "expect": "2", "token": token});
+    let (first, second) = tokio::join!(
+        call(&registry, "parallel", params("first")),
+        call(&registry, "parallel", params("second")),
+    );
+    assert!(first.success && second.success, "{first:?} {second:?}");
+    let parents = [parent_pid(&registry).await, parent_pid(&registry).await];
+    assert!(
+        !parents.contains(&server),
+        "a worker still names the killed fork server {server} as its parent"
+    );
+}
+
+/// The pids whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_prestarting_pool_starts_every_worker_without_a_call() {
+    let project = project(&["server_pid.py"]);
+    let mut options = options(&project);
+    options.fork = true;
+    options.workers = 3;
+    options.prestart = true;
+    let registry = registry(options).await;
+    let server = parent_pid(&registry).await;
+    let waited = Instant::now();
+    while children_of(server).len() < 3 {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the fork server {server} has only {:?}",
+            children_of(server)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
