@@ -327,7 +327,8 @@ DEFINED_CLASSES: dict[str, list[type]] = {}
 def preload(tools_dir: str, skip: list[str], announce) -> str | None:
     """Imports every tool file and instantiates nothing (the fork server's
     part of discovery); the name of the first file after whose import a
-    thread was running, since threads do not survive a fork."""
+    thread was running (a Python thread or a native library's), since
+    threads do not survive a fork."""
     tools_dir = os.path.abspath(tools_dir)
     install_shim(tools_dir)
     threaded = None
@@ -341,10 +342,20 @@ def preload(tools_dir: str, skip: list[str], announce) -> str | None:
             DEFINED_CLASSES[file] = defined_tool_classes(module, module_name)
         except BaseException as exc:  # noqa: BLE001 - a tool file may raise anything
             IMPORT_FAILURES[file] = import_failure(file, module_name, exc, tools_dir)
-        threading = sys.modules.get("threading")
-        if threaded is None and threading is not None and threading.active_count() > 1:
+        if threaded is None and thread_count() > 1:
             threaded = file
     return threaded
+
+
+def thread_count() -> int:
+    """The process's threads: the kernel's count, which includes threads a
+    native library started at import (a BLAS pool), where the kernel has
+    one; else the threads Python knows of."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        threading = sys.modules.get("threading")
+        return threading.active_count() if threading is not None else 1
 
 
 def defined_tool_classes(module, module_name: str) -> list[type]:
@@ -690,6 +701,9 @@ class Server:
 
         self.fork_socket = socket.socket(fileno=high_dup(options["forkSocket"]))
         os.close(options["forkSocket"])
+        # The workers it forks are the fork server's children, not the host's:
+        # they watch the host themselves (see `watch_the_host`).
+        self.host_pid = os.getppid()
         self.threaded = preload(
             options.get("toolsDir") or self.default_tools_dir,
             options.get("skip") or [],
@@ -749,6 +763,8 @@ class Server:
             except OSError:
                 pass
         end = end_with_the_host()
+        if end is not None:
+            watch_the_host(self.host_pid, end)
         proto_in, proto_out = take_protocol_streams()
         Server(proto_in, proto_out, self.default_tools_dir, self.default_config).serve()
         if end is not None:
@@ -848,6 +864,28 @@ def end_with_the_host():
 
     signal.signal(signal.SIGTERM, end)
     return end
+
+
+def watch_the_host(host_pid: int, end) -> None:
+    """A forked worker's parent is the fork server, so no signal comes when the
+    host dies, and a tool that never returns never reads the protocol stream's
+    end: a thread waits for the host's exit and ends the worker's group."""
+    import select
+    import threading
+
+    try:
+        host = os.pidfd_open(host_pid)
+    except ProcessLookupError:
+        end()  # the host is already gone
+        return
+    except (AttributeError, OSError):
+        return  # no pidfd here (not Linux 5.3+): the stream's end still tells
+
+    def wait():
+        select.select([host], [], [])
+        end()
+
+    threading.Thread(target=wait, name="riverse-host-watch", daemon=True).start()
 
 
 def main(argv: list[str]) -> None:
