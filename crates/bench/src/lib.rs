@@ -4,10 +4,41 @@
 
 use std::future::Future;
 use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, ExitStatus, Stdio};
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
+
+/// The `riverse` binary to measure: `given`, else the one beside this bench.
+pub fn riverse_binary(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let riverse = match given {
+        Some(path) => path,
+        None => std::env::current_exe()?.with_file_name("riverse"),
+    };
+    if !riverse.is_file() {
+        bail!(
+            "no riverse binary at {}; build it with cargo build --release -p riverse",
+            riverse.display()
+        );
+    }
+    Ok(riverse)
+}
+
+/// An interpreter with the official `mcp` package: `given`, else the test
+/// environment `.ci/run` makes.
+pub fn mcp_python(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let python = given.unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp/bin/python")
+    });
+    if !python.is_file() {
+        bail!(
+            "no interpreter with the mcp package at {}; run .ci/run or cargo test -p riverse-mcp once, or pass --python",
+            python.display()
+        );
+    }
+    Ok(python)
+}
 
 /// Runs `measure` on a two-thread runtime, as `riverse` runs its commands;
 /// an error is printed after `name` and fails the process.

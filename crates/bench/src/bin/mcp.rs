@@ -13,7 +13,7 @@
 //! (`target/test-venvs/mcp`, made by `.ci/run` or the first MCP test), or
 //! `--python PATH`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -80,28 +80,8 @@ fn run(args: Args) -> anyhow::Result<()> {
     if args.calls == 0 {
         bail!("--calls must be at least 1");
     }
-    let riverse = match args.riverse {
-        Some(path) => path,
-        None => std::env::current_exe()?.with_file_name("riverse"),
-    };
-    if !riverse.is_file() {
-        bail!(
-            "no riverse binary at {}; build it with cargo build --release -p riverse",
-            riverse.display()
-        );
-    }
-    let python = match args.python {
-        Some(path) => path,
-        None => {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp/bin/python")
-        }
-    };
-    if !python.is_file() {
-        bail!(
-            "no interpreter with the mcp package at {}; run .ci/run or cargo test -p riverse-mcp once, or pass --python",
-            python.display()
-        );
-    }
+    let riverse = riverse_bench::riverse_binary(args.riverse)?;
+    let python = riverse_bench::mcp_python(args.python)?;
     let project = tempfile::tempdir()?;
     let tools = project.path().join("agent/tools");
     std::fs::create_dir_all(&tools)?;

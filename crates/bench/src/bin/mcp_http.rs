@@ -23,11 +23,11 @@
 mod stats;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use anyhow::{Context, bail, ensure};
+use anyhow::{Context, ensure};
 use clap::Parser;
 use serde_json::{Value, json};
 use stats::{Samples, format_duration};
@@ -103,28 +103,8 @@ fn main() -> ExitCode {
 
 async fn run(args: Args) -> anyhow::Result<()> {
     ensure!(args.calls > 0, "--calls must be at least 1");
-    let riverse_bin = match args.riverse {
-        Some(path) => path,
-        None => std::env::current_exe()?.with_file_name("riverse"),
-    };
-    if !riverse_bin.is_file() {
-        bail!(
-            "no riverse binary at {}; build it with cargo build --release -p riverse",
-            riverse_bin.display()
-        );
-    }
-    let python = match args.python {
-        Some(path) => path,
-        None => {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp/bin/python")
-        }
-    };
-    if !python.is_file() {
-        bail!(
-            "no interpreter with the mcp package at {}; run .ci/run or cargo test -p riverse-mcp once, or pass --python",
-            python.display()
-        );
-    }
+    let riverse_bin = riverse_bench::riverse_binary(args.riverse)?;
+    let python = riverse_bench::mcp_python(args.python)?;
     let project = tempfile::tempdir()?;
     let tools = project.path().join("agent/tools");
     std::fs::create_dir_all(&tools)?;

@@ -213,6 +213,40 @@ fn ctrl_c_cancels_the_running_turn_and_the_chat_goes_on() {
     );
 }
 
+/// A `riverse chat` running with piped streams.
+struct Session {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: Lines,
+    stderr: Lines,
+}
+
+impl Session {
+    /// Starts the chat and says "hi"; the model's first scripted answer must
+    /// be "Hello.". An answer means the chat is up, and so is its watch on
+    /// the tools.
+    fn greeted(project: &Project) -> Self {
+        let mut child = riverse(project)
+            .arg("chat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = Lines::of(child.stdout.take().unwrap());
+        let stderr = Lines::of(child.stderr.take().unwrap());
+        writeln!(stdin, "hi").unwrap();
+        stdout.wait_for("Hello.");
+        Session {
+            child,
+            stdin,
+            stdout,
+            stderr,
+        }
+    }
+}
+
 /// Issue 12: a tool file saved while the chat runs is in the next turn, and
 /// the chat says so.
 #[test]
@@ -223,19 +257,12 @@ fn a_tool_added_during_the_chat_is_in_the_next_turn() {
         ev_text("The new tool said: fresh."),
     ]);
     let project = project_for(&server, "");
-    let mut child = riverse(&project)
-        .arg("chat")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = Lines::of(child.stdout.take().unwrap());
-    let stderr = Lines::of(child.stderr.take().unwrap());
-    // An answer means the chat is up, and so is its watch on the tools.
-    writeln!(stdin, "hi").unwrap();
-    stdout.wait_for("Hello.");
+    let Session {
+        mut child,
+        mut stdin,
+        stdout,
+        stderr,
+    } = Session::greeted(&project);
     project.tool(
         "added.py",
         &simple_tool("added", "return ToolResult(True, 'fresh')"),
@@ -268,18 +295,12 @@ fn a_tool_added_during_the_chat_is_in_the_next_turn() {
 fn settings_saved_during_the_chat_apply_unless_malformed() {
     let server = OpenAiServer::start([ev_text("Hello."), ev_text("Still here.")]);
     let project = project_for(&server, "");
-    let mut child = riverse(&project)
-        .arg("chat")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = Lines::of(child.stdout.take().unwrap());
-    let stderr = Lines::of(child.stderr.take().unwrap());
-    writeln!(stdin, "hi").unwrap();
-    stdout.wait_for("Hello.");
+    let Session {
+        mut child,
+        mut stdin,
+        stdout,
+        stderr,
+    } = Session::greeted(&project);
     let settings = project.path().join("settings.yaml");
     let running = std::fs::read_to_string(&settings).unwrap();
     std::fs::write(
