@@ -98,8 +98,7 @@ impl Adopted {
 
     /// Waits up to `grace` for its stderr to end.
     pub async fn stderr_ended(&self, grace: Duration) {
-        let mut ended = self.stderr.ended.clone();
-        let _ = tokio::time::timeout(grace, ended.wait_for(|ended| *ended)).await;
+        self.stderr.ended_within(grace).await;
     }
 }
 

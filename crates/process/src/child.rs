@@ -154,8 +154,7 @@ impl Child {
     /// with all it printed. Its own children may hold stderr open: the grace
     /// should be short.
     pub async fn stderr_ended(&self, grace: Duration) {
-        let mut ended = self.stderr.ended.clone();
-        let _ = tokio::time::timeout(grace, ended.wait_for(|ended| *ended)).await;
+        self.stderr.ended_within(grace).await;
     }
 }
 

@@ -53,6 +53,12 @@ impl Stderr {
         self.tail.lock().iter().cloned().collect()
     }
 
+    /// Waits up to `grace` for the stream to end.
+    pub(crate) async fn ended_within(&self, grace: std::time::Duration) {
+        let mut ended = self.ended.clone();
+        let _ = tokio::time::timeout(grace, ended.wait_for(|ended| *ended)).await;
+    }
+
     fn remember(&self, line: &str) {
         if line.trim().is_empty() {
             return;
