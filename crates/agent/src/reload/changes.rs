@@ -57,16 +57,13 @@ impl ToolChanges {
         changes
     }
 
-    /// Whether the tool list a client sees is the same.
-    pub fn is_empty(&self) -> bool {
-        self.added.is_empty()
-            && self.changed.is_empty()
-            && self.removed.is_empty()
-            && self.failures.is_empty()
+    /// Whether a tool was added, changed or removed (failures aside).
+    pub fn has_tool_changes(&self) -> bool {
+        !(self.added.is_empty() && self.changed.is_empty() && self.removed.is_empty())
     }
 }
 
-/// `+added ~changed -removed`, or `none` when only failures changed.
+/// `+added ~changed -removed`, or `none` when no tool changed.
 impl fmt::Display for ToolChanges {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let marked = self

@@ -47,10 +47,7 @@ fn lines(reloaded: &Reloaded) -> Vec<Line> {
     match reloaded {
         Reloaded::Tools(changes) => {
             let mut lines = Vec::new();
-            if !changes.added.is_empty()
-                || !changes.changed.is_empty()
-                || !changes.removed.is_empty()
-            {
+            if changes.has_tool_changes() {
                 lines.push(Line::Info(format!("tools changed: {changes}")));
             }
             lines.extend(

@@ -7,11 +7,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use pretty_assertions::assert_eq;
-use riverse_test_support::Project;
 use riverse_test_support::openai::OpenAiServer;
+use riverse_test_support::{Project, wait_gone};
 use serde_json::{Value, json};
 
 use super::ask::{project_for, riverse};
@@ -87,18 +86,6 @@ fn raw(server: &Server, headers: &[(&str, &str)], body: &str) -> (u16, String) {
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
-/// Waits (a minute at most) until process `pid` is gone.
-fn is_gone(pid: i32) -> bool {
-    let pid = Pid::from_raw(pid);
-    for _ in 0..600 {
-        if kill(pid, None).is_err() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    false
-}
-
 #[test]
 fn an_sdk_client_lists_and_calls_the_tools_at_serve_mcp() {
     let llm = OpenAiServer::start([]);
@@ -172,7 +159,7 @@ fn a_call_the_client_cancels_stops_its_worker_and_later_calls_are_served() {
         let pid = i32::try_from(seen[0]["pid"].as_i64().unwrap()).unwrap();
         // The deadline is ten minutes away: only the cancellation stops it.
         assert!(
-            is_gone(pid),
+            wait_gone(pid),
             "{mode}: the cancelled tool's worker still runs"
         );
         assert_eq!(seen[1], ok("AFTER"), "{mode}");

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::Project;
+use riverse_test_support::{Project, is_gone};
 use riverse_tool::{Status, ToolPolicy, ToolResult};
 use serde_json::{Value, json};
 
@@ -20,23 +20,12 @@ fn one_second(name: &str) -> riverse_tool::RegistryOptions {
     policy(name, timeout)
 }
 
-async fn worker_pid(registry: &riverse_tool::Registry) -> u32 {
+async fn worker_pid(registry: &riverse_tool::Registry) -> i32 {
     let result = call(registry, "worker_pid", json!({})).await;
     result
         .data
         .parse()
         .unwrap_or_else(|_| panic!("not a pid: {result:?}"))
-}
-
-/// A process is gone once it no longer exists or is a zombie awaiting its
-/// reaper (in a container, the reaper may be slow or absent).
-fn is_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
-    }
 }
 
 #[tokio::test]
@@ -52,7 +41,7 @@ async fn a_call_past_its_deadline_kills_the_worker_and_its_children_and_a_fresh_
             "tool \"hangs\" timed out after 1s; its worker was killed and a fresh one will serve later calls"
         )
     );
-    let child: u32 = std::fs::read_to_string(&pid_file)
+    let child: i32 = std::fs::read_to_string(&pid_file)
         .unwrap()
         .trim()
         .parse()
