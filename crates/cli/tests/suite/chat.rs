@@ -30,6 +30,11 @@ impl Lines {
         Lines { lines }
     }
 
+    /// Every line still to come, until the stream ends.
+    fn rest(self) -> Vec<String> {
+        self.lines.iter().collect()
+    }
+
     /// The lines up to the first that contains `needle`; fails after a
     /// minute without one.
     fn wait_for(&self, needle: &str) -> Vec<String> {
@@ -181,24 +186,20 @@ fn ctrl_c_cancels_the_running_turn_and_the_chat_goes_on() {
             "import time\ntime.sleep(60)\nreturn ToolResult(True, 'late')",
         ),
     );
-    let mut child = riverse(&project)
-        .arg("chat")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let stderr = Lines::of(child.stderr.take().unwrap());
+    let Session {
+        mut child,
+        mut stdin,
+        stdout,
+        stderr,
+    } = Session::start(&project);
     writeln!(stdin, "sleep please").unwrap();
     stderr.wait_for("→ sleeper");
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
     stderr.wait_for("(cancelled)");
     writeln!(stdin, "still there?").unwrap();
     drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
-    assert_eq!(text(&output.stdout), "next answer\n");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(stdout.rest(), ["next answer"]);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let last: Vec<String> = requests[1]
@@ -222,10 +223,7 @@ struct Session {
 }
 
 impl Session {
-    /// Starts the chat and says "hi"; the model's first scripted answer must
-    /// be "Hello.". An answer means the chat is up, and so is its watch on
-    /// the tools.
-    fn greeted(project: &Project) -> Self {
+    fn start(project: &Project) -> Self {
         let mut child = riverse(project)
             .arg("chat")
             .stdin(Stdio::piped())
@@ -233,17 +231,22 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let stdout = Lines::of(child.stdout.take().unwrap());
-        let stderr = Lines::of(child.stderr.take().unwrap());
-        writeln!(stdin, "hi").unwrap();
-        stdout.wait_for("Hello.");
         Session {
+            stdin: child.stdin.take().unwrap(),
+            stdout: Lines::of(child.stdout.take().unwrap()),
+            stderr: Lines::of(child.stderr.take().unwrap()),
             child,
-            stdin,
-            stdout,
-            stderr,
         }
+    }
+
+    /// Starts the chat and says "hi"; the model's first scripted answer must
+    /// be "Hello.". An answer means the chat is up, and so is its watch on
+    /// the tools.
+    fn greeted(project: &Project) -> Self {
+        let mut session = Session::start(project);
+        writeln!(session.stdin, "hi").unwrap();
+        session.stdout.wait_for("Hello.");
+        session
     }
 }
 
