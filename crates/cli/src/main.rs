@@ -27,11 +27,20 @@ enum Ended {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (_flush_logs, dropped_logs) = init_logging(cli.global.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // `riverse mcp` on stdio runs on this one thread: it relays one client's
+    // requests to tools that run in other processes, and on two threads every
+    // request woke the other thread, which cost a third of the server's CPU
+    // per call (docs/performance.md). The rest use two threads.
+    let runtime = match cli.command {
+        cli::Command::Mcp { http: None } => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build(),
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("riverse: can't start the async runtime: {err}");

@@ -1,7 +1,10 @@
 //! The JSON-RPC 2.0 envelope.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// A request id. Riverse sends numbers; peers may send strings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -47,15 +50,95 @@ pub enum Message {
     },
 }
 
-/// The superset of members any message may carry; classified in [`Message::parse`].
+/// One line as read, its payloads left unparsed: the reader routes a message
+/// by its envelope, and whoever receives the payload reads it into its own type.
+#[derive(Debug)]
+pub enum Incoming<'a> {
+    Request {
+        id: RequestId,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    Notification {
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    Response {
+        id: RequestId,
+        /// `None` for a success without `result`.
+        outcome: Result<Option<&'a RawValue>, ErrorObject>,
+    },
+}
+
+/// The superset of members any message may carry; classified in [`Incoming::parse`].
 #[derive(Deserialize)]
-struct RawMessage {
-    jsonrpc: Option<String>,
+struct Envelope<'a> {
+    #[serde(borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
     id: Option<RequestId>,
-    method: Option<String>,
-    params: Option<Value>,
-    result: Option<Value>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
     error: Option<ErrorObject>,
+}
+
+impl<'a> Incoming<'a> {
+    /// Parses one line's envelope. The error says what is wrong with it.
+    pub fn parse(line: &'a str) -> Result<Self, String> {
+        let raw: Envelope<'a> = serde_json::from_str(line).map_err(|err| err.to_string())?;
+        if raw.jsonrpc.as_deref() != Some("2.0") {
+            return Err("not a JSON-RPC 2.0 message (\"jsonrpc\": \"2.0\" missing)".into());
+        }
+        match (raw.id, raw.method) {
+            (Some(id), Some(method)) => Ok(Incoming::Request {
+                id,
+                method,
+                params: raw.params,
+            }),
+            (None, Some(method)) => Ok(Incoming::Notification {
+                method,
+                params: raw.params,
+            }),
+            (Some(id), None) => Ok(Incoming::Response {
+                id,
+                outcome: match raw.error {
+                    Some(error) => Err(error),
+                    None => Ok(raw.result),
+                },
+            }),
+            (None, None) => Err("message has neither \"id\" nor \"method\"".into()),
+        }
+    }
+}
+
+/// A request as written: serialized straight from borrowed parts.
+#[derive(Serialize)]
+pub struct OutgoingRequest<'a, P: ?Sized> {
+    jsonrpc: &'static str,
+    id: i64,
+    method: &'a str,
+    params: &'a P,
+}
+
+impl<'a, P: Serialize + ?Sized> OutgoingRequest<'a, P> {
+    pub fn new(id: i64, method: &'a str, params: &'a P) -> Self {
+        OutgoingRequest {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        }
+    }
+
+    /// The request as one line, with its trailing newline.
+    pub fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
+        let mut line = serde_json::to_vec(self)?;
+        line.push(b'\n');
+        Ok(line)
+    }
 }
 
 impl Message {
@@ -80,30 +163,28 @@ impl Message {
 
     /// Parses one line. The error says what is wrong with it.
     pub fn parse(line: &str) -> Result<Self, String> {
-        let raw: RawMessage = serde_json::from_str(line).map_err(|err| err.to_string())?;
-        if raw.jsonrpc.as_deref() != Some("2.0") {
-            return Err("not a JSON-RPC 2.0 message (\"jsonrpc\": \"2.0\" missing)".into());
-        }
-        match (raw.id, raw.method) {
-            (Some(id), Some(method)) => Ok(Message::Request {
+        let value = |raw: Option<&RawValue>| -> Result<Option<Value>, String> {
+            raw.map(|raw| serde_json::from_str(raw.get()).map_err(|err| err.to_string()))
+                .transpose()
+        };
+        Ok(match Incoming::parse(line)? {
+            Incoming::Request { id, method, params } => Message::Request {
                 id,
-                method,
-                params: raw.params,
-            }),
-            (None, Some(method)) => Ok(Message::Notification {
-                method,
-                params: raw.params,
-            }),
-            (Some(id), None) => {
-                let outcome = match (raw.result, raw.error) {
-                    (_, Some(error)) => Err(error),
-                    (Some(result), None) => Ok(result),
-                    (None, None) => Ok(Value::Null),
-                };
-                Ok(Message::Response { id, outcome })
-            }
-            (None, None) => Err("message has neither \"id\" nor \"method\"".into()),
-        }
+                method: method.into_owned(),
+                params: value(params)?,
+            },
+            Incoming::Notification { method, params } => Message::Notification {
+                method: method.into_owned(),
+                params: value(params)?,
+            },
+            Incoming::Response { id, outcome } => Message::Response {
+                id,
+                outcome: match outcome {
+                    Ok(result) => Ok(value(result)?.unwrap_or(Value::Null)),
+                    Err(error) => Err(error),
+                },
+            },
+        })
     }
 
     /// Serializes to one line, without the trailing newline.
@@ -169,6 +250,48 @@ mod tests {
         for message in messages {
             assert_eq!(Message::parse(&message.to_line()), Ok(message));
         }
+    }
+
+    #[test]
+    fn an_outgoing_request_reads_back_as_the_message_it_is() {
+        let params = json!({"name": "echo", "arguments": {"text": "日本"}});
+        let line = OutgoingRequest::new(3, "riverse/call", &params)
+            .to_line()
+            .unwrap();
+        assert_eq!(line.last(), Some(&b'\n'));
+        let text = std::str::from_utf8(&line).unwrap().trim_end();
+        assert_eq!(
+            Message::parse(text),
+            Ok(Message::request(3, "riverse/call", params))
+        );
+    }
+
+    #[test]
+    fn a_response_keeps_its_result_unparsed_and_a_missing_result_is_none() {
+        let line = r#"{"jsonrpc":"2.0","id":4,"result":{"data":"a\"b","n":1e400}}"#;
+        let Ok(Incoming::Response { id, outcome }) = Incoming::parse(line) else {
+            panic!("not a response: {line}");
+        };
+        assert_eq!(id, RequestId::Number(4));
+        assert_eq!(
+            outcome.unwrap().map(RawValue::get),
+            Some(r#"{"data":"a\"b","n":1e400}"#)
+        );
+        let Ok(Incoming::Response { outcome, .. }) = Incoming::parse(r#"{"jsonrpc":"2.0","id":5}"#)
+        else {
+            panic!("not a response");
+        };
+        assert!(outcome.unwrap().is_none());
+    }
+
+    #[test]
+    fn an_escaped_method_name_is_read() {
+        let line = r#"{"jsonrpc":"2.0","method":"notifications\/riverse\/importing"}"#;
+        let Ok(Incoming::Notification { method, params }) = Incoming::parse(line) else {
+            panic!("not a notification: {line}");
+        };
+        assert_eq!(method, "notifications/riverse/importing");
+        assert!(params.is_none());
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! The wire format between the Python host and its workers.
 //!
-//! Host and worker speak newline-delimited JSON-RPC 2.0 shaped as MCP
-//! (`initialize`, `tools/list`, `tools/call`), so that a worker is also a
-//! standalone MCP server. This crate holds that conversation's types: the
-//! message envelope ([`Message`]), the MCP payloads the worker uses
-//! ([`InitializeParams`], [`McpTool`], [`CallToolParams`], [`CallToolResult`])
-//! and the worker's own extensions ([`DiscoveryResult`], the importing
-//! notification, the worker's requests of the host in [`methods`]). It does no
-//! I/O: reading and writing lines is the caller's job.
+//! Host and worker speak newline-delimited JSON-RPC 2.0 with MCP's handshake
+//! (`initialize`), and a worker is also a standalone MCP server (`tools/list`,
+//! `tools/call`). This crate holds the host's side of that conversation: the
+//! message envelope ([`Message`], and [`Incoming`] and [`OutgoingRequest`],
+//! which leave payloads to their own types), the handshake
+//! ([`InitializeParams`]) and the worker's own extensions: a tool call
+//! ([`CallParams`], [`CallOutcome`]), discovery ([`DiscoveryResult`]), the
+//! importing notification, forking, and the worker's requests of the host in
+//! [`methods`]. It does no I/O: reading and writing lines is the caller's job.
 //!
 //! MCP with peers outside Riverse (`riverse mcp`, MCP servers as tool sources)
 //! goes through `rmcp` and its own model types, in `riverse-mcp`.
@@ -16,12 +17,10 @@ mod jsonrpc;
 mod mcp;
 mod worker;
 
-pub use jsonrpc::{ErrorObject, Message, RequestId, error_codes};
-pub use mcp::{
-    CallToolParams, CallToolResult, ClientInfo, Content, InitializeParams, InitializeResult,
-    ListToolsResult, MCP_PROTOCOL_VERSION, McpTool, ServerInfo,
-};
+pub use jsonrpc::{ErrorObject, Incoming, Message, OutgoingRequest, RequestId, error_codes};
+pub use mcp::{ClientInfo, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION, ServerInfo};
 pub use worker::{
-    DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED, FileFate, FileReport,
-    ForkResult, ImportingNotification, WORKER_PROTOCOL_VERSION, WorkerError, WorkerInit, methods,
+    CallOutcome, CallParams, DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED,
+    FileFate, FileReport, ForkResult, ImportingNotification, WORKER_PROTOCOL_VERSION, WorkerError,
+    WorkerInit, methods,
 };

@@ -4,14 +4,16 @@
 //! under `capabilities.experimental.riverse` ([`WorkerInit`]), is told which file
 //! is being imported ([`ImportingNotification`]) so it can enforce the import
 //! deadline, and asks for every file's fate with `riverse/discovery`
-//! ([`DiscoveryResult`]).
+//! ([`DiscoveryResult`]). Riverse's host calls a tool with `riverse/call`
+//! ([`CallParams`], answered with a [`CallOutcome`]), the tool's result once and
+//! flat; `tools/call` stays for MCP clients.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Checked in the `initialize` handshake: the host refuses a worker whose
 /// `serverInfo.version` differs.
-pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/1";
+pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/2";
 
 pub mod methods {
     pub const INITIALIZE: &str = "initialize";
@@ -22,6 +24,9 @@ pub mod methods {
     pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
     /// Sent by the worker just before it imports a tool file.
     pub const IMPORTING: &str = "notifications/riverse/importing";
+    /// Riverse's host calling a tool ([`CallParams`](super::CallParams),
+    /// answered with a [`CallOutcome`](super::CallOutcome)).
+    pub const CALL: &str = "riverse/call";
     /// Asked of the worker after `initialize`: the fate of every file.
     pub const DISCOVERY: &str = "riverse/discovery";
     /// Asked of a fork server, with a worker's stdin, stdout and stderr
@@ -63,6 +68,32 @@ pub struct WorkerInit {
     /// worker's descriptors on this inherited socket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork_socket: Option<i32>,
+}
+
+/// The params of `riverse/call`: a tool's name and its arguments, written
+/// straight from the caller's own.
+#[derive(Debug, Serialize)]
+pub struct CallParams<'a, A> {
+    pub name: &'a str,
+    pub arguments: &'a A,
+}
+
+/// The reply to `riverse/call`: the tool's `ToolResult`, with what the worker
+/// cut from it and, for a tool that raised, the traceback.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallOutcome {
+    pub success: bool,
+    pub data: String,
+    #[serde(default)]
+    pub error: String,
+    #[serde(default)]
+    pub traceback: Option<String>,
+    /// Set when the worker cut `data`: its size before, in bytes.
+    #[serde(default)]
+    pub data_bytes: Option<usize>,
+    #[serde(default)]
+    pub error_bytes: Option<usize>,
 }
 
 /// A fork server's refusal to fork because a tool file started a thread at

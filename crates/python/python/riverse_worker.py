@@ -2,8 +2,9 @@
 
 The host imports this file from a copy in its cache, so Python keeps its bytecode
 (or runs it with `python -c` where there is no cache), and speaks newline-delimited
-JSON-RPC 2.0 to it (`initialize`, `tools/list`, `tools/call`, and
-`riverse/discovery` for the fate of every file). It is also a standalone MCP server:
+JSON-RPC 2.0 to it (`initialize`, `riverse/discovery` for the fate of every file,
+`riverse/call` for a tool's `ToolResult`, once and flat). It is also a standalone
+MCP server (`tools/list`, `tools/call`):
 
     python riverse_worker.py TOOLS_DIR [CONFIG_JSON_FILE]
 
@@ -30,7 +31,7 @@ import os
 import signal
 import types
 
-WORKER_PROTOCOL_VERSION = "riverse-worker/1"
+WORKER_PROTOCOL_VERSION = "riverse-worker/2"
 MCP_PROTOCOL_VERSION = "2025-06-18"
 # `parameter_types` names and their JSON Schema types; a union (`int|float`) or
 # another name is documentation and passes values through unconverted.
@@ -438,58 +439,68 @@ def manifest_dict(manifest) -> dict:
 def call_tool(discovery: Discovery, name: str, arguments: dict) -> dict:
     tool = discovery.tools.get(name)
     if tool is None:
-        return call_result(False, "", f'unknown tool "{name}"')
+        return outcome(False, "", f'unknown tool "{name}"')
     try:
         result = tool.execute(arguments)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
         where, line = locate(exc, discovery.tools_dir)
         at = f" ({where}:{line})" if where else ""
         trace = format_traceback(exc)
-        return call_result(False, "", f"execute() raised {describe(exc)}{at}", trace)
+        return outcome(False, "", f"execute() raised {describe(exc)}{at}", trace)
     finally:
         sys.stdout.flush()
     if not isinstance(result, ToolResult):
         returned = "None" if result is None else type(result).__name__
-        return call_result(False, "", f"execute() returned {returned}, expected ToolResult")
+        return outcome(False, "", f"execute() returned {returned}, expected ToolResult")
     # Each field is read once: a property may answer differently every time.
-    fields = {}
-    for field, kind in (("success", bool), ("data", str), ("error", str)):
-        try:
-            value = getattr(result, field)
-        except BaseException as exc:  # noqa: BLE001 - a property may raise anything
-            return call_result(False, "", f"execute() returned a ToolResult whose {field} raised {describe(exc)}")
+    field = "success"
+    try:
+        success = result.success
+        field = "data"
+        data = result.data
+        field = "error"
+        error = result.error
+    except BaseException as exc:  # noqa: BLE001 - a property may raise anything
+        return outcome(False, "", f"execute() returned a ToolResult whose {field} raised {describe(exc)}")
+    if type(success) is bool and type(data) is str and type(error) is str:
+        return outcome(success, data, error)
+    for field, value, kind in (("success", success, bool), ("data", data, str), ("error", error, str)):
         if type(value) is not kind:
-            return call_result(
+            return outcome(
                 False,
                 "",
                 f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
                 f"expected {kind.__name__}",
             )
-        fields[field] = value
-    return call_result(fields["success"], fields["data"], fields["error"])
 
 
 # Set from the host's `maxOutputBytes`: `data` and `error` are cut to it.
 max_output_bytes: int | None = None
-# Whether the client is Riverse's host, which reads `structuredContent` only.
-serving_riverse = False
 
 
-def call_result(success: bool, data: str, error: str, trace: str | None = None) -> dict:
-    structured = {"success": success}
-    structured["data"], data_bytes = cut(data)
-    structured["error"], error_bytes = cut(error)
+def outcome(success: bool, data: str, error: str, trace: str | None = None) -> dict:
+    """A call's outcome as `riverse/call` answers it: the `ToolResult` once,
+    with the sizes of what was cut and the traceback of a tool that raised."""
+    result = {"success": success}
+    result["data"], data_bytes = cut(data)
+    result["error"], error_bytes = cut(error)
     if data_bytes is not None:
-        structured["dataBytes"] = data_bytes
+        result["dataBytes"] = data_bytes
     if error_bytes is not None:
-        structured["errorBytes"] = error_bytes
+        result["errorBytes"] = error_bytes
     if trace:
-        structured["traceback"] = trace[-MAX_TRACEBACK_CHARS:]
-    text = structured["data"] if success else structured["error"]
+        result["traceback"] = trace[-MAX_TRACEBACK_CHARS:]
+    return result
+
+
+def mcp_call_result(result: dict) -> dict:
+    """An outcome as an MCP client reads `tools/call`'s answer: the text, and
+    the whole `ToolResult` as structured content."""
+    text = result["data"] if result["success"] else result["error"]
     return {
-        "content": [] if serving_riverse else [{"type": "text", "text": text}],
-        "isError": not success,
-        "structuredContent": structured,
+        "content": [{"type": "text", "text": text}],
+        "isError": not result["success"],
+        "structuredContent": result,
     }
 
 
@@ -645,6 +656,10 @@ class Server:
                 self.send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     def dispatch(self, method: str, params: dict):
+        if method == "riverse/call" and self.discovery is not None:
+            name = str(params.get("name"))
+            self.label(name)
+            return call_tool(self.discovery, name, dict(params.get("arguments") or {}))
         if method == "initialize":
             return self.initialize(params)
         if method == "ping":
@@ -656,10 +671,9 @@ class Server:
         if method == "tools/list":
             return {"tools": [listed_tool(m) for m in self.discovery.manifests.values()]}
         if method == "tools/call":
-            arguments = params.get("arguments") or {}
             name = str(params.get("name"))
             self.label(name)
-            return call_tool(self.discovery, name, dict(arguments))
+            return mcp_call_result(call_tool(self.discovery, name, dict(params.get("arguments") or {})))
         if method == "riverse/discovery":
             return {"files": self.discovery.files}
         raise RpcError(-32601, f"method not found: {method}")
@@ -668,9 +682,8 @@ class Server:
         capabilities = params.get("capabilities") or {}
         options = (capabilities.get("experimental") or {}).get("riverse") or {}
         if self.discovery is None and self.fork_socket is None:
-            global max_output_bytes, serving_riverse
+            global max_output_bytes
             self.labels = bool(options)
-            serving_riverse = bool(options)
             if options.get("labelKey"):
                 self.marker = LABEL_MARKER + str(options["labelKey"]).encode() + b":"
             if isinstance(options.get("maxOutputBytes"), int):

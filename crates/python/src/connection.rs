@@ -13,9 +13,13 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use riverse_process::{Exit, Line, read_line};
 use riverse_protocol::{
-    ErrorObject, ExitedNotification, ImportingNotification, Message, RequestId, methods,
+    ErrorObject, ExitedNotification, ImportingNotification, Incoming, Message, OutgoingRequest,
+    RequestId, methods,
 };
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
@@ -34,6 +38,9 @@ pub(crate) enum RequestError {
     /// The connection was already gone when the request was to be written:
     /// the worker never saw it, so it may be sent to another.
     NotSent(Closed),
+    /// The reply arrived but is not what the request expects; the worker is
+    /// still usable.
+    Unreadable(String),
 }
 
 /// Why a worker's connection is gone.
@@ -60,7 +67,8 @@ impl fmt::Display for Closed {
     }
 }
 
-type Reply = Result<Value, RequestError>;
+/// A reply's payload, unparsed: `None` for a success without `result`.
+type Reply = Result<Option<Box<RawValue>>, RequestError>;
 
 /// Requests awaiting their reply, and why the connection closed, once it has.
 #[derive(Default)]
@@ -137,12 +145,31 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// Sends one request and waits for its reply, or for the connection to close.
-    pub(crate) async fn request(&self, method: &str, params: Value) -> Result<Value, RequestError> {
+    /// Sends one request and waits for its reply, or for the connection to
+    /// close; the reply's `result` is read straight into `R`.
+    pub(crate) async fn request<P, R>(&self, method: &str, params: &P) -> Result<R, RequestError>
+    where
+        P: Serialize + ?Sized,
+        R: DeserializeOwned,
+    {
+        let payload = self.request_raw(method, params).await?;
+        let text = payload.as_deref().map_or("null", RawValue::get);
+        serde_json::from_str(text).map_err(|err| {
+            RequestError::Unreadable(format!("an unreadable reply to {method}: {err}"))
+        })
+    }
+
+    async fn request_raw<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<Option<Box<RawValue>>, RequestError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = OutgoingRequest::new(id, method, params)
+            .to_line()
+            .map_err(|err| RequestError::Unreadable(format!("an unwritable request: {err}")))?;
         let reply = self.pending.register(id).map_err(RequestError::Closed)?;
-        let line = Message::request(id, method, params).to_line();
-        if self.write_line(line).await.is_err() {
+        if self.write(&line).await.is_err() {
             // The reader sees the stream end and closes the connection with
             // the cause; the reply channel then carries it.
             return Err(match reply.await {
@@ -177,8 +204,12 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
 
     async fn write_line(&self, mut line: String) -> std::io::Result<()> {
         line.push('\n');
+        self.write(line.as_bytes()).await
+    }
+
+    async fn write(&self, line: &[u8]) -> std::io::Result<()> {
         let mut writer = self.writer.lock().await;
-        writer.write_all(line.as_bytes()).await?;
+        writer.write_all(line).await?;
         writer.flush().await
     }
 }
@@ -245,39 +276,42 @@ pub(crate) async fn read_messages<R: AsyncRead + Unpin>(
         };
         let message = std::str::from_utf8(&text)
             .map_err(|err| err.to_string())
-            .and_then(Message::parse);
+            .and_then(Incoming::parse);
         match message {
-            Ok(Message::Response {
+            Ok(Incoming::Response {
                 id: RequestId::Number(id),
                 outcome,
             }) => {
-                if !pending.route(id, outcome.map_err(RequestError::Rpc)) {
+                let reply = outcome
+                    .map(|result| result.map(RawValue::to_owned))
+                    .map_err(RequestError::Rpc);
+                if !pending.route(id, reply) {
                     return Ending::Corrupted(format!(
                         "a reply to request {id}, which nothing awaits"
                     ));
                 }
             }
-            Ok(Message::Notification { method, params }) if method == methods::IMPORTING => {
-                let params = params.unwrap_or_default();
-                if let Ok(note) = serde_json::from_value::<ImportingNotification>(params) {
+            Ok(Incoming::Notification { method, params }) if method == methods::IMPORTING => {
+                if let Some(note) = read_params::<ImportingNotification>(params) {
                     let _ = inbound.importing.send(note.file);
                 }
             }
-            Ok(Message::Notification { method, params })
-                if method == methods::EXITED && inbound.exited.is_some() =>
-            {
-                let params = params.unwrap_or_default();
-                if let (Some(exited), Ok(note)) = (
-                    &inbound.exited,
-                    serde_json::from_value::<ExitedNotification>(params),
-                ) {
+            Ok(Incoming::Notification { method, params }) if method == methods::EXITED => {
+                if let (Some(exited), Some(note)) =
+                    (&inbound.exited, read_params::<ExitedNotification>(params))
+                {
                     let _ = exited.send(note);
                 }
             }
-            Ok(Message::Request { id, method, params }) => {
-                let _ = inbound.requests.send(WorkerRequest { id, method, params });
+            Ok(Incoming::Request { id, method, params }) => {
+                let params = params.and_then(|params| serde_json::from_str(params.get()).ok());
+                let _ = inbound.requests.send(WorkerRequest {
+                    id,
+                    method: method.into_owned(),
+                    params,
+                });
             }
-            Ok(Message::Notification { method, .. }) => {
+            Ok(Incoming::Notification { method, .. }) => {
                 tracing::debug!("ignored notification {method} from a python worker");
             }
             Ok(other) => {
@@ -288,6 +322,11 @@ pub(crate) async fn read_messages<R: AsyncRead + Unpin>(
             }
         }
     }
+}
+
+/// A notification's params read as `T`; `None` when they don't read.
+fn read_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Option<T> {
+    serde_json::from_str(params.map_or("{}", RawValue::get)).ok()
 }
 
 /// The id of a reply whose line starts as the worker writes it:

@@ -169,10 +169,14 @@ impl ForkServer {
         )
         .map_err(|err| failed("can't pass a worker's descriptors", err.into()))?;
         drop((stdin_read, stdout_write, stderr_write));
-        let reply = self.server.request(methods::FORK, json!({})).await;
+        let no_params = json!({});
+        let reply = self
+            .server
+            .request::<_, ForkResult>(methods::FORK, &no_params)
+            .await;
         drop(forking);
-        let value = match reply {
-            Ok(value) => value,
+        let ForkResult { pid } = match reply {
+            Ok(forked) => forked,
             Err(RequestError::Rpc(error)) if error.code == FORK_REFUSED => {
                 return Err(ForkError::Refused(format!(
                     "{}, which a fork would not carry over",
@@ -187,8 +191,6 @@ impl ForkServer {
             }
             Err(other) => return Err(ForkError::ServerFailed(describe(&other))),
         };
-        let ForkResult { pid } = serde_json::from_value(value)
-            .map_err(|err| ForkError::ServerFailed(format!("an unreadable reply: {err}")))?;
         let adopted = Adopted::adopt(pid, std::fs::File::from(stderr_read), relay(key))
             .map_err(|err| failed("can't supervise the forked worker", err))?;
         {

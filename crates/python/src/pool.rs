@@ -117,19 +117,20 @@ impl WorkerPool {
     /// out, or loading them ended a worker) as failures that say why.
     pub async fn discover(&self) -> Result<DiscoveryResult, Error> {
         let (worker, _permit) = self.checkout().await?;
-        let value = match worker.request(methods::DISCOVERY, json!({})).await {
-            Ok(value) => value,
+        let no_params = json!({});
+        let reply = worker.request::<_, DiscoveryResult>(methods::DISCOVERY, &no_params);
+        let mut discovery = match reply.await {
+            Ok(discovery) => discovery,
             Err(RequestError::Rpc(error)) => {
                 return Err(Error::Refused {
                     method: methods::DISCOVERY.into(),
                     message: error.message,
                 });
             }
+            Err(RequestError::Unreadable(what)) => return Err(Error::UnreadableDiscovery(what)),
             Err(other) => return Err(Error::WorkerDied(describe(&other))),
         };
         self.checkin(worker);
-        let mut discovery: DiscoveryResult = serde_json::from_value(value)
-            .map_err(|err| Error::UnreadableDiscovery(err.to_string()))?;
         let skipped = self.inner.skipped.lock().clone();
         for report in &mut discovery.files {
             if report.fate != FileFate::Skipped {
@@ -155,7 +156,6 @@ impl WorkerPool {
     /// way it can go wrong becomes a failed result that says what happened.
     pub async fn call(&self, name: &str, arguments: Params, timeout: Duration) -> ToolResult {
         let deadline = tokio::time::Instant::now() + timeout;
-        let params = json!({"name": name, "arguments": arguments});
         // A worker found dead as the call is sent (killed from outside while
         // idle), or whose stream turns out to be corrupted (by an earlier
         // tool's thread), is retired and the call tried once more on a fresh one.
@@ -168,11 +168,11 @@ impl WorkerPool {
                 }
             };
             let previous = worker.last_tool();
-            let reply = tokio::time::timeout_at(deadline, worker.call_tool(name, params.clone()));
+            let reply = tokio::time::timeout_at(deadline, worker.call_tool(name, &arguments));
             let error = match reply.await {
-                Ok(Ok(value)) => {
+                Ok(Ok(outcome)) => {
                     self.checkin(worker);
-                    return tool_result(name, value);
+                    return tool_result(name, outcome);
                 }
                 Ok(Err(error)) => error,
                 Err(_elapsed) => {
@@ -188,7 +188,7 @@ impl WorkerPool {
                     self.checkin(worker);
                     return ToolResult::failure(format!("tool \"{name}\": {}", error.message));
                 }
-                error @ RequestError::TooLarge { .. } => {
+                error @ (RequestError::TooLarge { .. } | RequestError::Unreadable(_)) => {
                     self.checkin(worker);
                     return ToolResult::failure(format!("tool \"{name}\": {}", describe(&error)));
                 }

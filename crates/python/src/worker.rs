@@ -15,10 +15,13 @@ use std::time::Duration;
 
 use riverse_process::{Adopted, Child, Exit, Relay, Spawned, Target};
 use riverse_protocol::{
-    ExitedNotification, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION,
-    WORKER_PROTOCOL_VERSION, WorkerInit, methods,
+    CallOutcome, CallParams, ExitedNotification, InitializeParams, InitializeResult,
+    MCP_PROTOCOL_VERSION, WORKER_PROTOCOL_VERSION, WorkerInit, methods,
 };
-use serde_json::{Value, json};
+use riverse_tool::Params;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::process::Command;
 use tokio::sync::{mpsc, watch};
@@ -218,8 +221,7 @@ impl Worker {
                 version: env!("CARGO_PKG_VERSION").into(),
             },
         };
-        let params = serde_json::to_value(params).map_err(|err| failed(err.to_string()))?;
-        let reply = self.request(methods::INITIALIZE, params);
+        let reply = self.request::<_, InitializeResult>(methods::INITIALIZE, &params);
         tokio::pin!(reply);
         let mut deadline = Instant::now() + options.import_timeout;
         let mut importing_file: Option<String> = None;
@@ -258,8 +260,6 @@ impl Worker {
             }
             Err(other) => return Err(failed(describe(&other))),
         };
-        let result: InitializeResult =
-            serde_json::from_value(result).map_err(|err| failed(err.to_string()))?;
         if result.server_info.version != WORKER_PROTOCOL_VERSION {
             return Err(failed(format!(
                 "it speaks {}, expected {WORKER_PROTOCOL_VERSION}",
@@ -272,16 +272,30 @@ impl Worker {
         Ok(())
     }
 
-    /// Sends one request and waits for its reply.
-    pub(crate) async fn request(&self, method: &str, params: Value) -> Result<Value, RequestError> {
+    /// Sends one request and waits for its reply, read as `R`.
+    pub(crate) async fn request<P, R>(&self, method: &str, params: &P) -> Result<R, RequestError>
+    where
+        P: Serialize + ?Sized,
+        R: DeserializeOwned,
+    {
         self.connection.request(method, params).await
     }
 
     /// Calls a tool, remembering its name for the log should the worker have
     /// to be retired later.
-    pub(crate) async fn call_tool(&self, name: &str, params: Value) -> Result<Value, RequestError> {
-        *self.last_tool.lock() = Some(name.to_owned());
-        self.request(methods::TOOLS_CALL, params).await
+    pub(crate) async fn call_tool(
+        &self,
+        name: &str,
+        arguments: &Params,
+    ) -> Result<CallOutcome, RequestError> {
+        {
+            let mut last_tool = self.last_tool.lock();
+            if last_tool.as_deref() != Some(name) {
+                *last_tool = Some(name.to_owned());
+            }
+        }
+        let params = CallParams { name, arguments };
+        self.request(methods::CALL, &params).await
     }
 
     /// Why the worker is no longer usable, once it is not. A process already
@@ -311,6 +325,7 @@ pub(crate) fn describe(error: &RequestError) -> String {
             format!("its reply of {total} bytes is over the {limit} bytes the host reads")
         }
         RequestError::Closed(closed) | RequestError::NotSent(closed) => closed.to_string(),
+        RequestError::Unreadable(what) => what.clone(),
     }
 }
 

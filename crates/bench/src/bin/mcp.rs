@@ -3,7 +3,12 @@
 //! SDK. The client is a minimal one of our own: newline-delimited JSON-RPC on
 //! the server's stdin and stdout, one call at a time, no SDK, so what is
 //! measured is the server. `tools/list`, which involves no Python, is measured
-//! too: it is the cost of the MCP layer alone.
+//! too: it is the cost of the MCP layer alone. The baseline, in the same run:
+//! the same client and requests against a minimal Python child that answers
+//! each line with a canned reply (one pipe each way and CPython's JSON: the
+//! floor of any server with a Python tool behind it). Issue 14's goal for
+//! `riverse mcp`, which adds a second pipe round trip to its worker: at most
+//! twice the baseline, at p50 and p99.
 //!
 //! ```sh
 //! cargo build --release -p riverse -p riverse-bench && target/release/mcp
@@ -66,6 +71,28 @@ def ping() -> str:
 server.run()
 "#;
 
+/// The baseline: a Python child answering every request with a canned reply,
+/// as the minimal MCP-shaped peer the client could talk to.
+const MINIMAL_SERVER: &str = r#"
+import json, sys
+
+TOOL = {"name": "ping", "description": "Answers pong", "inputSchema": {"type": "object"}}
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue
+    method = request["method"]
+    if method == "tools/call":
+        result = {"content": [{"type": "text", "text": "pong"}], "isError": False}
+    elif method == "tools/list":
+        result = {"tools": [TOOL]}
+    else:
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "minimal", "version": "0"}}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
 fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -92,18 +119,24 @@ fn run(args: Args) -> anyhow::Result<()> {
     riverse_cmd.arg("--dir").arg(project.path()).arg("mcp");
     let mut sdk_cmd = Command::new(&python);
     sdk_cmd.arg(project.path().join("sdk_server.py"));
+    let mut minimal_cmd = Command::new(&python);
+    minimal_cmd.arg("-c").arg(MINIMAL_SERVER);
 
     println!(
         "MCP round trip of a trivial Python tool ({} calls after {} warm-up)",
         args.calls, args.warmup
     );
     let (warmup, calls) = (args.warmup, args.calls);
+    let floor = measure(&mut minimal_cmd, Request::CallPing, warmup, calls)
+        .context("the minimal python child")?;
     let ours =
         measure(&mut riverse_cmd, Request::CallPing, warmup, calls).context("riverse mcp")?;
     let sdk =
         measure(&mut sdk_cmd, Request::CallPing, warmup, calls).context("MCP Python SDK server")?;
     let ours_list =
         measure(&mut riverse_cmd, Request::ListTools, warmup, calls).context("riverse mcp")?;
+    let floor_list = measure(&mut minimal_cmd, Request::ListTools, warmup, calls)
+        .context("the minimal python child")?;
     let sdk_list = measure(&mut sdk_cmd, Request::ListTools, warmup, calls)
         .context("MCP Python SDK server")?;
     println!(
@@ -111,9 +144,11 @@ fn run(args: Args) -> anyhow::Result<()> {
         "server, request", "p50", "p99", "mean"
     );
     for (name, stats) in [
+        ("minimal python child, tools/call", &floor),
         ("riverse mcp, tools/call ping", &ours),
         ("MCP Python SDK (MCPServer), tools/call", &sdk),
         ("riverse mcp, tools/list", &ours_list),
+        ("minimal python child, tools/list", &floor_list),
         ("MCP Python SDK (MCPServer), tools/list", &sdk_list),
     ] {
         println!(
@@ -124,6 +159,14 @@ fn run(args: Args) -> anyhow::Result<()> {
             micros(stats.mean)
         );
     }
+    let ratio = |ours: Duration, base: Duration| ours.as_secs_f64() / base.as_secs_f64();
+    let (p50_ratio, p99_ratio) = (ratio(ours.p50, floor.p50), ratio(ours.p99, floor.p99));
+    let verdict = |met: bool| if met { "met" } else { "missed" };
+    println!(
+        "tools/call: riverse mcp takes {p50_ratio:.2}x the minimal child at p50 ({}), {p99_ratio:.2}x at p99 ({}); goal <= 2x",
+        verdict(p50_ratio <= 2.0),
+        verdict(p99_ratio <= 2.0)
+    );
     println!(
         "tools/call: riverse mcp is {:.1}x faster at p50, {:.1}x at p99 (goal: p50 <= 50 µs and >= 20x)",
         sdk.p50.as_secs_f64() / ours.p50.as_secs_f64(),

@@ -7,6 +7,7 @@ use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 use super::*;
+use riverse_protocol::{CallOutcome, CallParams};
 
 /// The host's connection, its reader's outcome, and the worker's ends.
 struct Wire {
@@ -62,7 +63,7 @@ impl Wire {
 
     fn call(&self, method: &'static str) -> tokio::task::JoinHandle<Result<Value, RequestError>> {
         let connection = self.connection.clone();
-        tokio::spawn(async move { connection.request(method, json!({})).await })
+        tokio::spawn(async move { connection.request(method, &json!({})).await })
     }
 }
 
@@ -105,6 +106,55 @@ async fn an_error_reply_is_a_refusal_and_the_connection_stays_open() {
 }
 
 #[tokio::test]
+async fn a_reply_is_read_straight_into_the_type_its_request_expects() {
+    let mut wire = wire(1 << 20);
+    let connection = wire.connection.clone();
+    let call = tokio::spawn(async move {
+        let params = CallParams {
+            name: "echo",
+            arguments: &json!({"text": "hi"}),
+        };
+        connection
+            .request::<_, CallOutcome>(methods::CALL, &params)
+            .await
+    });
+    let mut line = String::new();
+    wire.worker_reads.read_line(&mut line).await.unwrap();
+    let request: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        request["params"],
+        json!({"name": "echo", "arguments": {"text": "hi"}})
+    );
+    let id = request["id"].as_i64().unwrap();
+    let outcome = json!({"success": true, "data": "hi", "dataBytes": 9});
+    wire.send(&reply(id, outcome)).await;
+    let read = call.await.unwrap().unwrap();
+    assert_eq!((read.data.as_str(), read.data_bytes), ("hi", Some(9)));
+}
+
+#[tokio::test]
+async fn a_reply_of_the_wrong_shape_fails_its_request_and_the_connection_stays_open() {
+    let mut wire = wire(1 << 20);
+    let connection = wire.connection.clone();
+    let call = tokio::spawn(async move {
+        connection
+            .request::<_, CallOutcome>(methods::CALL, &json!({}))
+            .await
+    });
+    let id = wire.next_request_id().await;
+    wire.send(&reply(id, json!({"success": "yes"}))).await;
+    let Err(RequestError::Unreadable(why)) = call.await.unwrap() else {
+        panic!("a wrong reply was read");
+    };
+    assert!(why.contains("riverse/call"), "{why}");
+    assert_eq!(wire.pending.closed(), None);
+    let next = wire.call("next");
+    let id = wire.next_request_id().await;
+    wire.send(&reply(id, json!("fine"))).await;
+    assert_eq!(next.await.unwrap(), Ok(json!("fine")));
+}
+
+#[tokio::test]
 async fn a_reply_for_an_unknown_id_retires_the_connection() {
     let mut wire = wire(1 << 20);
     wire.send(&reply(41, json!("stray"))).await;
@@ -144,7 +194,12 @@ async fn death_in_the_middle_of_a_reply_fails_every_pending_call_with_the_cause(
     assert_eq!(first.await.unwrap(), died);
     assert_eq!(second.await.unwrap(), died);
     // A later request fails at once, without being sent.
-    assert_eq!(wire.connection.request("later", json!({})).await, died);
+    assert_eq!(
+        wire.connection
+            .request::<_, Value>("later", &json!({}))
+            .await,
+        died
+    );
 }
 
 #[tokio::test]

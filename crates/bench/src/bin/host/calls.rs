@@ -95,16 +95,6 @@ pub async fn measure(interpreter: &Path, calls: usize) -> anyhow::Result<CallTim
             .map(|entry| entry.error())
             .collect::<Vec<_>>()
     );
-    let workers: Vec<u32> = children(std::process::id())?
-        .into_iter()
-        .filter(|pid| !before.contains(pid))
-        .collect();
-    // Sequential calls reuse the one worker discovery started.
-    let [worker] = workers[..] else {
-        bail!("expected one worker after discovery, found {workers:?}");
-    };
-    let mut sync_child = PipeChild::spawn(interpreter)?;
-    let mut async_child = AsyncPipeChild::spawn(interpreter)?;
 
     let mut times = CallTimes {
         registry: Contender::new(calls),
@@ -113,6 +103,22 @@ pub async fn measure(interpreter: &Path, calls: usize) -> anyhow::Result<CallTim
     };
     let mut warmup = Samples::default();
     call_registry(&registry, WARMUP, &mut warmup).await?;
+    let started: Vec<u32> = children(std::process::id())?
+        .into_iter()
+        .filter(|pid| !before.contains(pid))
+        .collect();
+    // Sequential calls reuse one worker: the host's child, or the child of
+    // the fork server the host started.
+    let mut workers = Vec::new();
+    for pid in started {
+        let forked = children(pid)?;
+        workers.extend(if forked.is_empty() { vec![pid] } else { forked });
+    }
+    let [worker] = workers[..] else {
+        bail!("expected one worker after the warm-up calls, found {workers:?}");
+    };
+    let mut sync_child = PipeChild::spawn(interpreter)?;
+    let mut async_child = AsyncPipeChild::spawn(interpreter)?;
     crate::blocking(|| sync_child.calls(WARMUP, &mut warmup))?;
     async_child.calls(WARMUP, &mut warmup).await?;
 
