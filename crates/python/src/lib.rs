@@ -20,6 +20,7 @@
 //! and deciding which tools may be called (the registry does).
 
 mod connection;
+mod deadlines;
 mod env;
 mod error;
 mod fork;

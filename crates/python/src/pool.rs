@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::connection::{Closed, RequestError};
+use crate::deadlines::Deadlines;
 use crate::env::EnvPolicy;
 use crate::fork::{ForkError, ForkServer};
 use crate::reply::tool_result;
@@ -70,6 +71,8 @@ struct Inner {
     /// Where new workers come from; held while a fork server starts, so two
     /// callers never start two.
     forking: tokio::sync::Mutex<Forking>,
+    /// The deadlines of the calls in flight.
+    deadlines: Deadlines,
 }
 
 /// Where new workers come from.
@@ -95,6 +98,7 @@ impl WorkerPool {
                 permits: Semaphore::new(workers),
                 idle: Mutex::new(Vec::new()),
                 skipped: Mutex::new(Vec::new()),
+                deadlines: Deadlines::new(),
                 forking: tokio::sync::Mutex::new(if fork {
                     Forking::On(None)
                 } else {
@@ -155,7 +159,10 @@ impl WorkerPool {
     /// Runs one call of tool `name` on an idle worker, under `timeout`. Every
     /// way it can go wrong becomes a failed result that says what happened.
     pub async fn call(&self, name: &str, arguments: Params, timeout: Duration) -> ToolResult {
-        let deadline = tokio::time::Instant::now() + timeout;
+        let mut expiry = self
+            .inner
+            .deadlines
+            .watch(tokio::time::Instant::now() + timeout);
         // A worker found dead as the call is sent (killed from outside while
         // idle), or whose stream turns out to be corrupted (by an earlier
         // tool's thread), is retired and the call tried once more on a fresh one.
@@ -168,14 +175,18 @@ impl WorkerPool {
                 }
             };
             let previous = worker.last_tool();
-            let reply = tokio::time::timeout_at(deadline, worker.call_tool(name, &arguments));
-            let error = match reply.await {
-                Ok(Ok(outcome)) => {
+            let reply = tokio::select! {
+                biased;
+                reply = worker.call_tool(name, &arguments) => Some(reply),
+                () = &mut expiry => None,
+            };
+            let error = match reply {
+                Some(Ok(outcome)) => {
                     self.checkin(worker);
                     return tool_result(name, outcome);
                 }
-                Ok(Err(error)) => error,
-                Err(_elapsed) => {
+                Some(Err(error)) => error,
+                None => {
                     worker.kill();
                     return ToolResult::failure(format!(
                         "tool \"{name}\" timed out after {}; its worker was killed and a fresh one will serve later calls",

@@ -33,9 +33,14 @@ struct Args {
     /// The `riverse` binary (default: the one next to this benchmark).
     #[arg(long)]
     riverse: Option<PathBuf>,
-    /// An interpreter with the `mcp` package (default: target/test-venvs/mcp).
+    /// An interpreter with the `mcp` package, for the SDK server (default:
+    /// target/test-venvs/mcp).
     #[arg(long)]
     python: Option<PathBuf>,
+    /// The interpreter of Riverse's worker and of the baseline child
+    /// (default: found as Riverse finds it).
+    #[arg(long)]
+    tool_python: Option<String>,
     /// Calls measured per server, after the warm-up.
     #[arg(long, default_value_t = 5000)]
     calls: usize,
@@ -110,6 +115,16 @@ fn run(args: Args) -> anyhow::Result<()> {
     let riverse = riverse_bench::riverse_binary(args.riverse)?;
     let python = riverse_bench::mcp_python(args.python)?;
     let project = tempfile::tempdir()?;
+    let tool_python =
+        riverse_python::resolve_interpreter(args.tool_python.as_deref(), project.path())?
+            .executable;
+    std::fs::write(
+        project.path().join("settings.yaml"),
+        format!(
+            "python:\n  interpreter: {:?}\n",
+            tool_python.display().to_string()
+        ),
+    )?;
     let tools = project.path().join("agent/tools");
     std::fs::create_dir_all(&tools)?;
     std::fs::write(tools.join("ping.py"), PING_TOOL)?;
@@ -119,12 +134,17 @@ fn run(args: Args) -> anyhow::Result<()> {
     riverse_cmd.arg("--dir").arg(project.path()).arg("mcp");
     let mut sdk_cmd = Command::new(&python);
     sdk_cmd.arg(project.path().join("sdk_server.py"));
-    let mut minimal_cmd = Command::new(&python);
+    let mut minimal_cmd = Command::new(&tool_python);
     minimal_cmd.arg("-c").arg(MINIMAL_SERVER);
 
     println!(
         "MCP round trip of a trivial Python tool ({} calls after {} warm-up)",
         args.calls, args.warmup
+    );
+    println!(
+        "tool interpreter: {}; SDK server: {}",
+        tool_python.display(),
+        python.display()
     );
     let (warmup, calls) = (args.warmup, args.calls);
     let floor = measure(&mut minimal_cmd, Request::CallPing, warmup, calls)
