@@ -1,6 +1,7 @@
 //! The registry served over MCP.
 
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::FileTypeExt;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -311,7 +312,18 @@ pub async fn serve_stdio(tools: impl Into<LiveRegistry>) -> Result<(), Error> {
 fn stdio_pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
     let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
     let stdout = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    // Both are checked before either is made non-blocking: the flag belongs
+    // to the open file, which the fallback's blocking reads and writes share,
+    // and they would fail with EAGAIN (stdin a pipe, stdout a file).
+    let (stdin, stdout) = (as_pipe(stdin)?, as_pipe(stdout)?);
     let receiver = pipe::Receiver::from_owned_fd(stdin).ok()?;
     let sender = pipe::Sender::from_owned_fd(stdout).ok()?;
     Some((receiver, sender))
+}
+
+/// `fd` when it is a pipe.
+fn as_pipe(fd: OwnedFd) -> Option<OwnedFd> {
+    let file = std::fs::File::from(fd);
+    let is_pipe = file.metadata().ok()?.file_type().is_fifo();
+    is_pipe.then(|| file.into())
 }

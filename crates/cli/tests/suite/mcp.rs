@@ -348,3 +348,58 @@ fn an_unread_stderr_never_stalls_the_server() {
     }
     session.end();
 }
+
+/// A client may pipe requests in and send the answers to a file (or a
+/// terminal): stdin is then a pipe but stdout is not, and both are served
+/// with blocking reads and writes.
+#[test]
+fn requests_piped_in_with_answers_going_to_a_file_are_served() {
+    let project = project("");
+    let answers = project.path().join("answers.jsonl");
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "shout", "arguments": {"text": "piped"}}}),
+    ];
+    let mut child = super::command::riverse_in(project.path(), &["mcp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::fs::File::create(&answers).unwrap())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    use std::io::Write;
+    // Each request waits for the answer before it: the server's reads then
+    // find the pipe empty, which a read made non-blocking would fail on.
+    for (request, id) in requests.iter().zip(["\"id\":0", "", "\"id\":1"]) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        writeln!(stdin, "{request}").unwrap();
+        let asked = std::time::Instant::now();
+        while !std::fs::read_to_string(&answers).unwrap().contains(id) {
+            assert!(
+                asked.elapsed() < std::time::Duration::from_secs(30),
+                "no answer to {request}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let lines: Vec<Value> = std::fs::read_to_string(&answers)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[1]["id"], json!(1));
+    assert_eq!(
+        lines[1]["result"]["content"][0]["text"],
+        json!("PIPED"),
+        "{stderr}"
+    );
+}
