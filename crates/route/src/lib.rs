@@ -18,17 +18,23 @@
 
 mod arithmetic;
 mod boundaries;
+mod candidates;
 pub mod glossary;
 mod message;
 mod numbers;
 mod request;
 pub mod script;
+mod shapes;
 mod similarity;
+mod triggers;
 pub mod words;
 
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
+pub use candidates::{Candidate, candidates};
 pub use message::{MessageSpans, tool_texts};
 pub use numbers::{NumberSpan, numbers};
 pub use request::{RequestLength, is_whole_request};
+pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
+pub use triggers::Triggers;

@@ -2,7 +2,6 @@
 //! where values may start and end, the numbers, and the words that carry no
 //! value of their own.
 
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use riverse_tool::ToolManifest;
@@ -10,7 +9,8 @@ use riverse_tool::ToolManifest;
 use crate::boundaries::Boundaries;
 use crate::numbers::{NumberSpan, numbers};
 use crate::script::is_cjk;
-use crate::words::{FUNCTION_WORDS, PREPOSITIONS};
+use crate::triggers::Triggers;
+use crate::words::{FUNCTION_WORDS, PREPOSITIONS, is_particle};
 
 /// A message read for one tool's parameters.
 #[derive(Debug, Clone)]
@@ -23,6 +23,9 @@ pub struct MessageSpans<'a> {
     /// action, and a value starting there is probably the instruction
     /// copied whole ("Search for the best trails").
     pub action: Vec<bool>,
+    /// `trigger[i]`: byte `i` belongs to a word that names the tool (an
+    /// action word, or a glossary term of the tool's concept: 天気, 検索).
+    pub trigger: Vec<bool>,
     /// The Latin-script words of the message (byte ranges) that carry no
     /// value of their own: action words, prepositions and function words. A
     /// copied value made of these only ("Set a timer for") is dropped.
@@ -33,13 +36,17 @@ impl<'a> MessageSpans<'a> {
     /// Reads `text` for the parameters of `tool`. A value never starts on a
     /// preposition: it is what follows one ("in London").
     pub fn new(text: &'a str, tool: &ToolManifest) -> Self {
-        let recurring = recurring_words(tool);
+        let triggers = Triggers::of(tool);
         let mut boundaries = Boundaries::of(text);
         let mut action = vec![false; text.len() + 1];
+        let mut trigger = triggers.glossary_mask(text);
         let mut filler = Vec::new();
         for word in latin_words(text) {
             let lower = text[word.clone()].to_lowercase();
-            action[word.start] = recurring.contains(&lower);
+            action[word.start] = triggers.recurring.contains(&lower);
+            if action[word.start] {
+                trigger[word.clone()].fill(true);
+            }
             let preposition = PREPOSITIONS.contains(&lower);
             if preposition {
                 boundaries.starts[word.start] = false;
@@ -53,6 +60,7 @@ impl<'a> MessageSpans<'a> {
             boundaries,
             numbers: numbers(text),
             action,
+            trigger,
             filler,
         }
     }
@@ -60,6 +68,18 @@ impl<'a> MessageSpans<'a> {
     /// Whether `span` holds nothing but filler words (and spaces or
     /// punctuation between them).
     pub fn only_filler(&self, span: Range<usize>) -> bool {
+        self.holds_nothing_but(span, |_| false)
+    }
+
+    /// Whether `span` holds nothing but filler words and words that name
+    /// the tool: no value.
+    pub fn only_filler_or_triggers(&self, span: Range<usize>) -> bool {
+        self.holds_nothing_but(span, |at| self.trigger[at])
+    }
+
+    /// Whether every letter of `span` is in a filler word, or at a byte
+    /// `also` accepts, or a Japanese particle.
+    fn holds_nothing_but(&self, span: Range<usize>, also: impl Fn(usize) -> bool) -> bool {
         let mut at = span.start;
         while at < span.end {
             if let Some(word) = self.filler.iter().find(|word| word.start == at) {
@@ -69,12 +89,43 @@ impl<'a> MessageSpans<'a> {
             let Some(c) = self.text[at..].chars().next() else {
                 break;
             };
-            if c.is_alphanumeric() {
+            if c.is_alphanumeric() && !also(at) && !(self.boundaries.blocked[at] && is_particle(c))
+            {
                 return false;
             }
             at += c.len_utf8();
         }
         true
+    }
+
+    /// Whether `span` starts or ends on a word that names the tool (a
+    /// function word aside): "大阪のラーメン屋をネット" is the query and its
+    /// trigger together.
+    pub fn edge_is_trigger(&self, span: Range<usize>) -> bool {
+        let text = &self.text[span.clone()];
+        let first = text.char_indices().find(|(_, c)| c.is_alphanumeric());
+        let last = text.char_indices().rev().find(|(_, c)| c.is_alphanumeric());
+        [first, last].into_iter().flatten().any(|(offset, _)| {
+            let at = span.start + offset;
+            self.trigger[at] && !self.function_word_at(at)
+        })
+    }
+
+    fn function_word_at(&self, at: usize) -> bool {
+        self.filler.iter().any(|word| {
+            word.contains(&at) && {
+                let lower = self.text[word.clone()].to_lowercase();
+                PREPOSITIONS.contains(&lower) || FUNCTION_WORDS.contains(&lower)
+            }
+        })
+    }
+
+    /// Whether the Latin-script word ending at `end` is a preposition or
+    /// function word: a value does not end on one ("call mom at").
+    pub fn ends_on_function_word(&self, end: usize) -> bool {
+        self.filler
+            .iter()
+            .any(|word| word.end == end && !self.action[word.start])
     }
 }
 
@@ -98,28 +149,6 @@ fn latin_words(text: &str) -> Vec<Range<usize>> {
         }
     }
     words
-}
-
-/// Words (Latin script, lowercased) found in at least two of the tool's name,
-/// description and examples. Values differ from example to example; the
-/// words for the action recur.
-fn recurring_words(tool: &ToolManifest) -> HashSet<String> {
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for text in tool_texts(tool) {
-        let words: HashSet<String> = text
-            .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
-            .filter(|word| !word.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        for word in words {
-            *counts.entry(word).or_default() += 1;
-        }
-    }
-    counts
-        .into_iter()
-        .filter(|(_, count)| *count >= 2)
-        .map(|(word, _)| word)
-        .collect()
 }
 
 /// The texts a tool is recognised by: its description, its name with
@@ -160,6 +189,25 @@ mod tests {
         let spans = MessageSpans::new(message, &timer());
         assert!(spans.only_filler(0..message.find(" the").unwrap()));
         assert!(!spans.only_filler(0..message.len()));
+    }
+
+    #[test]
+    fn words_naming_the_tool_carry_no_value() {
+        let clock: ToolManifest = serde_json::from_value(serde_json::json!({
+            "name": "clock",
+            "description": "Get the current time",
+            "parameters": {"timezone": "a time zone"},
+        }))
+        .unwrap();
+        let message = "ロンドンの今の時間は？";
+        let spans = MessageSpans::new(message, &clock);
+        let time = message.find("時間").unwrap();
+        assert!(spans.only_filler_or_triggers(time..time + "時間".len()));
+        assert!(!spans.only_filler_or_triggers(0..time));
+        let message = "Set a timer for the tea";
+        let spans = MessageSpans::new(message, &timer());
+        assert!(spans.only_filler_or_triggers(0..message.find(" the").unwrap()));
+        assert!(spans.ends_on_function_word(message.find(" the").unwrap()));
     }
 
     #[test]
