@@ -64,10 +64,23 @@ pub fn candidates(
     }
     for span in word_spans(message) {
         if keeps(message, &shaped, span.clone()) {
-            push(span, None, &mut found);
+            push(span.clone(), held_shape(&shaped, &span), &mut found);
         }
     }
     found
+}
+
+/// The shape of a shaped token `span` holds whole ("夜7時" holds the time
+/// 7時), quotes aside.
+fn held_shape(shaped: &[Shaped], span: &Range<usize>) -> Option<Shape> {
+    shaped
+        .iter()
+        .find(|token| {
+            token.shape != Shape::Quoted
+                && span.start <= token.bytes.start
+                && token.bytes.end <= span.end
+        })
+        .map(|token| token.shape)
 }
 
 /// Every span from a place a value may start to a later place it may end,
@@ -152,7 +165,7 @@ fn keeps(message: &MessageSpans<'_>, shaped: &[Shaped], span: Range<usize>) -> b
     let ends_on_particle = last.is_some_and(|(at, c)| particle_before_word(message.text, at, c));
     !ends_on_particle
         && !message.only_filler_or_triggers(span.clone())
-        && !message.edge_is_trigger(span.clone())
+        && !message.holds_trigger(span.clone())
         && !message.ends_on_function_word(span.end)
         && !cuts_a_shaped_token(shaped, &span)
         && !is_predicate(message, &span)
@@ -175,11 +188,12 @@ fn cuts_a_shaped_token(shaped: &[Shaped], span: &Range<usize>) -> bool {
 /// ゴミ出し a noun (its ending is not a predicate's).
 fn is_predicate(message: &MessageSpans<'_>, span: &Range<usize>) -> bool {
     let text = message.text;
-    let value = &text[span.clone()];
+    // A sentence-final particle (降りますか) is not part of the predicate.
+    let value = text[span.clone()].trim_end_matches(is_particle);
     let Some(last) = value.chars().next_back() else {
         return false;
     };
-    let next = text[span.end..].chars().next();
+    let next = text[span.start + value.len()..].chars().next();
     let stem = matches!(script(last), Script::Han | Script::Katakana);
     if stem && next.is_some_and(|c| script(c) == Script::Hiragana && !is_particle(c)) {
         return true;
@@ -240,6 +254,10 @@ mod tests {
         let found = values("仙台は明日雨が降る？", &weather);
         assert!(found.contains(&"仙台".to_owned()), "{found:?}");
         for never in ["雨", "降る", "降"] {
+            assert!(!found.contains(&never.to_owned()), "{never}: {found:?}");
+        }
+        let found = values("明日の札幌は雪が降りますか", &weather);
+        for never in ["雪", "降りますか", "降ります"] {
             assert!(!found.contains(&never.to_owned()), "{never}: {found:?}");
         }
         let clock = tool("clock", "Get the current time");

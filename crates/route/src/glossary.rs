@@ -65,6 +65,18 @@ pub fn term_spans(text: &str, wanted: impl Fn(&str) -> bool) -> Vec<Range<usize>
     spans
 }
 
+/// The length in bytes of the longest term `text` starts with whose
+/// concept's English words pass `wanted`.
+pub fn term_at(text: &str, wanted: impl Fn(&str) -> bool) -> Option<usize> {
+    concepts()
+        .iter()
+        .filter(|concept| concept.words.split_whitespace().any(&wanted))
+        .flat_map(|concept| &concept.terms)
+        .filter(|term| text.starts_with(term.as_str()))
+        .map(String::len)
+        .max()
+}
+
 /// Every term of the glossary, in file order.
 pub fn terms() -> impl Iterator<Item = &'static str> {
     concepts()

@@ -16,6 +16,7 @@
 //! compiled in. Left out: scoring with the model and decoding values, which
 //! `riverse-embedded` does with these rules.
 
+mod affinity;
 mod arithmetic;
 mod boundaries;
 mod candidates;
@@ -29,6 +30,7 @@ mod similarity;
 mod triggers;
 pub mod words;
 
+pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};

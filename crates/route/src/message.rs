@@ -98,17 +98,12 @@ impl<'a> MessageSpans<'a> {
         true
     }
 
-    /// Whether `span` starts or ends on a word that names the tool (a
-    /// function word aside): "大阪のラーメン屋をネット" is the query and its
-    /// trigger together.
-    pub fn edge_is_trigger(&self, span: Range<usize>) -> bool {
-        let text = &self.text[span.clone()];
-        let first = text.char_indices().find(|(_, c)| c.is_alphanumeric());
-        let last = text.char_indices().rev().find(|(_, c)| c.is_alphanumeric());
-        [first, last].into_iter().flatten().any(|(offset, _)| {
-            let at = span.start + offset;
-            self.trigger[at] && !self.function_word_at(at)
-        })
+    /// Whether `span` holds a word that names the tool (a function word
+    /// aside): "大阪のラーメン屋をネット" and "我搜索一下北京的烤鸭店" are the
+    /// request, not a value taken from it.
+    pub fn holds_trigger(&self, span: Range<usize>) -> bool {
+        span.filter(|&at| self.text.is_char_boundary(at))
+            .any(|at| self.trigger[at] && !self.function_word_at(at))
     }
 
     fn function_word_at(&self, at: usize) -> bool {
@@ -120,6 +115,31 @@ impl<'a> MessageSpans<'a> {
         })
     }
 
+    /// How much content `span` holds: one unit per word that is neither
+    /// filler nor the tool's own, half a unit per CJK character that is
+    /// neither (a CJK word is mostly two characters).
+    pub fn content_units(&self, span: Range<usize>) -> f32 {
+        let mut units = 0.0;
+        let mut at = span.start;
+        while at < span.end {
+            if let Some(word) = self.filler.iter().find(|word| word.start == at) {
+                at = word.end;
+                continue;
+            }
+            let Some(c) = self.text[at..].chars().next() else {
+                break;
+            };
+            let counted = c.is_alphanumeric() && !self.trigger[at] && !self.boundaries.blocked[at];
+            if counted && is_cjk(c) {
+                units += 0.5;
+            } else if counted && !prev_in_word(self.text, at) {
+                units += 1.0;
+            }
+            at += c.len_utf8();
+        }
+        units
+    }
+
     /// Whether the Latin-script word ending at `end` is a preposition or
     /// function word: a value does not end on one ("call mom at").
     pub fn ends_on_function_word(&self, end: usize) -> bool {
@@ -127,6 +147,14 @@ impl<'a> MessageSpans<'a> {
             .iter()
             .any(|word| word.end == end && !self.action[word.start])
     }
+}
+
+/// Whether the character before `at` continues the same spaced-script word.
+fn prev_in_word(text: &str, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(|c| (c.is_alphanumeric() || c == '\'') && !is_cjk(c))
 }
 
 /// The byte ranges of the words of `text` written in a spaced script:
@@ -208,6 +236,20 @@ mod tests {
         let spans = MessageSpans::new(message, &timer());
         assert!(spans.only_filler_or_triggers(0..message.find(" the").unwrap()));
         assert!(spans.ends_on_function_word(message.find(" the").unwrap()));
+    }
+
+    #[test]
+    fn content_is_counted_in_words_and_half_characters() {
+        let message = "Set a timer for the green tea";
+        let spans = MessageSpans::new(message, &timer());
+        assert_eq!(spans.content_units(0..message.len()), 2.0);
+        let message = "大阪のラーメン屋";
+        let spans = MessageSpans::new(message, &timer());
+        assert_eq!(
+            spans.content_units(0..message.len()),
+            3.5,
+            "の is no content"
+        );
     }
 
     #[test]

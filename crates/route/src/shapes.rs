@@ -139,9 +139,9 @@ fn token_shape(token: &str) -> Option<Shape> {
 }
 
 /// Clock times: a number of at most two digits with `am`/`pm`, `h:mm`, or
-/// followed by 時 or 点 (15時, 8点半).
+/// followed by 時 or 点 (15時, 8点); Chinese numerals with 点 (四点).
 fn clock_times(text: &str) -> Vec<Shaped> {
-    let mut found = Vec::new();
+    let mut found = cjk_numeral_times(text);
     for number in numbers(text) {
         let digits = number.text.trim_start_matches('-');
         if digits.contains('.') || digits.len() > 2 {
@@ -183,6 +183,28 @@ fn clock_times(text: &str) -> Vec<Shaped> {
             bytes: number.bytes.start..number.bytes.end + length,
             shape: Shape::ClockTime,
         });
+    }
+    found
+}
+
+/// Chinese numerals followed by 点 or 时 (四点, 十二点).
+fn cjk_numeral_times(text: &str) -> Vec<Shaped> {
+    const NUMERALS: &str = "一二三四五六七八九十两";
+    let mut found = Vec::new();
+    let mut start: Option<usize> = None;
+    for (at, c) in text.char_indices() {
+        if NUMERALS.contains(c) {
+            start.get_or_insert(at);
+            continue;
+        }
+        if let Some(from) = start.take()
+            && matches!(c, '点' | '时' | '時')
+        {
+            found.push(Shaped {
+                bytes: from..at + c.len_utf8(),
+                shape: Shape::ClockTime,
+            });
+        }
     }
     found
 }
@@ -305,6 +327,7 @@ mod tests {
         assert_eq!(shapes("夜7時に"), [("7時", Shape::ClockTime)]);
         assert_eq!(shapes("in 30 minutes"), [], "a duration is no clock time");
         assert_eq!(shapes("3時間後"), [], "nor is 3時間");
+        assert_eq!(shapes("提醒我下午四点开会"), [("四点", Shape::ClockTime)]);
         assert_eq!(shapes("7 apples"), []);
     }
 

@@ -1,0 +1,233 @@
+//! Filling the chosen tool's parameters from the message.
+//!
+//! Numbers and booleans come first, each decoded on its own as the first
+//! key of the JSON object (see [`super::values`]). The string parameters
+//! are then filled together, each asked for right after the numbers (so no
+//! string's value depends on another string's guess): every candidate span
+//! of the message (see [`riverse_route::candidates`]) and `null` are scored
+//! as each one's value, by the model and by how well the span fits the
+//! parameter's description and examples; [`best_assignment`] then gives
+//! each parameter one span or `null`, no span twice.
+
+use std::ops::Range;
+
+use riverse_route::{Candidate, Fit, MessageSpans, ParamAffinity, candidates};
+use riverse_tool::{ParamType, Params, ToolManifest};
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::inference::engine::{Engine, State};
+use crate::route::assign::best_assignment;
+use crate::route::prompt;
+use crate::route::values::{ValueTokens, decode_value};
+use crate::tuning::{
+    CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
+    PARAM_SIMILARITY_WEIGHT, SHAPE_FIT_BONUS, SKIP_PENALTY, WHOLE_REQUEST,
+};
+
+/// What closes a value scored as the only key of the object.
+const CLOSE: &str = "\"}";
+
+/// The parameters of `tool` for `message`; `prefix` is the tool's
+/// prefilled parameter prompt.
+pub(crate) fn fill_params(
+    engine: &Engine,
+    tokens: &ValueTokens,
+    prefix: &State,
+    tool: &ToolManifest,
+    message: &str,
+) -> Result<Params> {
+    let mut params = Params::new();
+    if tool.parameters.is_empty() {
+        return Ok(params);
+    }
+    let base = engine.extend(prefix, &prompt::params_suffix(message))?;
+    let spans = MessageSpans::new(message, tool);
+    let mut taken: Vec<Range<usize>> = Vec::new();
+    let mut values: Vec<Option<Value>> = vec![None; tool.parameters.len()];
+    // The object so far: numbers and booleans first, which strings' values
+    // then follow ("3" is in meters: the unit after it is `from_unit`).
+    let mut object = String::new();
+    for (index, name) in tool.parameters.keys().enumerate() {
+        let kind = tool.param_type(name);
+        if kind == ParamType::String {
+            continue;
+        }
+        let state = engine.extend(&base, &prompt::param_key(0, name))?;
+        let decoded = decode_value(engine, &state, kind, &spans, &taken, "}")?;
+        if let Some(value) = &decoded.value {
+            object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
+            object.push_str(&format!(" {value}"));
+        }
+        taken.extend(decoded.taken);
+        values[index] = decoded.value;
+    }
+    let strings: Vec<usize> = tool
+        .parameters
+        .keys()
+        .enumerate()
+        .filter(|(_, name)| tool.param_type(name) == ParamType::String)
+        .map(|(index, _)| index)
+        .collect();
+    if !strings.is_empty() {
+        let found = candidates(&spans, &taken, WHOLE_REQUEST);
+        let before = engine.extend(&base, &object)?;
+        let keyed = |index: usize| -> Result<State> {
+            let name = tool
+                .parameters
+                .get_index(index)
+                .map_or("", |(name, _)| name);
+            engine.extend(
+                &before,
+                &prompt::param_key(usize::from(!object.is_empty()), name),
+            )
+        };
+        let anchor = taken.last().cloned();
+        let chosen = assign_strings(
+            engine, tokens, tool, &strings, keyed, &found, &spans, anchor,
+        )?;
+        for (index, choice) in strings.iter().zip(chosen) {
+            values[*index] = choice.map(|c| Value::String(found[c].value.clone()));
+        }
+    }
+    for (name, value) in tool.parameters.keys().zip(values) {
+        if let Some(value) = value {
+            params.insert(name.clone(), value);
+        }
+    }
+    Ok(params)
+}
+
+/// For each string parameter (by index in the manifest), the index of its
+/// value in `found`, or `None` for `null`. `keyed` gives the state after a
+/// parameter's key.
+///
+/// A value's score is the model's log-probability of the whole
+/// continuation after the key (` "`, the value, `"}`), plus its fit to the
+/// parameter's description and the content it covers; `null`'s is the
+/// log-probability of ` null}`.
+fn assign_strings(
+    engine: &Engine,
+    tokens: &ValueTokens,
+    tool: &ToolManifest,
+    strings: &[usize],
+    keyed: impl Fn(usize) -> Result<State>,
+    found: &[Candidate],
+    spans: &MessageSpans<'_>,
+    anchor: Option<Range<usize>>,
+) -> Result<Vec<Option<usize>>> {
+    let close = engine.tokenizer.encode(CLOSE)?;
+    // Each value alone, then closed: the tree scores both in one pass.
+    let values: Vec<Vec<u32>> = found
+        .iter()
+        .map(|candidate| engine.tokenizer.encode(&candidate.value))
+        .collect::<Result<_>>()?;
+    let mut sequences = values.clone();
+    sequences.extend(
+        values
+            .iter()
+            .map(|value| [value.as_slice(), &close].concat()),
+    );
+    let affinity = ParamAffinity::new(tool);
+    let fits: Vec<Vec<Fit>> = found
+        .iter()
+        .map(|candidate| affinity.fits(candidate))
+        .collect();
+    let coverage: Vec<f32> = found
+        .iter()
+        .map(|candidate| {
+            knob("COVER", COVERAGE_BONUS) * spans.content_units(candidate.bytes.clone()) as f32
+        })
+        .collect();
+    let mut scores = Vec::with_capacity(strings.len());
+    let mut nulls = Vec::with_capacity(strings.len());
+    for &index in strings {
+        let state = keyed(index)?;
+        nulls.push(engine.score(&state, &tokens.null_closed)? - knob("NULL", NULL_PENALTY));
+        if found.is_empty() {
+            scores.push(Vec::new());
+            continue;
+        }
+        let open = engine.score(&state, &tokens.open_string)?;
+        let opened = engine.extend_tokens(&state, &tokens.open_string)?;
+        let both = engine.score_many(&opened, &sequences)?;
+        let (copied, closed) = both.split_at(found.len());
+        let weight = knob("CLOSEW", CLOSE_WEIGHT);
+        let model: Vec<f32> = copied
+            .iter()
+            .zip(closed)
+            .map(|(copied, closed)| copied + weight * (closed - copied))
+            .collect();
+        scores.push(
+            model
+                .iter()
+                .zip(&fits)
+                .zip(&coverage)
+                .map(|((score, fits), coverage)| {
+                    let fit = fits[index];
+                    let shape = if fit.shape {
+                        knob("SHAPE", SHAPE_FIT_BONUS)
+                    } else {
+                        0.0
+                    };
+                    open + score
+                        + knob("SIM", PARAM_SIMILARITY_WEIGHT) * fit.similarity
+                        + shape
+                        + coverage
+                })
+                .collect(),
+        );
+    }
+    if let (Some(anchor), Some(first)) = (anchor, scores.first_mut()) {
+        for (score, candidate) in first.iter_mut().zip(found) {
+            *score -= after_number_penalty(spans, &anchor, &candidate.bytes);
+        }
+    }
+    let spans: Vec<Range<usize>> = found.iter().map(|c| c.bytes.clone()).collect();
+    if std::env::var("RIVERSE_DEBUG").is_ok() {
+        for (p, row) in scores.iter().enumerate() {
+            let mut order: Vec<usize> = (0..row.len()).collect();
+            order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+            let top: Vec<String> = order
+                .iter()
+                .take(6)
+                .map(|&c| format!("{}={:.1}", found[c].value, row[c]))
+                .collect();
+            eprintln!(
+                "  param {} null={:.1}: {}",
+                strings[p],
+                nulls[p],
+                top.join(" | ")
+            );
+        }
+    }
+    Ok(best_assignment(
+        &scores,
+        &nulls,
+        &spans,
+        knob("ORDER", JOINT_ORDER_PENALTY),
+    ))
+}
+
+/// The order prior of the first string value after a number value (`3
+/// meters`: the unit after the number is the one it is in): the content it
+/// skips after the number, at [`SKIP_PENALTY`] a unit, up to
+/// [`ORDER_PENALTY`], which a value before the number pays.
+fn after_number_penalty(
+    spans: &MessageSpans<'_>,
+    number: &Range<usize>,
+    value: &Range<usize>,
+) -> f32 {
+    if value.start < number.start {
+        return ORDER_PENALTY;
+    }
+    let skipped = spans.content_units(number.end..value.start.max(number.end));
+    (skipped * SKIP_PENALTY).min(ORDER_PENALTY)
+}
+
+fn knob(name: &str, default: f32) -> f32 {
+    std::env::var(format!("RIVERSE_{name}"))
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
