@@ -30,6 +30,9 @@ pub struct Fit {
     pub similarity: f32,
     /// The candidate has a shape the parameter's examples have.
     pub shape: bool,
+    /// The candidate has a shape that another parameter's examples have and
+    /// this one's do not: "3時" is the reminder's time, not its text.
+    pub sibling_shape: bool,
 }
 
 impl ParamAffinity {
@@ -59,12 +62,15 @@ impl ParamAffinity {
     /// How `candidate` fits each parameter, in declaration order.
     pub fn fits(&self, candidate: &Candidate) -> Vec<Fit> {
         let similarity = self.similarity.scores(&fold_digits(&candidate.value));
+        let has = |shapes: &BTreeSet<Shape>| candidate.shape.is_some_and(|s| shapes.contains(&s));
+        let anywhere = self.shapes.iter().any(has);
         similarity
             .into_iter()
             .zip(&self.shapes)
             .map(|(similarity, shapes)| Fit {
                 similarity,
-                shape: candidate.shape.is_some_and(|shape| shapes.contains(&shape)),
+                shape: has(shapes),
+                sibling_shape: anywhere && !has(shapes),
             })
             .collect()
     }
@@ -141,7 +147,10 @@ mod tests {
         let affinity = ParamAffinity::new(&reminder());
         let fits = affinity.fits(&candidate("8am", Some(Shape::ClockTime)));
         assert!(fits[1].shape && !fits[0].shape);
+        assert!(fits[0].sibling_shape && !fits[1].sibling_shape);
         let fits = affinity.fits(&candidate("8am", None));
-        assert!(!fits[1].shape);
+        assert!(!fits[1].shape && !fits[0].sibling_shape);
+        let fits = affinity.fits(&candidate("a.txt", Some(Shape::Path)));
+        assert!(!fits[0].sibling_shape, "no parameter has paths");
     }
 }

@@ -317,7 +317,8 @@ mod tests {
         let message = "Convert 72 degrees Fahrenheit to Celsius";
         let spans = MessageSpans::new(message, &convert);
         let number = message.find("72").unwrap();
-        let found = candidates(&spans, &[number..number + 2], REQUEST);
+        let taken: Range<usize> = number..number + 2;
+        let found = candidates(&spans, std::slice::from_ref(&taken), REQUEST);
         assert!(!found.iter().any(|c| c.value.contains("72")), "{found:?}");
         assert!(found.iter().any(|c| c.value == "Celsius"));
     }

@@ -148,7 +148,7 @@ mod tests {
         );
         let one = vec![vec![-1.0], vec![-1.0]];
         assert_eq!(
-            best_assignment(&one, &nulls, &[0..4], 0.0)[1],
+            best_assignment(&one, &nulls, std::slice::from_ref(&(0..4)), 0.0)[1],
             None,
             "one span"
         );

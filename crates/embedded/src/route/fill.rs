@@ -72,20 +72,25 @@ pub(crate) fn fill_params(
     if !strings.is_empty() {
         let found = candidates(&spans, &taken, WHOLE_REQUEST);
         let before = engine.extend(&base, &object)?;
-        let keyed = |index: usize| -> Result<State> {
-            let name = tool
-                .parameters
-                .get_index(index)
-                .map_or("", |(name, _)| name);
-            engine.extend(
-                &before,
-                &prompt::param_key(usize::from(!object.is_empty()), name),
-            )
-        };
+        let keys: Vec<Vec<u32>> = strings
+            .iter()
+            .map(|&index| {
+                let name = tool
+                    .parameters
+                    .get_index(index)
+                    .map_or("", |(name, _)| name);
+                let key = prompt::param_key(usize::from(!object.is_empty()), name);
+                engine.tokenizer.encode(&key)
+            })
+            .collect::<Result<_>>()?;
         let anchor = taken.last().cloned();
-        let chosen = assign_strings(
-            engine, tokens, tool, &strings, keyed, &found, &spans, anchor,
-        )?;
+        let slots = StringSlots {
+            strings: &strings,
+            before: &before,
+            keys: &keys,
+            anchor,
+        };
+        let chosen = assign_strings(engine, tokens, tool, &slots, &found, &spans)?;
         for (index, choice) in strings.iter().zip(chosen) {
             values[*index] = choice.map(|c| Value::String(found[c].value.clone()));
         }
@@ -98,9 +103,20 @@ pub(crate) fn fill_params(
     Ok(params)
 }
 
-/// For each string parameter (by index in the manifest), the index of its
-/// value in `found`, or `None` for `null`. `keyed` gives the state after a
-/// parameter's key.
+/// The string parameters to fill, and where they are asked for.
+struct StringSlots<'a> {
+    /// Their indices in the manifest.
+    strings: &'a [usize],
+    /// The state before their keys: the prompt and the object's numbers.
+    before: &'a State,
+    /// Each one's key, as tokens.
+    keys: &'a [Vec<u32>],
+    /// The last number value's bytes, if any.
+    anchor: Option<Range<usize>>,
+}
+
+/// For each string parameter of `slots`, the index of its value in `found`,
+/// or `None` for `null`.
 ///
 /// A value's score is the model's log-probability of the whole
 /// continuation after the key (` "`, the value, `"}`), plus its fit to the
@@ -110,24 +126,39 @@ fn assign_strings(
     engine: &Engine,
     tokens: &ValueTokens,
     tool: &ToolManifest,
-    strings: &[usize],
-    keyed: impl Fn(usize) -> Result<State>,
+    slots: &StringSlots<'_>,
     found: &[Candidate],
     spans: &MessageSpans<'_>,
-    anchor: Option<Range<usize>>,
 ) -> Result<Vec<Option<usize>>> {
+    let StringSlots {
+        strings,
+        before,
+        keys,
+        anchor,
+    } = slots;
     let close = engine.tokenizer.encode(CLOSE)?;
-    // Each value alone, then closed: the tree scores both in one pass.
     let values: Vec<Vec<u32>> = found
         .iter()
         .map(|candidate| engine.tokenizer.encode(&candidate.value))
         .collect::<Result<_>>()?;
-    let mut sequences = values.clone();
-    sequences.extend(
-        values
-            .iter()
-            .map(|value| [value.as_slice(), &close].concat()),
-    );
+    // Every option of every parameter after its key, in one token tree:
+    // `null`, then each value opened, then each value opened and closed.
+    let mut sequences = Vec::with_capacity(keys.len() * (1 + 2 * values.len()));
+    for key in keys.iter() {
+        sequences.push([key.as_slice(), &tokens.null_closed].concat());
+        let opened = [key.as_slice(), &tokens.open_string].concat();
+        sequences.extend(
+            values
+                .iter()
+                .map(|value| [opened.as_slice(), value].concat()),
+        );
+        sequences.extend(
+            values
+                .iter()
+                .map(|value| [opened.as_slice(), value, &close].concat()),
+        );
+    }
+    let all = engine.score_many(before, &sequences)?;
     let affinity = ParamAffinity::new(tool);
     let fits: Vec<Vec<Fit>> = found
         .iter()
@@ -136,41 +167,33 @@ fn assign_strings(
     let coverage: Vec<f32> = found
         .iter()
         .map(|candidate| {
-            knob("COVER", COVERAGE_BONUS) * spans.content_units(candidate.bytes.clone()) as f32
+            knob("COVER", COVERAGE_BONUS) * spans.content_units(candidate.bytes.clone())
         })
         .collect();
-    let mut scores = Vec::with_capacity(strings.len());
+    let weight = knob("CLOSEW", CLOSE_WEIGHT);
+    let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
     let mut nulls = Vec::with_capacity(strings.len());
-    for &index in strings {
-        let state = keyed(index)?;
-        nulls.push(engine.score(&state, &tokens.null_closed)? - knob("NULL", NULL_PENALTY));
-        if found.is_empty() {
-            scores.push(Vec::new());
-            continue;
-        }
-        let open = engine.score(&state, &tokens.open_string)?;
-        let opened = engine.extend_tokens(&state, &tokens.open_string)?;
-        let both = engine.score_many(&opened, &sequences)?;
-        let (copied, closed) = both.split_at(found.len());
-        let weight = knob("CLOSEW", CLOSE_WEIGHT);
-        let model: Vec<f32> = copied
-            .iter()
-            .zip(closed)
-            .map(|(copied, closed)| copied + weight * (closed - copied))
-            .collect();
+    for (&index, options) in strings.iter().zip(all.chunks(1 + 2 * found.len())) {
+        let (null, values) = options.split_at(1);
+        let (copied, closed) = values.split_at(found.len());
+        nulls.push(null[0] - knob("NULL", NULL_PENALTY));
         scores.push(
-            model
+            copied
                 .iter()
+                .zip(closed)
                 .zip(&fits)
                 .zip(&coverage)
-                .map(|((score, fits), coverage)| {
+                .map(|(((copied, closed), fits), coverage)| {
                     let fit = fits[index];
                     let shape = if fit.shape {
                         knob("SHAPE", SHAPE_FIT_BONUS)
+                    } else if fit.sibling_shape {
+                        -knob("SHAPE", SHAPE_FIT_BONUS)
                     } else {
                         0.0
                     };
-                    open + score
+                    copied
+                        + weight * (closed - copied)
                         + knob("SIM", PARAM_SIMILARITY_WEIGHT) * fit.similarity
                         + shape
                         + coverage
@@ -178,9 +201,9 @@ fn assign_strings(
                 .collect(),
         );
     }
-    if let (Some(anchor), Some(first)) = (anchor, scores.first_mut()) {
+    if let (Some(anchor), Some(first)) = (anchor.as_ref(), scores.first_mut()) {
         for (score, candidate) in first.iter_mut().zip(found) {
-            *score -= after_number_penalty(spans, &anchor, &candidate.bytes);
+            *score -= after_number_penalty(spans, anchor, &candidate.bytes);
         }
     }
     let spans: Vec<Range<usize>> = found.iter().map(|c| c.bytes.clone()).collect();
