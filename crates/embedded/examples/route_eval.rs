@@ -138,9 +138,6 @@ fn main() {
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut timings = Vec::new();
     for case in &cases {
-        if std::env::var("RIVERSE_DEBUG").is_ok() {
-            eprintln!("{}", case.message);
-        }
         let started = Instant::now();
         let report = model.route_report(&case.message, &tools).unwrap();
         timings.push(started.elapsed());

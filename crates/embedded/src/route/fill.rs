@@ -166,17 +166,15 @@ fn assign_strings(
         .collect();
     let coverage: Vec<f32> = found
         .iter()
-        .map(|candidate| {
-            knob("COVER", COVERAGE_BONUS) * spans.content_units(candidate.bytes.clone())
-        })
+        .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
         .collect();
-    let weight = knob("CLOSEW", CLOSE_WEIGHT);
+    let weight = CLOSE_WEIGHT;
     let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
     let mut nulls = Vec::with_capacity(strings.len());
     for (&index, options) in strings.iter().zip(all.chunks(1 + 2 * found.len())) {
         let (null, values) = options.split_at(1);
         let (copied, closed) = values.split_at(found.len());
-        nulls.push(null[0] - knob("NULL", NULL_PENALTY));
+        nulls.push(null[0] - NULL_PENALTY);
         scores.push(
             copied
                 .iter()
@@ -186,15 +184,15 @@ fn assign_strings(
                 .map(|(((copied, closed), fits), coverage)| {
                     let fit = fits[index];
                     let shape = if fit.shape {
-                        knob("SHAPE", SHAPE_FIT_BONUS)
+                        SHAPE_FIT_BONUS
                     } else if fit.sibling_shape {
-                        -knob("SHAPE", SHAPE_FIT_BONUS)
+                        -SHAPE_FIT_BONUS
                     } else {
                         0.0
                     };
                     copied
                         + weight * (closed - copied)
-                        + knob("SIM", PARAM_SIMILARITY_WEIGHT) * fit.similarity
+                        + PARAM_SIMILARITY_WEIGHT * fit.similarity
                         + shape
                         + coverage
                 })
@@ -207,28 +205,11 @@ fn assign_strings(
         }
     }
     let spans: Vec<Range<usize>> = found.iter().map(|c| c.bytes.clone()).collect();
-    if std::env::var("RIVERSE_DEBUG").is_ok() {
-        for (p, row) in scores.iter().enumerate() {
-            let mut order: Vec<usize> = (0..row.len()).collect();
-            order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
-            let top: Vec<String> = order
-                .iter()
-                .take(6)
-                .map(|&c| format!("{}={:.1}", found[c].value, row[c]))
-                .collect();
-            eprintln!(
-                "  param {} null={:.1}: {}",
-                strings[p],
-                nulls[p],
-                top.join(" | ")
-            );
-        }
-    }
     Ok(best_assignment(
         &scores,
         &nulls,
         &spans,
-        knob("ORDER", JOINT_ORDER_PENALTY),
+        JOINT_ORDER_PENALTY,
     ))
 }
 
@@ -246,11 +227,4 @@ fn after_number_penalty(
     }
     let skipped = spans.content_units(number.end..value.start.max(number.end));
     (skipped * SKIP_PENALTY).min(ORDER_PENALTY)
-}
-
-fn knob(name: &str, default: f32) -> f32 {
-    std::env::var(format!("RIVERSE_{name}"))
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
