@@ -76,21 +76,12 @@ impl ParamAffinity {
     }
 }
 
-/// A parameter's texts: its name with separators as spaces, its
-/// description, and each example the description lists after "e.g.".
+/// A parameter's texts: its name with separators as spaces, and its
+/// description. The examples a description lists are not texts of their
+/// own: matched alone, "km" of "Unit of the value, e.g. km, lb, F" would
+/// make every kilometre a source unit.
 fn param_texts(name: &str, description: &str) -> Vec<String> {
-    let mut texts = vec![name.replace(['_', '-'], " "), fold_digits(description)];
-    if let Some((_, examples)) = description.split_once("e.g.") {
-        let examples = examples.split(['(', ')']).next().unwrap_or(examples);
-        texts.extend(
-            examples
-                .split([',', '、'])
-                .map(str::trim)
-                .filter(|example| !example.is_empty())
-                .map(fold_digits),
-        );
-    }
-    texts
+    vec![name.replace(['_', '-'], " "), fold_digits(description)]
 }
 
 /// Every ASCII digit as `0`: a time or amount is known by its shape.

@@ -139,13 +139,16 @@ mod tests {
 
     #[test]
     fn no_span_serves_two_parameters() {
-        let spans = [0..4, 2..6];
+        let spans = [0..4, 5..9];
         let scores = vec![vec![-1.0, -5.0], vec![-1.0, -6.0]];
         let nulls = [-50.0; 2];
         assert_eq!(
             best_assignment(&scores, &nulls, &spans, 0.0),
             [Some(1), Some(0)]
         );
+        let overlapping = [0..4, 2..6];
+        let chosen = best_assignment(&scores, &nulls, &overlapping, 0.0);
+        assert!(chosen.contains(&None), "{chosen:?}");
         let one = vec![vec![-1.0], vec![-1.0]];
         assert_eq!(
             best_assignment(&one, &nulls, std::slice::from_ref(&(0..4)), 0.0)[1],
