@@ -4,8 +4,8 @@
 //!
 //! Derived from the tool's manifest: the Latin-script words its name,
 //! description and examples keep using (see [`recurring_words`]), and the
-//! glossary terms of the concepts its name names (時間 for `clock`, 検索 and
-//! ネット for `web_search`), in any language.
+//! glossary terms of the concepts its name or those words name (時間 and 现在
+//! for `clock`, 検索 and ネット for `web_search`), in any language.
 
 use std::collections::{HashMap, HashSet};
 
@@ -55,9 +55,13 @@ impl Triggers {
         mask
     }
 
-    /// Whether a concept's English `word` is a form of a word of the name.
+    /// Whether a concept's English `word` is a form of a word of the name,
+    /// or a word the manifest keeps using ("time" for a clock).
     fn names(&self, word: &str) -> bool {
-        self.name_words.iter().any(|name| same_stem(name, word))
+        self.name_words
+            .iter()
+            .chain(&self.recurring)
+            .any(|name| same_stem(name, word))
     }
 }
 
@@ -137,6 +141,16 @@ mod tests {
         );
         let calculator = Triggers::of(&tool("calculator", "Evaluate", &[]));
         assert_eq!(marked("900割る3を計算して", &calculator), ["計算"]);
+    }
+
+    #[test]
+    fn a_concept_the_manifest_keeps_naming_is_a_trigger() {
+        let clock = Triggers::of(&tool(
+            "clock",
+            "Get the current time",
+            &["What time is it in Tokyo?"],
+        ));
+        assert_eq!(marked("纽约现在几点？", &clock), ["现在几点"]);
     }
 
     #[test]
