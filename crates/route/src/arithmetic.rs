@@ -3,7 +3,14 @@
 
 use std::ops::Range;
 
+use crate::glossary;
 use crate::words::ARITHMETIC_WORDS;
+
+/// Whether a glossary concept's English word names an operation, so its
+/// terms join numbers (掛ける, 乘以, 割る).
+fn is_operation(word: &str) -> bool {
+    matches!(word, "plus" | "minus" | "times" | "divide" | "power")
+}
 
 /// Characters that join or group the numbers of an expression.
 const OPERATORS: &str = "+-*/×÷^%=()（）＋－";
@@ -64,11 +71,16 @@ fn expression_end(text: &str, from: usize, taken: &[Range<usize>]) -> usize {
             at += 1;
         } else {
             let word: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
-            if word.is_empty() || !ARITHMETIC_WORDS.contains(&word.to_lowercase()) {
-                break;
-            }
+            let length = if word.is_empty() {
+                glossary::term_at(rest, is_operation)
+            } else {
+                ARITHMETIC_WORDS
+                    .contains(&word.to_lowercase())
+                    .then_some(word.len())
+            };
+            let Some(length) = length else { break };
             saw_operator = true;
-            at += word.len();
+            at += length;
         }
     }
     end
@@ -138,6 +150,8 @@ mod tests {
         assert_eq!(extended("What is 128 / 4?", "128"), "128 / 4");
         assert_eq!(extended("((2 + 3) * 4) - 1", "3"), "((2 + 3) * 4) - 1");
         assert_eq!(extended("Compute (8 minus 5) * 2", "5"), "(8 minus 5) * 2");
+        assert_eq!(extended("250掛ける4はいくつ？", "250"), "250掛ける4");
+        assert_eq!(extended("35乘以12等于多少？", "35"), "35乘以12");
     }
 
     #[test]

@@ -91,6 +91,10 @@ const QUOTES: &str = "「」『』“”《》【】";
 /// The Japanese question word "what" (何マイル, 何日): it asks, it names nothing.
 const QUESTION_WORD: char = '何';
 
+/// Chinese question words of amount and kind (多少英里, 几点, 什么): they ask,
+/// they name nothing.
+const CHINESE_QUESTION_WORDS: [&str; 4] = ["多少", "几", "什么", "哪"];
+
 impl Boundaries {
     /// Word starts and ends for spaced scripts; for Japanese, changes of
     /// script (東京|の|天気), which separate words from particles; for
@@ -108,7 +112,7 @@ impl Boundaries {
         bounds.mark_word_edges(&chars, has_kana, message.len());
         bounds.split_at_particles(&chars);
         bounds.block_te_form_verbs(&chars);
-        bounds.block_quotes_and_question_words(&chars, has_kana);
+        bounds.block_quotes_and_question_words(message, &chars, has_kana);
         bounds.block_honorifics(message, &chars);
         bounds.end_names_at_possessives(message, &chars);
         bounds
@@ -192,11 +196,23 @@ impl Boundaries {
     /// Quotation marks and CJK brackets enclose a value, never sit in one
     /// (「猫」を英語に: the value is 猫). In Japanese, 何 asks a question
     /// (何マイル, 何日): it is not part of the value either.
-    fn block_quotes_and_question_words(&mut self, chars: &[Char], has_kana: bool) {
+    fn block_quotes_and_question_words(&mut self, message: &str, chars: &[Char], has_kana: bool) {
         for ch in chars {
             if QUOTES.contains(ch.c) || (has_kana && ch.c == QUESTION_WORD) {
                 self.blocked[ch.at..ch.end()].fill(true);
                 self.starts[ch.at] = false;
+            }
+            if has_kana {
+                continue;
+            }
+            if let Some(word) = CHINESE_QUESTION_WORDS
+                .iter()
+                .find(|word| message[ch.at..].starts_with(*word))
+            {
+                let end = ch.at + word.len();
+                self.blocked[ch.at..end].fill(true);
+                self.starts[ch.at..end].fill(false);
+                self.ends[end] = true;
             }
         }
     }
@@ -452,6 +468,19 @@ mod tests {
             bounds.starts[what + '何'.len_utf8()],
             "マイル starts after it"
         );
+    }
+
+    #[test]
+    fn chinese_question_words_are_never_part_of_a_value() {
+        let message = "10公里是多少英里？";
+        let bounds = Boundaries::of(message);
+        let how_many = message.find("多少").unwrap();
+        assert!(
+            bounds.blocked[how_many..how_many + "多少".len()]
+                .iter()
+                .all(|&b| b)
+        );
+        assert!(bounds.starts[message.find("英").unwrap()]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! that 天気 and "weather" are one thing, and the model is too small to
 //! translate.
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::words::data_lines;
@@ -49,6 +50,33 @@ pub fn glosses(text: &str) -> String {
     found.join(" ")
 }
 
+/// The byte ranges of `text` where a term occurs whose concept's English
+/// words pass `wanted`. `text` should be lowercase (or caseless, as CJK).
+pub fn term_spans(text: &str, wanted: impl Fn(&str) -> bool) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    for concept in concepts() {
+        if !concept.words.split_whitespace().any(&wanted) {
+            continue;
+        }
+        for term in &concept.terms {
+            spans.extend(occurrences(text, term).map(|at| at..at + term.len()));
+        }
+    }
+    spans
+}
+
+/// The length in bytes of the longest term `text` starts with whose
+/// concept's English words pass `wanted`.
+pub fn term_at(text: &str, wanted: impl Fn(&str) -> bool) -> Option<usize> {
+    concepts()
+        .iter()
+        .filter(|concept| concept.words.split_whitespace().any(&wanted))
+        .flat_map(|concept| &concept.terms)
+        .filter(|term| text.starts_with(term.as_str()))
+        .map(String::len)
+        .max()
+}
+
 /// Every term of the glossary, in file order.
 pub fn terms() -> impl Iterator<Item = &'static str> {
     concepts()
@@ -59,15 +87,20 @@ pub fn terms() -> impl Iterator<Item = &'static str> {
 /// Whether `term` occurs in `text`; a term starting or ending with an ASCII
 /// letter or digit must do so at a word boundary ("cat" is not in "catch").
 fn mentions(text: &str, term: &str) -> bool {
+    occurrences(text, term).next().is_some()
+}
+
+/// Where `term` occurs in `text`, by the rule of [`mentions`].
+fn occurrences<'a>(text: &'a str, term: &'a str) -> impl Iterator<Item = usize> + 'a {
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
     let starts_word = word_char(term.chars().next());
     let ends_word = word_char(term.chars().next_back());
-    text.match_indices(term).any(|(at, _)| {
+    text.match_indices(term).filter_map(move |(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + term.len()..].chars().next();
         let glued_before = starts_word && word_char(before);
         let glued_after = ends_word && word_char(after);
-        !glued_before && !glued_after
+        (!glued_before && !glued_after).then_some(at)
     })
 }
 
@@ -87,6 +120,15 @@ mod tests {
         assert!(glosses("google the opening hours").contains("search"));
         assert!(!glosses("a reprint of the book").contains("print"));
         assert!(glosses("print notes.txt").contains("print"));
+    }
+
+    #[test]
+    fn terms_are_found_where_their_concept_is_wanted() {
+        let text = "ロンドンの今の時間は？";
+        let spans = term_spans(text, |word| word == "clock");
+        assert_eq!(spans.len(), 1);
+        assert_eq!(&text[spans[0].clone()], "時間");
+        assert!(term_spans(text, |word| word == "weather").is_empty());
     }
 
     #[test]

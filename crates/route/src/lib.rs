@@ -7,8 +7,13 @@
 //! - [`numbers`]: the numbers a message writes, full-width digits included.
 //! - [`MessageSpans`]: both, with the words that carry no value of their own
 //!   (prepositions, function words, the tool's own action words).
-//! - [`extend_expression`] and [`is_whole_request`]: the rules applied to a
-//!   copied value afterwards.
+//! - [`candidates`]: the spans of a message that may be a string value,
+//!   with tokens of a distinctive shape ([`shaped_tokens`]) whole and words
+//!   that name the tool ([`Triggers`]) and Japanese predicates left out.
+//! - [`ParamAffinity`]: how well a candidate fits each parameter's
+//!   description and the shapes of its examples.
+//! - [`extend_expression`] and [`is_whole_request`]: what makes an arithmetic
+//!   expression whole, and a span that is the whole request.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -16,19 +21,27 @@
 //! compiled in. Left out: scoring with the model and decoding values, which
 //! `riverse-embedded` does with these rules.
 
+mod affinity;
 mod arithmetic;
 mod boundaries;
+mod candidates;
 pub mod glossary;
 mod message;
 mod numbers;
 mod request;
 pub mod script;
+mod shapes;
 mod similarity;
+mod triggers;
 pub mod words;
 
+pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
+pub use candidates::{Candidate, candidates};
 pub use message::{MessageSpans, tool_texts};
 pub use numbers::{NumberSpan, numbers};
 pub use request::{RequestLength, is_whole_request};
+pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
+pub use triggers::Triggers;

@@ -2,7 +2,6 @@
 //! where values may start and end, the numbers, and the words that carry no
 //! value of their own.
 
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use riverse_tool::ToolManifest;
@@ -10,7 +9,8 @@ use riverse_tool::ToolManifest;
 use crate::boundaries::Boundaries;
 use crate::numbers::{NumberSpan, numbers};
 use crate::script::is_cjk;
-use crate::words::{FUNCTION_WORDS, PREPOSITIONS};
+use crate::triggers::Triggers;
+use crate::words::{FUNCTION_WORDS, PREPOSITIONS, is_particle};
 
 /// A message read for one tool's parameters.
 #[derive(Debug, Clone)]
@@ -23,6 +23,9 @@ pub struct MessageSpans<'a> {
     /// action, and a value starting there is probably the instruction
     /// copied whole ("Search for the best trails").
     pub action: Vec<bool>,
+    /// `trigger[i]`: byte `i` belongs to a word that names the tool (an
+    /// action word, or a glossary term of the tool's concept: 天気, 検索).
+    pub trigger: Vec<bool>,
     /// The Latin-script words of the message (byte ranges) that carry no
     /// value of their own: action words, prepositions and function words. A
     /// copied value made of these only ("Set a timer for") is dropped.
@@ -33,13 +36,17 @@ impl<'a> MessageSpans<'a> {
     /// Reads `text` for the parameters of `tool`. A value never starts on a
     /// preposition: it is what follows one ("in London").
     pub fn new(text: &'a str, tool: &ToolManifest) -> Self {
-        let recurring = recurring_words(tool);
+        let triggers = Triggers::of(tool);
         let mut boundaries = Boundaries::of(text);
         let mut action = vec![false; text.len() + 1];
+        let mut trigger = triggers.glossary_mask(text);
         let mut filler = Vec::new();
         for word in latin_words(text) {
             let lower = text[word.clone()].to_lowercase();
-            action[word.start] = recurring.contains(&lower);
+            action[word.start] = triggers.recurring.contains(&lower);
+            if action[word.start] {
+                trigger[word.clone()].fill(true);
+            }
             let preposition = PREPOSITIONS.contains(&lower);
             if preposition {
                 boundaries.starts[word.start] = false;
@@ -53,6 +60,7 @@ impl<'a> MessageSpans<'a> {
             boundaries,
             numbers: numbers(text),
             action,
+            trigger,
             filler,
         }
     }
@@ -60,6 +68,18 @@ impl<'a> MessageSpans<'a> {
     /// Whether `span` holds nothing but filler words (and spaces or
     /// punctuation between them).
     pub fn only_filler(&self, span: Range<usize>) -> bool {
+        self.holds_nothing_but(span, |_| false)
+    }
+
+    /// Whether `span` holds nothing but filler words and words that name
+    /// the tool: no value.
+    pub fn only_filler_or_triggers(&self, span: Range<usize>) -> bool {
+        self.holds_nothing_but(span, |at| self.trigger[at])
+    }
+
+    /// Whether every letter of `span` is in a filler word, or at a byte
+    /// `also` accepts, or a Japanese particle.
+    fn holds_nothing_but(&self, span: Range<usize>, also: impl Fn(usize) -> bool) -> bool {
         let mut at = span.start;
         while at < span.end {
             if let Some(word) = self.filler.iter().find(|word| word.start == at) {
@@ -69,13 +89,72 @@ impl<'a> MessageSpans<'a> {
             let Some(c) = self.text[at..].chars().next() else {
                 break;
             };
-            if c.is_alphanumeric() {
+            if c.is_alphanumeric() && !also(at) && !(self.boundaries.blocked[at] && is_particle(c))
+            {
                 return false;
             }
             at += c.len_utf8();
         }
         true
     }
+
+    /// Whether `span` holds a word that names the tool (a function word
+    /// aside): "大阪のラーメン屋をネット" and "我搜索一下北京的烤鸭店" are the
+    /// request, not a value taken from it.
+    pub fn holds_trigger(&self, span: Range<usize>) -> bool {
+        span.filter(|&at| self.text.is_char_boundary(at))
+            .any(|at| self.trigger[at] && !self.function_word_at(at))
+    }
+
+    fn function_word_at(&self, at: usize) -> bool {
+        self.filler.iter().any(|word| {
+            word.contains(&at) && {
+                let lower = self.text[word.clone()].to_lowercase();
+                PREPOSITIONS.contains(&lower) || FUNCTION_WORDS.contains(&lower)
+            }
+        })
+    }
+
+    /// How much content `span` holds: one unit per word that is neither
+    /// filler nor the tool's own, half a unit per CJK character that is
+    /// neither (a CJK word is mostly two characters).
+    pub fn content_units(&self, span: Range<usize>) -> f32 {
+        let mut units = 0.0;
+        let mut at = span.start;
+        while at < span.end {
+            if let Some(word) = self.filler.iter().find(|word| word.start == at) {
+                at = word.end;
+                continue;
+            }
+            let Some(c) = self.text[at..].chars().next() else {
+                break;
+            };
+            let counted = c.is_alphanumeric() && !self.trigger[at] && !self.boundaries.blocked[at];
+            if counted && is_cjk(c) {
+                units += 0.5;
+            } else if counted && !prev_in_word(self.text, at) {
+                units += 1.0;
+            }
+            at += c.len_utf8();
+        }
+        units
+    }
+
+    /// Whether the Latin-script word ending at `end` is a preposition or
+    /// function word: a value does not end on one ("call mom at").
+    pub fn ends_on_function_word(&self, end: usize) -> bool {
+        self.filler
+            .iter()
+            .any(|word| word.end == end && !self.action[word.start])
+    }
+}
+
+/// Whether the character before `at` continues the same spaced-script word.
+fn prev_in_word(text: &str, at: usize) -> bool {
+    text[..at]
+        .chars()
+        .next_back()
+        .is_some_and(|c| (c.is_alphanumeric() || c == '\'') && !is_cjk(c))
 }
 
 /// The byte ranges of the words of `text` written in a spaced script:
@@ -98,28 +177,6 @@ fn latin_words(text: &str) -> Vec<Range<usize>> {
         }
     }
     words
-}
-
-/// Words (Latin script, lowercased) found in at least two of the tool's name,
-/// description and examples. Values differ from example to example; the
-/// words for the action recur.
-fn recurring_words(tool: &ToolManifest) -> HashSet<String> {
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for text in tool_texts(tool) {
-        let words: HashSet<String> = text
-            .split(|c: char| !c.is_alphanumeric() || is_cjk(c))
-            .filter(|word| !word.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        for word in words {
-            *counts.entry(word).or_default() += 1;
-        }
-    }
-    counts
-        .into_iter()
-        .filter(|(_, count)| *count >= 2)
-        .map(|(word, _)| word)
-        .collect()
 }
 
 /// The texts a tool is recognised by: its description, its name with
@@ -160,6 +217,39 @@ mod tests {
         let spans = MessageSpans::new(message, &timer());
         assert!(spans.only_filler(0..message.find(" the").unwrap()));
         assert!(!spans.only_filler(0..message.len()));
+    }
+
+    #[test]
+    fn words_naming_the_tool_carry_no_value() {
+        let clock: ToolManifest = serde_json::from_value(serde_json::json!({
+            "name": "clock",
+            "description": "Get the current time",
+            "parameters": {"timezone": "a time zone"},
+        }))
+        .unwrap();
+        let message = "ロンドンの今の時間は？";
+        let spans = MessageSpans::new(message, &clock);
+        let time = message.find("時間").unwrap();
+        assert!(spans.only_filler_or_triggers(time..time + "時間".len()));
+        assert!(!spans.only_filler_or_triggers(0..time));
+        let message = "Set a timer for the tea";
+        let spans = MessageSpans::new(message, &timer());
+        assert!(spans.only_filler_or_triggers(0..message.find(" the").unwrap()));
+        assert!(spans.ends_on_function_word(message.find(" the").unwrap()));
+    }
+
+    #[test]
+    fn content_is_counted_in_words_and_half_characters() {
+        let message = "Set a timer for the green tea";
+        let spans = MessageSpans::new(message, &timer());
+        assert_eq!(spans.content_units(0..message.len()), 2.0);
+        let message = "大阪のラーメン屋";
+        let spans = MessageSpans::new(message, &timer());
+        assert_eq!(
+            spans.content_units(0..message.len()),
+            3.5,
+            "の is no content"
+        );
     }
 
     #[test]

@@ -63,26 +63,6 @@ impl Engine {
         Ok(next)
     }
 
-    /// Sum of the log-probabilities of `tokens` following `state`.
-    pub fn score(&self, state: &State, tokens: &[u32]) -> Result<f32> {
-        let Some((&first, rest)) = tokens.split_first() else {
-            return Ok(0.0);
-        };
-        let mut total = logprob(&state.next, first);
-        if rest.is_empty() {
-            return Ok(total);
-        }
-        let mut cache = state.cache.clone();
-        let logits = self
-            .weights
-            .forward(&tokens[..tokens.len() - 1], &mut cache, Logits::All)?;
-        let rows = log_softmax_rows(&logits)?;
-        for (row, &token) in rows.iter().zip(rest) {
-            total += logprob(row, token);
-        }
-        Ok(total)
-    }
-
     /// Sums of log-probabilities of several continuations of `state`,
     /// computed in one pass: the continuations are laid out as a tree
     /// sharing common prefixes, each token attending only to its own

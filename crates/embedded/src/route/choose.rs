@@ -1,14 +1,16 @@
 //! Choosing the tool: calibrated model scores combined with similarity.
 
 use riverse_route::words::SMALL_TALK;
-use riverse_route::{SimilarityIndex, tool_texts};
+use std::collections::BTreeSet;
+
+use riverse_route::{Shape, SimilarityIndex, shaped_tokens, tool_shapes, tool_texts};
 use riverse_tool::ToolManifest;
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State, logprob};
 use crate::inference::prompt_cache::PromptCache;
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
-use crate::tuning::{CALL_MARGIN, PRUNE_BATCH, SIMILARITY_WEIGHT};
+use crate::tuning::{CALL_MARGIN, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT};
 
 /// The choice prompt of one tool set, prefilled, with everything derived
 /// from the manifests alone.
@@ -21,6 +23,8 @@ pub(crate) struct ChoicePrefix {
     /// Each candidate's mean score on content-free messages.
     calibration: Vec<f32>,
     similarity: SimilarityIndex,
+    /// Per tool, the shapes its manifest writes (see [`tool_shapes`]).
+    shapes: Vec<BTreeSet<Shape>>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -32,6 +36,9 @@ pub struct CandidateScore {
     pub model: f32,
     /// Best character n-gram similarity to the candidate's texts, 0 to 1.
     pub similarity: f32,
+    /// The message has a token of a shape the candidate's manifest writes
+    /// (a path for a file reader, an expression for a calculator).
+    pub shape: bool,
     /// What the decision compares.
     pub combined: f32,
     /// The candidate could not win, so `model` is only an upper bound (its
@@ -60,6 +67,7 @@ impl ChoicePrefix {
                 .collect(),
         );
         let similarity = SimilarityIndex::new(&texts);
+        let shapes = tools.iter().map(tool_shapes).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -72,6 +80,7 @@ impl ChoicePrefix {
                 candidate_tokens,
                 calibration,
                 similarity,
+                shapes,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -80,6 +89,7 @@ impl ChoicePrefix {
             candidate_tokens,
             calibration: Vec::new(),
             similarity,
+            shapes,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -113,10 +123,28 @@ impl ChoicePrefix {
     pub fn score(&self, engine: &Engine, message: &str) -> Result<Vec<CandidateScore>> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
-        let bonus: Vec<f32> = similarity
+        let shaped: BTreeSet<Shape> = shaped_tokens(message)
+            .into_iter()
+            .map(|token| token.shape)
+            .collect();
+        let shape: Vec<bool> = (0..self.candidates.len())
+            .map(|index| {
+                self.shapes
+                    .get(index)
+                    .is_some_and(|shapes| !shapes.is_disjoint(&shaped))
+            })
+            .collect();
+        let evidence: Vec<f32> = similarity
+            .iter()
+            .zip(&shape)
+            .map(|(&similarity, &shape)| {
+                SIMILARITY_WEIGHT * similarity + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
+            })
+            .collect();
+        let bonus: Vec<f32> = evidence
             .iter()
             .zip(&self.calibration)
-            .map(|(similarity, calibration)| SIMILARITY_WEIGHT * similarity - calibration)
+            .map(|(evidence, calibration)| evidence - calibration)
             .collect();
         let bounds: Vec<Bound> = self
             .candidate_tokens
@@ -144,7 +172,8 @@ impl ChoicePrefix {
                     name: name.clone(),
                     model,
                     similarity: similarity[index],
-                    combined: model + SIMILARITY_WEIGHT * similarity[index],
+                    shape: shape[index],
+                    combined: model + evidence[index],
                     pruned: !bound.exact,
                 }
             })
@@ -250,6 +279,7 @@ mod tests {
                 name: format!("candidate {index}"),
                 model: combined,
                 similarity: 0.0,
+                shape: false,
                 combined,
                 pruned: false,
             })

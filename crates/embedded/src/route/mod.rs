@@ -5,21 +5,22 @@
 //! model's reply on a few-shot prompt, calibrated against content-free
 //! messages, and adds the character n-gram similarity between the message and
 //! each tool's description and examples; `none` wins unless a tool beats it.
-//! The parameter stage fills the chosen tool's declared parameters one by one
-//! with constrained decoding (see [`values`]), within the spans that
-//! `riverse-route`'s text rules allow. Both prompts' fixed parts are
-//! prefilled once per tool set and forked per message.
+//! The parameter stage fills the chosen tool's declared parameters (see
+//! [`fill`]): numbers by constrained decoding, strings together, by scoring
+//! the candidate spans that `riverse-route`'s text rules allow as each
+//! parameter's value. Both prompts' fixed parts are prefilled once per tool
+//! set and forked per message.
 
+mod assign;
 mod choose;
+mod fill;
 mod prompt;
 mod values;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::ops::Range;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use riverse_route::MessageSpans;
 use riverse_tool::{Params, ToolManifest};
 
 use crate::error::Result;
@@ -29,7 +30,7 @@ use crate::tuning::KEPT_PREFIXES;
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, decide};
-use values::{ValueTokens, decode_value};
+use values::ValueTokens;
 
 /// What a message asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,9 +135,8 @@ impl Router {
     }
 
     fn fill_params(&self, engine: &Engine, tool: &ToolManifest, message: &str) -> Result<Params> {
-        let mut params = Params::new();
         if tool.parameters.is_empty() {
-            return Ok(params);
+            return Ok(Params::new());
         }
         let tokens = match self.value_tokens.get() {
             Some(tokens) => tokens,
@@ -146,38 +146,7 @@ impl Router {
             }
         };
         let prefix = self.params_prefix(engine, tool)?;
-        let mut state = engine.extend(&prefix, &prompt::params_suffix(message))?;
-        let spans = MessageSpans::new(message, tool);
-        let mut taken: Vec<Range<usize>> = Vec::new();
-        let count = tool.parameters.len();
-        let mut closing = "";
-        for (index, name) in tool.parameters.keys().enumerate() {
-            let key = format!("{closing}{}", prompt::param_key(index, name));
-            state = engine.extend(&state, &key)?;
-            let close = if index + 1 == count { "}" } else { "," };
-            let decoded = decode_value(
-                engine,
-                tokens,
-                &state,
-                tool.param_type(name),
-                &spans,
-                &taken,
-                close,
-            )?;
-            state = decoded.state;
-            closing = match &decoded.value {
-                Some(serde_json::Value::String(_)) => "\"",
-                Some(_) => "",
-                None => " null",
-            };
-            if let Some(span) = decoded.taken {
-                taken.push(span);
-            }
-            if let Some(value) = decoded.value {
-                params.insert(name.clone(), value);
-            }
-        }
-        Ok(params)
+        fill::fill_params(engine, tokens, &prefix, tool, message)
     }
 }
 

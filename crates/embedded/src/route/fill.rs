@@ -1,0 +1,230 @@
+//! Filling the chosen tool's parameters from the message.
+//!
+//! Numbers and booleans come first, each decoded on its own as the first
+//! key of the JSON object (see [`super::values`]). The string parameters
+//! are then filled together, each asked for right after the numbers (so no
+//! string's value depends on another string's guess): every candidate span
+//! of the message (see [`riverse_route::candidates`]) and `null` are scored
+//! as each one's value, by the model and by how well the span fits the
+//! parameter's description and examples; [`best_assignment`] then gives
+//! each parameter one span or `null`, no span twice.
+
+use std::ops::Range;
+
+use riverse_route::{Candidate, Fit, MessageSpans, ParamAffinity, candidates};
+use riverse_tool::{ParamType, Params, ToolManifest};
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::inference::engine::{Engine, State};
+use crate::route::assign::best_assignment;
+use crate::route::prompt;
+use crate::route::values::{ValueTokens, decode_value};
+use crate::tuning::{
+    CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
+    PARAM_SIMILARITY_WEIGHT, SHAPE_FIT_BONUS, SKIP_PENALTY, WHOLE_REQUEST,
+};
+
+/// What closes a value scored as the only key of the object.
+const CLOSE: &str = "\"}";
+
+/// The parameters of `tool` for `message`; `prefix` is the tool's
+/// prefilled parameter prompt.
+pub(crate) fn fill_params(
+    engine: &Engine,
+    tokens: &ValueTokens,
+    prefix: &State,
+    tool: &ToolManifest,
+    message: &str,
+) -> Result<Params> {
+    let mut params = Params::new();
+    if tool.parameters.is_empty() {
+        return Ok(params);
+    }
+    let base = engine.extend(prefix, &prompt::params_suffix(message))?;
+    let spans = MessageSpans::new(message, tool);
+    let mut taken: Vec<Range<usize>> = Vec::new();
+    let mut values: Vec<Option<Value>> = vec![None; tool.parameters.len()];
+    // The object so far: numbers and booleans first, which strings' values
+    // then follow ("3" is in meters: the unit after it is `from_unit`).
+    let mut object = String::new();
+    for (index, name) in tool.parameters.keys().enumerate() {
+        let kind = tool.param_type(name);
+        if kind == ParamType::String {
+            continue;
+        }
+        let state = engine.extend(&base, &prompt::param_key(0, name))?;
+        let decoded = decode_value(engine, &state, kind, &spans, &taken, "}")?;
+        if let Some(value) = &decoded.value {
+            object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
+            object.push_str(&format!(" {value}"));
+        }
+        taken.extend(decoded.taken);
+        values[index] = decoded.value;
+    }
+    let strings: Vec<usize> = tool
+        .parameters
+        .keys()
+        .enumerate()
+        .filter(|(_, name)| tool.param_type(name) == ParamType::String)
+        .map(|(index, _)| index)
+        .collect();
+    if !strings.is_empty() {
+        let found = candidates(&spans, &taken, WHOLE_REQUEST);
+        let before = engine.extend(&base, &object)?;
+        let keys: Vec<Vec<u32>> = strings
+            .iter()
+            .map(|&index| {
+                let name = tool
+                    .parameters
+                    .get_index(index)
+                    .map_or("", |(name, _)| name);
+                let key = prompt::param_key(usize::from(!object.is_empty()), name);
+                engine.tokenizer.encode(&key)
+            })
+            .collect::<Result<_>>()?;
+        let anchor = taken.last().cloned();
+        let slots = StringSlots {
+            strings: &strings,
+            before: &before,
+            keys: &keys,
+            anchor,
+        };
+        let chosen = assign_strings(engine, tokens, tool, &slots, &found, &spans)?;
+        for (index, choice) in strings.iter().zip(chosen) {
+            values[*index] = choice.map(|c| Value::String(found[c].value.clone()));
+        }
+    }
+    for (name, value) in tool.parameters.keys().zip(values) {
+        if let Some(value) = value {
+            params.insert(name.clone(), value);
+        }
+    }
+    Ok(params)
+}
+
+/// The string parameters to fill, and where they are asked for.
+struct StringSlots<'a> {
+    /// Their indices in the manifest.
+    strings: &'a [usize],
+    /// The state before their keys: the prompt and the object's numbers.
+    before: &'a State,
+    /// Each one's key, as tokens.
+    keys: &'a [Vec<u32>],
+    /// The last number value's bytes, if any.
+    anchor: Option<Range<usize>>,
+}
+
+/// For each string parameter of `slots`, the index of its value in `found`,
+/// or `None` for `null`.
+///
+/// A value's score is the model's log-probability of the whole
+/// continuation after the key (` "`, the value, `"}`), plus its fit to the
+/// parameter's description and the content it covers; `null`'s is the
+/// log-probability of ` null}`.
+fn assign_strings(
+    engine: &Engine,
+    tokens: &ValueTokens,
+    tool: &ToolManifest,
+    slots: &StringSlots<'_>,
+    found: &[Candidate],
+    spans: &MessageSpans<'_>,
+) -> Result<Vec<Option<usize>>> {
+    let StringSlots {
+        strings,
+        before,
+        keys,
+        anchor,
+    } = slots;
+    let close = engine.tokenizer.encode(CLOSE)?;
+    let values: Vec<Vec<u32>> = found
+        .iter()
+        .map(|candidate| engine.tokenizer.encode(&candidate.value))
+        .collect::<Result<_>>()?;
+    // Every option of every parameter after its key, in one token tree:
+    // `null`, then each value opened, then each value opened and closed.
+    let mut sequences = Vec::with_capacity(keys.len() * (1 + 2 * values.len()));
+    for key in keys.iter() {
+        sequences.push([key.as_slice(), &tokens.null_closed].concat());
+        let opened = [key.as_slice(), &tokens.open_string].concat();
+        sequences.extend(
+            values
+                .iter()
+                .map(|value| [opened.as_slice(), value].concat()),
+        );
+        sequences.extend(
+            values
+                .iter()
+                .map(|value| [opened.as_slice(), value, &close].concat()),
+        );
+    }
+    let all = engine.score_many(before, &sequences)?;
+    let affinity = ParamAffinity::new(tool);
+    let fits: Vec<Vec<Fit>> = found
+        .iter()
+        .map(|candidate| affinity.fits(candidate))
+        .collect();
+    let coverage: Vec<f32> = found
+        .iter()
+        .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
+        .collect();
+    let weight = CLOSE_WEIGHT;
+    let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
+    let mut nulls = Vec::with_capacity(strings.len());
+    for (&index, options) in strings.iter().zip(all.chunks(1 + 2 * found.len())) {
+        let (null, values) = options.split_at(1);
+        let (copied, closed) = values.split_at(found.len());
+        nulls.push(null[0] - NULL_PENALTY);
+        scores.push(
+            copied
+                .iter()
+                .zip(closed)
+                .zip(&fits)
+                .zip(&coverage)
+                .map(|(((copied, closed), fits), coverage)| {
+                    let fit = fits[index];
+                    let shape = if fit.shape {
+                        SHAPE_FIT_BONUS
+                    } else if fit.sibling_shape {
+                        -SHAPE_FIT_BONUS
+                    } else {
+                        0.0
+                    };
+                    copied
+                        + weight * (closed - copied)
+                        + PARAM_SIMILARITY_WEIGHT * fit.similarity
+                        + shape
+                        + coverage
+                })
+                .collect(),
+        );
+    }
+    if let (Some(anchor), Some(first)) = (anchor.as_ref(), scores.first_mut()) {
+        for (score, candidate) in first.iter_mut().zip(found) {
+            *score -= after_number_penalty(spans, anchor, &candidate.bytes);
+        }
+    }
+    let spans: Vec<Range<usize>> = found.iter().map(|c| c.bytes.clone()).collect();
+    Ok(best_assignment(
+        &scores,
+        &nulls,
+        &spans,
+        JOINT_ORDER_PENALTY,
+    ))
+}
+
+/// The order prior of the first string value after a number value (`3
+/// meters`: the unit after the number is the one it is in): the content it
+/// skips after the number, at [`SKIP_PENALTY`] a unit, up to
+/// [`ORDER_PENALTY`], which a value before the number pays.
+fn after_number_penalty(
+    spans: &MessageSpans<'_>,
+    number: &Range<usize>,
+    value: &Range<usize>,
+) -> f32 {
+    if value.start < number.start {
+        return ORDER_PENALTY;
+    }
+    let skipped = spans.content_units(number.end..value.start.max(number.end));
+    (skipped * SKIP_PENALTY).min(ORDER_PENALTY)
+}
