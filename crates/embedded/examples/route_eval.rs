@@ -6,8 +6,10 @@
 //!
 //! Routes every message of `eval/routing-cases.json` against the ten
 //! manifests of `eval/routing-tools.json` and reports, per language, tool
-//! accuracy and full-call accuracy on messages that need a tool, and how
-//! often small talk is routed to no tool. An expected parameter lists the
+//! accuracy and full-call accuracy on messages that need a tool, parameter
+//! accuracy on those whose tool is right, and `none`'s recall (small talk
+//! routed to no tool) and precision; then the confusion of tools over all
+//! languages. An expected parameter lists the
 //! acceptable values; `"*"` accepts any value or none; a parameter the case
 //! does not list must be absent. Then it measures speed: routing time for a
 //! warm process (median over the cases, after the tool set's prompt is
@@ -90,8 +92,14 @@ struct Tally {
     tool_cases: usize,
     right_tool: usize,
     right_call: usize,
+    /// Parameters judged on messages whose tool is right: each one expected
+    /// (but not `"*"`) and each one given that was not expected.
+    param_slots: usize,
+    right_params: usize,
     talk_cases: usize,
     talk_to_none: usize,
+    /// Every message routed to no tool, small talk or not.
+    routed_to_none: usize,
 }
 
 fn main() {
@@ -136,6 +144,8 @@ fn main() {
     let prefix_time = started.elapsed();
 
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    // (expected, chosen) → messages, `none` for no tool.
+    let mut confusion: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut timings = Vec::new();
     for case in &cases {
         let started = Instant::now();
@@ -149,11 +159,23 @@ fn main() {
         let right_tool = chosen == case.tool.as_deref();
         let right_call =
             right_tool && params.is_none_or(|params| params_match(&case.params, params));
+        tally.routed_to_none += usize::from(chosen.is_none());
+        *confusion
+            .entry((
+                case.tool.clone().unwrap_or_else(|| "none".into()),
+                chosen.unwrap_or("none").to_owned(),
+            ))
+            .or_default() += 1;
         match &case.tool {
             Some(_) => {
                 tally.tool_cases += 1;
                 tally.right_tool += usize::from(right_tool);
                 tally.right_call += usize::from(right_call);
+                if let (true, Some(params)) = (right_tool, params) {
+                    let (right, slots) = params_right(&case.params, params);
+                    tally.right_params += right;
+                    tally.param_slots += slots;
+                }
             }
             None => {
                 tally.talk_cases += 1;
@@ -192,20 +214,29 @@ fn main() {
     }
 
     println!("\nrouting, split {split}, {} tools", tools.len());
-    println!("| language | tool choice | full call | small talk → none |");
-    println!("| --- | --- | --- | --- |");
+    println!(
+        "| language | tool choice | full call | parameters (right tool) | small talk → none (none's recall) | none's precision |"
+    );
+    println!("| --- | --- | --- | --- | --- | --- |");
     for (lang, tally) in &tallies {
         println!(
-            "| {lang} | {} | {} | {} |",
+            "| {lang} | {} | {} | {} | {} | {} |",
             percent(tally.right_tool, tally.tool_cases),
             percent(tally.right_call, tally.tool_cases),
+            percent(tally.right_params, tally.param_slots),
             percent(tally.talk_to_none, tally.talk_cases),
+            percent(tally.talk_to_none, tally.routed_to_none),
         );
     }
-    let talk: (usize, usize) = tallies
-        .values()
-        .fold((0, 0), |(a, b), t| (a + t.talk_to_none, b + t.talk_cases));
-    println!("| all small talk | | | {} |", percent(talk.0, talk.1));
+    let talk: (usize, usize, usize) = tallies.values().fold((0, 0, 0), |(a, b, c), t| {
+        (a + t.talk_to_none, b + t.talk_cases, c + t.routed_to_none)
+    });
+    println!(
+        "| all | | | | {} | {} |",
+        percent(talk.0, talk.1),
+        percent(talk.0, talk.2)
+    );
+    print_confusion(&confusion);
 
     timings.sort();
     let median = timings[timings.len() / 2];
@@ -285,6 +316,57 @@ fn load_cases(path: &Path, split: Split) -> Vec<Case> {
                 .unwrap_or_default(),
         })
         .collect()
+}
+
+/// The confusion of tools over every language: one row per expected tool,
+/// one column per chosen tool, `none` last in both.
+fn print_confusion(confusion: &BTreeMap<(String, String), usize>) {
+    let mut names: Vec<&str> = confusion
+        .keys()
+        .flat_map(|(expected, chosen)| [expected.as_str(), chosen.as_str()])
+        .filter(|name| *name != "none")
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.push("none");
+    println!("\nconfusion (rows: expected, columns: chosen)");
+    println!("| expected | {} |", names.join(" | "));
+    println!("| --- |{}", " --- |".repeat(names.len()));
+    for expected in &names {
+        let row: Vec<String> = names
+            .iter()
+            .map(|chosen| {
+                let key = ((*expected).to_owned(), (*chosen).to_owned());
+                confusion.get(&key).map_or(".".into(), usize::to_string)
+            })
+            .collect();
+        if row.iter().any(|cell| cell != ".") {
+            println!("| {expected} | {} |", row.join(" | "));
+        }
+    }
+}
+
+/// The parameters right, and the parameters judged: each expected one but
+/// `"*"`, and each one given that was not expected.
+fn params_right(
+    expected: &BTreeMap<String, Vec<Value>>,
+    actual: &serde_json::Map<String, Value>,
+) -> (usize, usize) {
+    let extra = actual
+        .keys()
+        .filter(|key| !expected.contains_key(*key))
+        .count();
+    let (mut right, mut judged) = (0, extra);
+    for (key, accepted) in expected {
+        if accepted.iter().any(|value| value == "*") {
+            continue;
+        }
+        judged += 1;
+        let given = actual.get(key);
+        right +=
+            usize::from(given.is_some_and(|value| accepted.iter().any(|want| same(want, value))));
+    }
+    (right, judged)
 }
 
 fn params_match(
