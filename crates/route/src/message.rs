@@ -80,22 +80,27 @@ impl<'a> MessageSpans<'a> {
     /// Whether every letter of `span` is in a filler word, or at a byte
     /// `also` accepts, or a Japanese particle.
     fn holds_nothing_but(&self, span: Range<usize>, also: impl Fn(usize) -> bool) -> bool {
+        self.outside_filler(span).all(|(at, c)| {
+            !c.is_alphanumeric() || also(at) || (self.boundaries.blocked[at] && is_particle(c))
+        })
+    }
+
+    /// The characters of `span`, with where each starts, that no filler
+    /// word holds.
+    fn outside_filler(&self, span: Range<usize>) -> impl Iterator<Item = (usize, char)> + '_ {
         let mut at = span.start;
-        while at < span.end {
-            if let Some(word) = self.filler.iter().find(|word| word.start == at) {
+        std::iter::from_fn(move || {
+            while let Some(word) = self.filler.iter().find(|word| word.start == at) {
                 at = word.end;
-                continue;
             }
-            let Some(c) = self.text[at..].chars().next() else {
-                break;
-            };
-            if c.is_alphanumeric() && !also(at) && !(self.boundaries.blocked[at] && is_particle(c))
-            {
-                return false;
+            if at >= span.end {
+                return None;
             }
+            let c = self.text[at..].chars().next()?;
+            let here = at;
             at += c.len_utf8();
-        }
-        true
+            Some((here, c))
+        })
     }
 
     /// Whether `span` holds a word that names the tool (a function word
@@ -119,25 +124,20 @@ impl<'a> MessageSpans<'a> {
     /// filler nor the tool's own, half a unit per CJK character that is
     /// neither (a CJK word is mostly two characters).
     pub fn content_units(&self, span: Range<usize>) -> f32 {
-        let mut units = 0.0;
-        let mut at = span.start;
-        while at < span.end {
-            if let Some(word) = self.filler.iter().find(|word| word.start == at) {
-                at = word.end;
-                continue;
-            }
-            let Some(c) = self.text[at..].chars().next() else {
-                break;
-            };
-            let counted = c.is_alphanumeric() && !self.trigger[at] && !self.boundaries.blocked[at];
-            if counted && is_cjk(c) {
-                units += 0.5;
-            } else if counted && !prev_in_word(self.text, at) {
-                units += 1.0;
-            }
-            at += c.len_utf8();
-        }
-        units
+        self.outside_filler(span)
+            .filter(|&(at, c)| {
+                c.is_alphanumeric() && !self.trigger[at] && !self.boundaries.blocked[at]
+            })
+            .map(|(at, c)| {
+                if is_cjk(c) {
+                    0.5
+                } else if prev_in_word(self.text, at) {
+                    0.0
+                } else {
+                    1.0
+                }
+            })
+            .sum()
     }
 
     /// Whether the Latin-script word ending at `end` is a preposition or
