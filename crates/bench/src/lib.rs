@@ -10,6 +10,18 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, ExitStatus
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
+/// The trivial drop-in tool the MCP benches serve: `ping` answers `pong`.
+pub const PING_TOOL: &str = r#"from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class PingTool(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="ping", description="Answers pong", parameters={})
+
+    def execute(self, params):
+        return ToolResult(success=True, data="pong")
+"#;
+
 /// The `riverse` binary to measure: `given`, else the one beside this bench.
 pub fn riverse_binary(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     let riverse = match given {

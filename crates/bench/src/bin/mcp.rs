@@ -49,18 +49,6 @@ struct Args {
     warmup: usize,
 }
 
-/// The drop-in tool both servers offer.
-const PING_TOOL: &str = r#"from agent.tools import BaseTool, ToolManifest, ToolResult
-
-
-class PingTool(BaseTool):
-    def manifest(self):
-        return ToolManifest(name="ping", description="Answers pong", parameters={})
-
-    def execute(self, params):
-        return ToolResult(success=True, data="pong")
-"#;
-
 /// The same tool as an MCP Python SDK server.
 const SDK_SERVER: &str = r#"from mcp.server.mcpserver import MCPServer
 
@@ -127,7 +115,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let tools = project.path().join("agent/tools");
     std::fs::create_dir_all(&tools)?;
-    std::fs::write(tools.join("ping.py"), PING_TOOL)?;
+    std::fs::write(tools.join("ping.py"), riverse_bench::PING_TOOL)?;
     std::fs::write(project.path().join("sdk_server.py"), SDK_SERVER)?;
 
     let mut riverse_cmd = Command::new(&riverse);

@@ -60,18 +60,6 @@ struct Args {
     workers: usize,
 }
 
-/// The drop-in tool Riverse serves.
-const PING_TOOL: &str = r#"from agent.tools import BaseTool, ToolManifest, ToolResult
-
-
-class PingTool(BaseTool):
-    def manifest(self):
-        return ToolManifest(name="ping", description="Answers pong", parameters={})
-
-    def execute(self, params):
-        return ToolResult(success=True, data="pong")
-"#;
-
 /// The same tool in an MCP Python SDK server over streamable HTTP, on a free
 /// loopback port that it prints.
 const SDK_SERVER: &str = r#"import socket
@@ -108,7 +96,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let project = tempfile::tempdir()?;
     let tools = project.path().join("agent/tools");
     std::fs::create_dir_all(&tools)?;
-    std::fs::write(tools.join("ping.py"), PING_TOOL)?;
+    std::fs::write(tools.join("ping.py"), riverse_bench::PING_TOOL)?;
     std::fs::write(
         project.path().join("settings.yaml"),
         format!("python: {{workers: {}}}\n", args.workers),

@@ -50,7 +50,7 @@ pub async fn measure(
 }
 
 /// Starts `calls` calls at once and waits for all of them.
-async fn batch(registry: &Arc<Registry>, calls: usize) -> anyhow::Result<Duration> {
+pub async fn batch(registry: &Arc<Registry>, calls: usize) -> anyhow::Result<Duration> {
     let start = Instant::now();
     let mut running = JoinSet::new();
     for _ in 0..calls {

@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use riverse_python::{WorkerPool, python_tools};
-use riverse_tool::{Params, Registry, RegistryOptions};
-use serde_json::Value;
-use tokio::task::JoinSet;
+use riverse_tool::{Registry, RegistryOptions};
 
+use crate::concurrency;
 use crate::fixtures::{TempProject, nap_tool};
 use crate::procfs::children;
 use crate::stats::Samples;
@@ -62,7 +61,7 @@ pub async fn measure(interpreter: &Path, fork: bool, starts: usize) -> anyhow::R
     let found = python_tools(options(WORKERS)).await;
     let registry = Arc::new(Registry::new(found, RegistryOptions::default()));
     ensure!(registry.get("nap").is_some(), "the nap tool did not load");
-    let cold_batch = batch(&registry, WORKERS).await?;
+    let cold_batch = concurrency::batch(&registry, WORKERS).await?;
     let pss_kib = pool_pss()?;
     Ok(ForkTimes {
         add_worker,
@@ -95,24 +94,6 @@ class Tool{index}(BaseTool):
         return ToolResult(success=True, data=json.dumps(params))
 "#
     )
-}
-
-async fn batch(registry: &Arc<Registry>, calls: usize) -> anyhow::Result<Duration> {
-    let start = Instant::now();
-    let mut running = JoinSet::new();
-    for _ in 0..calls {
-        let registry = registry.clone();
-        running.spawn(async move {
-            let mut params = Params::new();
-            params.insert("seconds".into(), Value::String("0.5".into()));
-            registry.call("nap", params).await
-        });
-    }
-    while let Some(joined) = running.join_next().await {
-        let result = joined??;
-        ensure!(result.success, "a nap failed: {}", result.error);
-    }
-    Ok(start.elapsed())
 }
 
 /// PSS summed over this process's descendants (the pool's Python processes).
