@@ -29,6 +29,7 @@ pub mod glossary;
 mod message;
 mod numbers;
 mod request;
+mod runs;
 pub mod script;
 mod shapes;
 mod similarity;

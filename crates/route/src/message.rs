@@ -8,6 +8,7 @@ use riverse_tool::ToolManifest;
 
 use crate::boundaries::Boundaries;
 use crate::numbers::{NumberSpan, numbers};
+use crate::runs::runs;
 use crate::script::is_cjk;
 use crate::triggers::Triggers;
 use crate::words::{FUNCTION_WORDS, PREPOSITIONS, is_particle};
@@ -160,23 +161,9 @@ fn prev_in_word(text: &str, at: usize) -> bool {
 /// The byte ranges of the words of `text` written in a spaced script:
 /// letters, digits and apostrophes, outside CJK text.
 fn latin_words(text: &str) -> Vec<Range<usize>> {
-    let mut words = Vec::new();
-    let mut start = None;
-    for (at, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        let in_word = (c.is_alphanumeric() || c == '\'') && !is_cjk(c);
-        match (in_word, start) {
-            (true, None) => start = Some(at),
-            (false, Some(from)) => {
-                words.push(from..at);
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    words
+    runs(text, |_, c| {
+        (c.is_alphanumeric() || c == '\'') && !is_cjk(c)
+    })
 }
 
 /// The texts a tool is recognised by: its description, its name with

@@ -10,6 +10,7 @@ use riverse_tool::ToolManifest;
 
 use crate::arithmetic::extend_expression;
 use crate::numbers::numbers;
+use crate::runs::runs;
 use crate::script::is_cjk;
 
 /// A kind of distinctive token.
@@ -71,24 +72,11 @@ pub fn tool_shapes(tool: &ToolManifest) -> BTreeSet<Shape> {
 /// Runs of ASCII non-space characters (CJK text and spaces end them), less
 /// sentence punctuation at either end.
 fn plain_tokens(text: &str) -> Vec<Range<usize>> {
-    let mut tokens = Vec::new();
-    let mut start = None;
-    for (at, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        let inside = c.is_ascii() && !c.is_ascii_whitespace();
-        match (inside, start) {
-            (true, None) => start = Some(at),
-            (false, Some(from)) => {
-                tokens.push(trim_punctuation(text, from..at));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    tokens.retain(|token| !token.is_empty());
-    tokens
+    runs(text, |_, c| c.is_ascii() && !c.is_ascii_whitespace())
+        .into_iter()
+        .map(|token| trim_punctuation(text, token))
+        .filter(|token| !token.is_empty())
+        .collect()
 }
 
 fn trim_punctuation(text: &str, mut range: Range<usize>) -> Range<usize> {

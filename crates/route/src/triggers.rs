@@ -98,6 +98,7 @@ pub fn recurring_words(tool: &ToolManifest) -> HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runs::runs;
 
     fn tool(name: &str, description: &str, examples: &[&str]) -> ToolManifest {
         serde_json::from_value(serde_json::json!({
@@ -111,23 +112,10 @@ mod tests {
 
     fn marked<'a>(text: &'a str, triggers: &Triggers) -> Vec<&'a str> {
         let mask = triggers.glossary_mask(text);
-        let mut words = Vec::new();
-        let mut start = None;
-        for (at, _) in text
-            .char_indices()
-            .chain(std::iter::once((text.len(), ' ')))
-        {
-            let on = mask.get(at).copied().unwrap_or(false);
-            match (on, start) {
-                (true, None) => start = Some(at),
-                (false, Some(from)) => {
-                    words.push(&text[from..at]);
-                    start = None;
-                }
-                _ => {}
-            }
-        }
-        words
+        runs(text, |at, _| mask.get(at).copied().unwrap_or(false))
+            .into_iter()
+            .map(|run| &text[run])
+            .collect()
     }
 
     #[test]
