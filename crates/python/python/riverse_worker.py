@@ -656,10 +656,9 @@ class Server:
                 self.send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
     def dispatch(self, method: str, params: dict):
+        # The host's calls come first: they are nearly every request.
         if method == "riverse/call" and self.discovery is not None:
-            name = str(params.get("name"))
-            self.label(name)
-            return call_tool(self.discovery, name, dict(params.get("arguments") or {}))
+            return self.call(params)
         if method == "initialize":
             return self.initialize(params)
         if method == "ping":
@@ -671,12 +670,16 @@ class Server:
         if method == "tools/list":
             return {"tools": [listed_tool(m) for m in self.discovery.manifests.values()]}
         if method == "tools/call":
-            name = str(params.get("name"))
-            self.label(name)
-            return mcp_call_result(call_tool(self.discovery, name, dict(params.get("arguments") or {})))
+            return mcp_call_result(self.call(params))
         if method == "riverse/discovery":
             return {"files": self.discovery.files}
         raise RpcError(-32601, f"method not found: {method}")
+
+    def call(self, params: dict) -> dict:
+        """One tool call, its output labelled with the tool's name."""
+        name = str(params.get("name"))
+        self.label(name)
+        return call_tool(self.discovery, name, dict(params.get("arguments") or {}))
 
     def initialize(self, params: dict) -> dict:
         capabilities = params.get("capabilities") or {}

@@ -4,6 +4,7 @@ mod fork;
 mod hardening;
 mod host_calls;
 mod output;
+mod standalone;
 mod supervision;
 mod support;
 mod types;
