@@ -59,15 +59,20 @@ fn chat(project: &Project, input: &str) -> Output {
 }
 
 fn chat_bytes(project: &Project, input: &[u8]) -> Output {
-    let mut child = riverse(project)
+    let mut child = spawn_chat(project);
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// `riverse chat` in `project`, every stream piped.
+fn spawn_chat(project: &Project) -> std::process::Child {
+    riverse(project)
         .arg("chat")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+        .unwrap()
 }
 
 /// Issue 13: a line that is not UTF-8 is reported and skipped; the session
@@ -224,13 +229,7 @@ struct Session {
 
 impl Session {
     fn start(project: &Project) -> Self {
-        let mut child = riverse(project)
-            .arg("chat")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_chat(project);
         Session {
             stdin: child.stdin.take().unwrap(),
             stdout: Lines::of(child.stdout.take().unwrap()),
