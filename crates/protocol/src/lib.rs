@@ -21,6 +21,6 @@ pub use jsonrpc::{ErrorObject, Incoming, Message, OutgoingRequest, RequestId, er
 pub use mcp::{ClientInfo, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION, ServerInfo};
 pub use worker::{
     CallOutcome, CallParams, DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED,
-    FileFate, FileReport, ForkResult, ImportingNotification, WORKER_PROTOCOL_VERSION, WorkerError,
-    WorkerInit, methods,
+    FileFate, FileReport, ForkResult, ImportingNotification, ToolClass, WORKER_PROTOCOL_VERSION,
+    WorkerError, WorkerInit, methods,
 };

@@ -8,6 +8,8 @@
 //! ([`CallParams`], answered with a [`CallOutcome`]), the tool's result once and
 //! flat; `tools/call` stays for MCP clients.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -68,6 +70,20 @@ pub struct WorkerInit {
     /// worker's descriptors on this inherited socket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork_socket: Option<i32>,
+    /// The tools, by name, with the file and class that define each, as an
+    /// earlier worker's discovery found them. A worker given them skips
+    /// discovery and instantiates each tool at its first call: a forked
+    /// worker, whose files its fork server has imported already.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<BTreeMap<String, ToolClass>>,
+}
+
+/// Where a tool is defined: its file in the tools directory and its class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolClass {
+    pub file: String,
+    #[serde(rename = "class")]
+    pub class_name: String,
 }
 
 /// The params of `riverse/call`: a tool's name and its arguments, written
@@ -183,4 +199,24 @@ pub struct FileReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiscoveryResult {
     pub files: Vec<FileReport>,
+}
+
+impl DiscoveryResult {
+    /// Each registered tool's file and class: the first available class
+    /// to claim a name, in file order, as the worker registers them.
+    pub fn tool_classes(&self) -> BTreeMap<String, ToolClass> {
+        let mut classes = BTreeMap::new();
+        for report in &self.files {
+            for class in report.classes.iter().filter(|class| class.available) {
+                let name = class.manifest.as_ref().and_then(|m| m.get("name"));
+                if let Some(Value::String(name)) = name {
+                    classes.entry(name.clone()).or_insert_with(|| ToolClass {
+                        file: report.file.clone(),
+                        class_name: class.class_name.clone(),
+                    });
+                }
+            }
+        }
+        classes
+    }
 }

@@ -258,6 +258,9 @@ class Discovery:
             announce(file)
             self.files.append(self.load_file(file))
 
+    def tool(self, name: str) -> BaseTool | None:
+        return self.tools.get(name)
+
     def load_file(self, file: str) -> dict:
         module_name = "agent.tools." + file[:-3]
         failed = IMPORT_FAILURES.get(file)
@@ -314,6 +317,51 @@ def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: s
     kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
     error = error_info(f"{kind}: {describe(exc)}", exc, tools_dir, file)
     return {"file": file, "fate": "failed", "error": error, "classes": []}
+
+
+class LazyTools:
+    """A forked worker's tools: the fork server imported the files and an
+    earlier worker's discovery found which class is which tool, so each tool
+    is instantiated at its first call. A worker that instantiated all 200
+    tools of a large project at start-up would spend most of its start on it,
+    and write to pages it shares with the fork server."""
+
+    def __init__(self, tools_dir: str, config: dict, classes: dict):
+        self.tools_dir = os.path.abspath(tools_dir)
+        self.config = config if isinstance(config, dict) else {}
+        self.classes = classes
+        self.tools: dict[str, BaseTool] = {}
+        install_shim(self.tools_dir)
+
+    def tool(self, name: str) -> BaseTool | None:
+        tool = self.tools.get(name)
+        if tool is None:
+            cls = self.tool_class(name)
+            if cls is None:
+                return None
+            try:
+                tool = cls(self.config)
+            except BaseException as exc:  # noqa: BLE001 - a tool may raise anything
+                raise InstantiationFailed(f"{cls.__name__}.__init__() raised {describe(exc)}") from exc
+            self.tools[name] = tool
+        return tool
+
+    def tool_class(self, name: str) -> type | None:
+        where = self.classes.get(name)
+        if not isinstance(where, dict):
+            return None
+        file, class_name = where.get("file"), where.get("class")
+        defined = DEFINED_CLASSES.get(file)
+        if defined is None:  # not imported by a fork server
+            module_name = "agent.tools." + str(file)[:-3]
+            defined = defined_tool_classes(importlib.import_module(module_name), module_name)
+            DEFINED_CLASSES[file] = defined
+        return next((cls for cls in defined if cls.__name__ == class_name), None)
+
+
+class InstantiationFailed(Exception):
+    """A tool's `__init__` raised when a lazy worker first called it; the
+    cause is the exception it raised."""
 
 
 # In a fork server and the workers it forks: each file whose import failed,
@@ -436,17 +484,17 @@ def manifest_dict(manifest) -> dict:
 # Calls.
 
 
-def call_tool(discovery: Discovery, name: str, arguments: dict) -> dict:
-    tool = discovery.tools.get(name)
-    if tool is None:
-        return outcome(False, "", f'unknown tool "{name}"')
+def call_tool(discovery, name: str, arguments: dict) -> dict:
+    """One call on a `Discovery` or `LazyTools`."""
     try:
+        tool = discovery.tool(name)
+        if tool is None:
+            return outcome(False, "", f'unknown tool "{name}"')
         result = tool.execute(arguments)
+    except InstantiationFailed as failed:
+        return raised(str(failed), failed.__cause__, discovery.tools_dir)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
-        where, line = locate(exc, discovery.tools_dir)
-        at = f" ({where}:{line})" if where else ""
-        trace = format_traceback(exc)
-        return outcome(False, "", f"execute() raised {describe(exc)}{at}", trace)
+        return raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
     finally:
         sys.stdout.flush()
     if not isinstance(result, ToolResult):
@@ -472,6 +520,14 @@ def call_tool(discovery: Discovery, name: str, arguments: dict) -> dict:
                 f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
                 f"expected {kind.__name__}",
             )
+
+
+def raised(message: str, exc: BaseException, tools_dir: str) -> dict:
+    """The outcome of a call whose tool raised `exc`: `message`, with where in
+    the tool files it was raised, and the traceback."""
+    where, line = locate(exc, tools_dir)
+    at = f" ({where}:{line})" if where else ""
+    return outcome(False, "", message + at, format_traceback(exc))
 
 
 # Set from the host's `maxOutputBytes`: `data` and `error` are cut to it.
@@ -667,6 +723,8 @@ class Server:
             return self.fork_worker()
         if self.discovery is None:
             raise RpcError(-32002, "not initialized")
+        if method in ("tools/list", "riverse/discovery") and isinstance(self.discovery, LazyTools):
+            self.discover(self.discovery.tools_dir, self.discovery.config, [])
         if method == "tools/list":
             return {"tools": [listed_tool(m) for m in self.discovery.manifests.values()]}
         if method == "tools/call":
@@ -694,14 +752,17 @@ class Server:
             if isinstance(options.get("forkSocket"), int):
                 self.become_fork_server(options)
                 return self.initialized(params)
-            self.discovery = Discovery(
-                options.get("toolsDir") or self.default_tools_dir,
-                options.get("config", self.default_config),
-                options.get("skip") or [],
-                self.announce,
-            )
-            self.label("python")
+            tools_dir = options.get("toolsDir") or self.default_tools_dir
+            config = options.get("config", self.default_config)
+            if isinstance(options.get("tools"), dict):
+                self.discovery = LazyTools(tools_dir, config, options["tools"])
+            else:
+                self.discover(tools_dir, config, options.get("skip") or [])
         return self.initialized(params)
+
+    def discover(self, tools_dir: str, config: dict, skip: list[str]) -> None:
+        self.discovery = Discovery(tools_dir, config, skip, self.announce)
+        self.label("python")
 
     def initialized(self, params: dict) -> dict:
         return {
@@ -726,6 +787,11 @@ class Server:
             self.announce,
         )
         self.label("python")
+        # What every forked worker imports to watch the host (see
+        # `watch_the_host`): imported once here, the workers share it.
+        import select  # noqa: F401
+        import threading  # noqa: F401
+
         # What the imports made is moved out of the collector's sight: a
         # collection in a worker would otherwise write to every object's
         # header and copy every page it shares with this process.

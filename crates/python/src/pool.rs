@@ -1,11 +1,14 @@
 //! The pool of worker interpreters.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use riverse_protocol::{DiscoveryResult, FileFate, WorkerError, WorkerInit, methods};
+use riverse_protocol::{
+    DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, methods,
+};
 use riverse_tool::{Params, ToolResult, reply_limit};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -73,6 +76,9 @@ struct Inner {
     forking: tokio::sync::Mutex<Forking>,
     /// The deadlines of the calls in flight.
     deadlines: Deadlines,
+    /// Each tool's file and class, once a discovery has found them: a
+    /// forked worker is given them and instantiates a tool at its first call.
+    tool_classes: Mutex<Option<BTreeMap<String, ToolClass>>>,
 }
 
 /// Where new workers come from.
@@ -99,6 +105,7 @@ impl WorkerPool {
                 idle: Mutex::new(Vec::new()),
                 skipped: Mutex::new(Vec::new()),
                 deadlines: Deadlines::new(),
+                tool_classes: Mutex::new(None),
                 forking: tokio::sync::Mutex::new(if fork {
                     Forking::On(None)
                 } else {
@@ -135,6 +142,7 @@ impl WorkerPool {
             Err(other) => return Err(Error::WorkerDied(describe(&other))),
         };
         self.checkin(worker);
+        *self.inner.tool_classes.lock() = Some(discovery.tool_classes());
         let skipped = self.inner.skipped.lock().clone();
         for report in &mut discovery.files {
             if report.fate != FileFate::Skipped {
@@ -302,7 +310,9 @@ impl WorkerPool {
     /// interpreter.
     async fn spawn_skipping(&self, skip: Vec<String>) -> Result<Worker, Error> {
         if let Some(server) = self.fork_server(&skip).await? {
-            match server.fork(self.spawn_options(skip.clone())).await {
+            let mut options = self.spawn_options(skip.clone());
+            options.init.tools = self.inner.tool_classes.lock().clone();
+            match server.fork(options).await {
                 Ok(worker) => return Ok(worker),
                 Err(ForkError::Worker(err)) => return Err(err),
                 Err(ForkError::Refused(why)) => {
@@ -368,6 +378,7 @@ impl WorkerPool {
                 max_output_bytes: Some(options.max_output_bytes),
                 label_key: None,
                 fork_socket: None,
+                tools: None,
             },
             import_timeout: options.import_timeout,
             host: options.host.clone(),

@@ -143,3 +143,61 @@ async fn a_prestarting_pool_starts_every_worker_without_a_call() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// The pids `init_log.py` logged, one per instantiation.
+fn instantiations(log: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_forked_worker_instantiates_each_tool_at_its_first_call() {
+    if !fork_mode() {
+        return;
+    }
+    let project = project(&["init_log.py", "os_exit.py", "worker_pid.py"]);
+    let log = project.path().join("init.log");
+    let refuse = project.path().join("refuse");
+    let mut options = options(&project);
+    options.config = json!({"tools": {"init_log": {"log": log, "refuse": refuse}}});
+    let registry = registry(options).await;
+    let discovering = instantiations(&log);
+    assert_eq!(discovering.len(), 1, "{discovering:?}");
+
+    // The worker that discovered the tools ends; the next one is forked
+    // knowing them, and serves a call without instantiating the others.
+    assert!(!call(&registry, "os_exit", json!({})).await.success);
+    let forked = call(&registry, "worker_pid", json!({})).await.data;
+    assert_ne!(forked, discovering[0]);
+    assert_eq!(instantiations(&log), discovering);
+
+    assert_eq!(
+        call(&registry, "init_log", json!({})).await,
+        ToolResult::ok(forked.clone())
+    );
+    assert_eq!(
+        call(&registry, "init_log", json!({})).await,
+        ToolResult::ok(forked.clone())
+    );
+    assert_eq!(instantiations(&log), [discovering[0].clone(), forked]);
+
+    // An `__init__` that raises at a first call fails that call, saying
+    // where, and the worker goes on serving the other tools.
+    std::fs::write(&refuse, "").unwrap();
+    assert!(!call(&registry, "os_exit", json!({})).await.success);
+    let failed = call(&registry, "init_log", json!({})).await;
+    assert!(!failed.success);
+    assert!(
+        failed
+            .error
+            .contains("InitLog.__init__() raised RuntimeError: refused (init_log.py:16)"),
+        "{}",
+        failed.error
+    );
+    let serving = call(&registry, "worker_pid", json!({})).await;
+    assert!(serving.success, "{}", serving.error);
+    assert_eq!(instantiations(&log).len(), 3);
+}
