@@ -25,6 +25,7 @@
 mod client;
 mod error;
 mod http;
+mod lines;
 mod manifest;
 mod process;
 mod server;

@@ -20,10 +20,12 @@ use rmcp::service::{
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, BufReader};
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
 use crate::Error;
+use crate::lines::LineTransport;
 
 /// The longest request line `riverse mcp` reads (arguments of a few MiB are
 /// fine). A longer one is discarded as it streams by and answered with an
@@ -292,17 +294,26 @@ where
 pub async fn serve_stdio(tools: impl Into<LiveRegistry>) -> Result<(), Error> {
     let tools = tools.into();
     let serving = match stdio_pipes() {
-        Some((stdin, stdout)) => {
-            let stdin = BoundedLines::new(stdin, MAX_REQUEST_BYTES, too_long_request());
-            serve(tools, (stdin, stdout)).await?
-        }
+        Some((stdin, stdout)) => serve(tools, line_transport(stdin, stdout)).await?,
         None => {
-            let stdin =
-                BoundedLines::new(tokio::io::stdin(), MAX_REQUEST_BYTES, too_long_request());
-            serve(tools, (stdin, tokio::io::stdout())).await?
+            serve(
+                tools,
+                line_transport(tokio::io::stdin(), tokio::io::stdout()),
+            )
+            .await?
         }
     };
     serving.waiting().await
+}
+
+/// Requests read from `read`, each line at most [`MAX_REQUEST_BYTES`] long,
+/// and replies written to `write`.
+fn line_transport<R, W>(read: R, write: W) -> LineTransport<BufReader<BoundedLines<R>>, W>
+where
+    R: AsyncRead + Unpin,
+{
+    let bounded = BoundedLines::new(read, MAX_REQUEST_BYTES, too_long_request());
+    LineTransport::new(BufReader::new(bounded), write)
 }
 
 /// stdin and stdout as non-blocking pipes, when they are pipes (as an MCP host

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use riverse_protocol::{
-    DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, methods,
-};
+use riverse_protocol::{DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, methods};
 use riverse_tool::{Params, ToolResult, reply_limit};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};

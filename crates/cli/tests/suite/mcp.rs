@@ -325,6 +325,44 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
     session.end();
 }
 
+/// Lines that are not requests are ignored or answered as JSON-RPC has it,
+/// and the session goes on; a call with `_meta` is served like a plain one.
+#[test]
+fn lines_that_are_not_requests_leave_the_session_serving() {
+    let project = project("");
+    let mut session = RawSession::start(&project, &[], std::process::Stdio::null());
+    use std::io::Write;
+    writeln!(session.stdin, "not json at all").unwrap();
+    writeln!(session.stdin).unwrap();
+    session.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}}));
+    session.send(&json!({"hello": "world"}));
+    let invalid = session.reply();
+    assert_eq!(invalid["id"], Value::Null, "{invalid}");
+    assert_eq!(invalid["error"]["code"], json!(-32600), "{invalid}");
+
+    session.send(
+        &json!({"jsonrpc": "2.0", "id": "with-meta", "method": "tools/call",
+        "params": {"name": "shout", "arguments": {"text": "meta"}, "_meta": {"progressToken": 5}}}),
+    );
+    let answer = session.reply();
+    assert_eq!(answer["id"], json!("with-meta"), "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("META"),
+        "{answer}"
+    );
+    session.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "shout", "arguments": {"text": "plain"}}}));
+    let answer = session.reply();
+    assert_eq!(answer["id"], json!(9), "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("PLAIN"),
+        "{answer}"
+    );
+    session.end();
+}
+
 /// Issue 13, defect 7: an MCP host that never reads Riverse's stderr must not
 /// stall it. Every call here logs 256 KiB (the tool's prints, plus Riverse's
 /// own lines at `debug`), four times what a pipe holds, and every call is
