@@ -3,7 +3,9 @@
 The host imports this file from a copy in its cache, so Python keeps its bytecode
 (or runs it with `python -c` where there is no cache), and speaks newline-delimited
 JSON-RPC 2.0 to it (`initialize`, `riverse/discovery` for the fate of every file,
-`riverse/call` for a tool's `ToolResult`, once and flat). It is also a standalone
+`riverse/call` for a tool's `ToolResult`, once and flat; a worker forked after
+discovery is given every tool's file and class in `initialize` and instantiates
+each tool at its first call). It is also a standalone
 MCP server (`tools/list`, `tools/call`):
 
     python riverse_worker.py TOOLS_DIR [CONFIG_JSON_FILE]

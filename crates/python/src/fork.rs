@@ -8,7 +8,8 @@
 //! stdout and stderr pipes, sends their far ends over that socket
 //! (`SCM_RIGHTS`) and asks `riverse/fork`; the fork server forks a child that
 //! takes a process group of its own and serves on them as a fresh worker
-//! would, instantiating the tools in its own `initialize`. The child is the
+//! would; once a discovery has found the tools, it is told each tool's class
+//! and instantiates a tool at its first call (see `WorkerInit::tools`). The child is the
 //! fork server's, not the host's: the fork server reaps it and reports how it
 //! ended (`notifications/riverse/exited`), and the host supervises it as an
 //! [`Adopted`] process. A worker outlives a fork server that dies (the host,
@@ -136,7 +137,7 @@ impl ForkServer {
         self.server.closed().is_some()
     }
 
-    /// Forks a worker and waits until it has instantiated the tools.
+    /// Forks a worker and waits until it has answered `initialize`.
     pub(crate) async fn fork(&self, options: SpawnOptions<'_>) -> Result<Worker, ForkError> {
         let key = label_key();
         let (process, streams) = self.fork_process(&key).await?;
