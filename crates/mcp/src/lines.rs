@@ -9,15 +9,16 @@
 //! sends, is read by its envelope straight into its typed params; every other
 //! line is parsed by rmcp's types as before, and answered as rmcp's transport
 //! answers it: text that is not JSON is ignored, and JSON that is not a
-//! message gets `Invalid request`, unless it is a notification (a method and
-//! no id), which JSON-RPC never answers.
+//! message gets `Invalid request`, unless it is a JSON-RPC notification,
+//! which JSON-RPC never answers.
 
 use std::sync::Arc;
 
+use riverse_protocol::{Incoming, RequestId};
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, ClientRequest, ErrorData, JsonObject, JsonRpcMessage, JsonRpcRequest,
-    Request, RequestId,
+    NumberOrString, Request,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -123,7 +124,17 @@ fn parse(line: &[u8]) -> Parsed {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Parsed::Ignored;
     }
-    if let Some(call) = tools_call(line) {
+    let envelope = std::str::from_utf8(line)
+        .map_err(|err| err.to_string())
+        .and_then(Incoming::parse);
+    if let Ok(Incoming::Request {
+        id,
+        method,
+        params: Some(params),
+    }) = &envelope
+        && method == "tools/call"
+        && let Some(call) = tools_call(id, params)
+    {
         return Parsed::Message(Box::new(call));
     }
     match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
@@ -132,7 +143,8 @@ fn parse(line: &[u8]) -> Parsed {
             tracing::debug!("ignoring a line that is not JSON: {err}");
             Parsed::Ignored
         }
-        Err(err) if is_notification(line) => {
+        // JSON-RPC answers no notification, not even one it cannot read.
+        Err(err) if matches!(envelope, Ok(Incoming::Notification { .. })) => {
             tracing::debug!("ignoring a notification it can't read: {err}");
             Parsed::Ignored
         }
@@ -141,16 +153,6 @@ fn parse(line: &[u8]) -> Parsed {
             Parsed::Invalid
         }
     }
-}
-
-/// A request's envelope, its params left unparsed.
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    jsonrpc: &'a str,
-    id: RequestId,
-    method: &'a str,
-    #[serde(borrow)]
-    params: &'a RawValue,
 }
 
 /// A `tools/call`'s params with nothing but a name and arguments: anything
@@ -163,33 +165,17 @@ struct CallParams {
     arguments: Option<JsonObject>,
 }
 
-/// `line` as a `tools/call` request, when it is a plain one.
-fn tools_call(line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
-    let envelope: Envelope = serde_json::from_slice(line).ok()?;
-    if envelope.jsonrpc != "2.0" || envelope.method != "tools/call" {
-        return None;
-    }
-    let CallParams { name, arguments } = serde_json::from_str(envelope.params.get()).ok()?;
+/// A `tools/call` request with `params`, when they are plain.
+fn tools_call(id: &RequestId, params: &RawValue) -> Option<RxJsonRpcMessage<RoleServer>> {
+    let CallParams { name, arguments } = serde_json::from_str(params.get()).ok()?;
     let mut params = CallToolRequestParams::new(name);
     params.arguments = arguments;
     let request = ClientRequest::CallToolRequest(Request::new(params));
-    Some(JsonRpcMessage::Request(JsonRpcRequest::new(
-        envelope.id,
-        request,
-    )))
-}
-
-/// Whether `line` is a notification: a method and no id. JSON-RPC answers
-/// none, not even one it cannot read (a language server's, say).
-fn is_notification(line: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Notification<'a> {
-        #[serde(borrow, rename = "method")]
-        _method: std::borrow::Cow<'a, str>,
-        #[serde(borrow)]
-        id: Option<&'a RawValue>,
-    }
-    serde_json::from_slice::<Notification>(line).is_ok_and(|note| note.id.is_none())
+    let id = match id {
+        RequestId::Number(number) => NumberOrString::Number(*number),
+        RequestId::String(text) => NumberOrString::String(text.as_str().into()),
+    };
+    Some(JsonRpcMessage::Request(JsonRpcRequest::new(id, request)))
 }
 
 #[cfg(test)]
@@ -200,10 +186,23 @@ mod tests {
         parse(line.as_bytes())
     }
 
+    /// What the fast path makes of `line`, if it takes it.
+    fn fast_path(line: &str) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let Ok(Incoming::Request {
+            id,
+            params: Some(params),
+            ..
+        }) = Incoming::parse(line)
+        else {
+            return None;
+        };
+        tools_call(&id, params)
+    }
+
     #[test]
     fn a_plain_tools_call_is_read_as_rmcp_reads_it() {
         let line = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
-        let fast = tools_call(line.as_bytes()).expect("a plain tools/call");
+        let fast = fast_path(line).expect("a plain tools/call");
         let rmcp: RxJsonRpcMessage<RoleServer> = serde_json::from_str(line).unwrap();
         assert_eq!(
             serde_json::to_value(&fast).unwrap(),
@@ -214,7 +213,7 @@ mod tests {
     #[test]
     fn a_call_with_more_than_a_name_and_arguments_takes_rmcps_parse() {
         let with_meta = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","_meta":{"progressToken":1}}}"#;
-        assert!(tools_call(with_meta.as_bytes()).is_none());
+        assert!(fast_path(with_meta).is_none());
         let Parsed::Message(message) = parsed(with_meta) else {
             panic!("not a message");
         };
@@ -229,12 +228,16 @@ mod tests {
     fn lines_that_are_not_messages_are_ignored_or_invalid_as_rmcp_has_them() {
         assert!(matches!(parsed("   "), Parsed::Ignored));
         assert!(matches!(parsed("not json"), Parsed::Ignored));
-        // No `jsonrpc`: not a message, but a notification, never answered.
+        // A notification whose params rmcp cannot read: never answered.
         assert!(matches!(
-            parsed(r#"{"method":"textDocument/didOpen","params":{}}"#),
+            parsed(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"oops"}"#),
             Parsed::Ignored
         ));
         assert!(matches!(parsed(r#"{"hello":"world"}"#), Parsed::Invalid));
+        assert!(matches!(
+            parsed(r#"{"method":"textDocument/didOpen","params":{}}"#),
+            Parsed::Invalid
+        ));
         assert!(matches!(
             parsed(r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#),
             Parsed::Invalid

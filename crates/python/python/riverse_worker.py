@@ -326,7 +326,8 @@ class LazyTools:
     earlier worker's discovery found which class is which tool, so each tool
     is instantiated at its first call. A worker that instantiated all 200
     tools of a large project at start-up would spend most of its start on it,
-    and write to pages it shares with the fork server."""
+    and write to pages it shares with the fork server. Only a forked worker
+    is given them: a class is looked up among those its fork server found."""
 
     def __init__(self, tools_dir: str, config: dict, classes: dict):
         self.tools_dir = os.path.abspath(tools_dir)
@@ -349,16 +350,12 @@ class LazyTools:
         return tool
 
     def tool_class(self, name: str) -> type | None:
+        """The class of tool `name`, among those the fork server found."""
         where = self.classes.get(name)
         if not isinstance(where, dict):
             return None
-        file, class_name = where.get("file"), where.get("class")
-        defined = DEFINED_CLASSES.get(file)
-        if defined is None:  # not imported by a fork server
-            module_name = "agent.tools." + str(file)[:-3]
-            defined = defined_tool_classes(importlib.import_module(module_name), module_name)
-            DEFINED_CLASSES[file] = defined
-        return next((cls for cls in defined if cls.__name__ == class_name), None)
+        defined = DEFINED_CLASSES.get(where.get("file"), [])
+        return next((cls for cls in defined if cls.__name__ == where.get("class")), None)
 
 
 class InstantiationFailed(Exception):
