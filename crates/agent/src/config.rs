@@ -10,7 +10,7 @@ use riverse_mcp::McpOptions;
 use riverse_python::{HostLink, PythonOptions};
 use riverse_tool::{RegistryOptions, ToolPolicy};
 
-use crate::{Settings, TurnOptions, tool_config};
+use crate::{Settings, TurnOptions};
 
 pub fn turn_options(settings: &Settings) -> TurnOptions {
     TurnOptions {
@@ -30,7 +30,7 @@ pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
         tools_dir: settings.tools.dir.clone(),
         workers: settings.python.workers,
         import_timeout: settings.python.import_timeout,
-        config: tool_config(&settings.document, &|name| std::env::var(name).ok()),
+        config: settings.tool_config(),
         host,
         max_output_bytes: settings.tools.max_output_bytes,
         env: settings.python.env.clone(),

@@ -26,8 +26,9 @@ pub use registry::{ToolSources, build_registry};
 pub use reload::{HotReload, Reloaded, ToolChanges};
 pub use selection::ToolSelector;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, McpSettings, PythonSettings, ServeSettings, Settings,
-    SettingsError, Storage, ToolMode, ToolSettings, ToolsSettings,
+    AgentSettings, Language, LlmProvider, McpSettings, ProtectedPath, PythonSettings,
+    ServeSettings, Settings, SettingsError, Storage, ToolMode, ToolSettings, ToolsSettings,
+    checked_token,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use tool_config::tool_config;

@@ -125,6 +125,13 @@ fn agents_options(settings: &Settings) -> AgentsOptions {
         settings_agents: document
             .get("agents")
             .map(|agents| (settings_file, agents.clone())),
+        max_output_bytes: settings.tools.max_output_bytes,
+        // The same paths the standard tools refuse.
+        protected_paths: settings
+            .protected_paths()
+            .into_iter()
+            .map(|protected| protected.path)
+            .collect(),
     }
 }
 

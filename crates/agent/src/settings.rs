@@ -22,7 +22,8 @@ use serde_json::Value;
 
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
-pub use serve::{ServeSettings, Storage};
+pub use protected::ProtectedPath;
+pub use serve::{ServeSettings, Storage, checked_token};
 use values::{Count, NonEmpty, Scalar, Seconds, Warnings};
 
 const DEFAULT_TOOLS_DIR: &str = "agent/tools";
@@ -517,6 +518,7 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
 
 mod llm;
 mod mcp;
+mod protected;
 mod serve;
 #[cfg(test)]
 mod tests;

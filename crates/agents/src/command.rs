@@ -2,12 +2,15 @@
 //!
 //! Without `shell: true` the template is split into words first and each
 //! placeholder is filled inside its word, so a value is always exactly one
-//! argument and no shell ever reads it. With `shell: true` the filled
-//! template runs through `sh -c` with every value quoted. The program runs in
-//! its own process group, killed whole at the deadline or when the call is
+//! argument and no shell ever reads it. With `shell: true` the template runs
+//! through `sh -c` with every value passed as a positional parameter (see
+//! [`crate::shell`]). Either way a value may not begin an argument with `-`
+//! unless the entry allows options for it, and a value may not name a path
+//! inside [`crate::AgentsOptions::protected_paths`]. The program runs in its
+//! own process group, killed whole at the deadline or when the call is
 //! dropped.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -19,27 +22,38 @@ use tokio::process::Command;
 
 use crate::excerpt;
 use crate::spec::CommandSpec;
-use crate::template::{fill, value_text, verbatim};
+use crate::template::value_text;
+use crate::words::{Part, Word};
 
 /// How much of each output stream is kept; the rest is read and dropped so
 /// the program never blocks on a full pipe.
 const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 
+/// Where a command runs and what its values may not name.
+pub(crate) struct Place<'a> {
+    pub(crate) project_dir: &'a Path,
+    pub(crate) protected_paths: &'a [PathBuf],
+}
+
 pub(crate) async fn call(
     spec: &CommandSpec,
     params: &Params,
-    project_dir: &Path,
+    place: &Place<'_>,
     deadline: Duration,
 ) -> ToolResult {
-    if let Err(error) = check_allowed(spec, params) {
-        return ToolResult::failure(error);
-    }
-    let argv = match argv(spec, params) {
+    let checked = check_allowed(spec, params)
+        .and_then(|()| check_options(spec, params))
+        .and_then(|()| argv(spec, params))
+        .and_then(|argv| {
+            check_protected(&argv.values, place)?;
+            Ok(argv.program)
+        });
+    let argv = match checked {
         Ok(argv) => argv,
         Err(error) => return ToolResult::failure(error),
     };
     let timeout = spec.timeout.min(deadline);
-    run(&argv, project_dir, timeout).await
+    run(&argv, place.project_dir, timeout).await
 }
 
 /// `allowed_params`: a listed parameter's value must be one of its values.
@@ -59,35 +73,142 @@ fn check_allowed(spec: &CommandSpec, params: &Params) -> Result<(), String> {
     Ok(())
 }
 
-/// The program and its arguments.
-fn argv(spec: &CommandSpec, params: &Params) -> Result<Vec<String>, String> {
-    if spec.shell {
-        let quoted = |text: &str| {
-            shlex::try_quote(text)
-                .map(|quoted| quoted.into_owned())
-                .map_err(|err| format!("a value can't be quoted for the shell: {err}"))
+/// A value that begins an argument with `-` is an option to most programs
+/// (`--output=FILE`, `-O'cmd'`), whatever the template meant it to be.
+fn check_options(spec: &CommandSpec, params: &Params) -> Result<(), String> {
+    for param in &spec.leading_params {
+        if spec.allow_options.contains(param) || spec.allowed_params.contains_key(param) {
+            continue;
+        }
+        let Some(value) = params.get(param) else {
+            continue;
         };
-        return Ok(vec![
-            "sh".into(),
-            "-c".into(),
-            fill(&spec.template, params, quoted)?,
-        ]);
-    }
-    let words = shlex::split(&spec.template)
-        .ok_or_else(|| "command.template has unbalanced quotes".to_owned())?;
-    let mut argv = Vec::with_capacity(words.len());
-    for word in words {
-        let filled = fill(&word, params, verbatim)?;
-        // A word that was only a missing placeholder disappears, as it
-        // does in Riverse.
-        if !filled.is_empty() || word.is_empty() {
-            argv.push(filled);
+        let value = value_text(value);
+        if value.starts_with('-') {
+            return Err(format!(
+                "parameter \"{param}\": {value:?} starts with \"-\" and would be read as an option; \
+                 the agent's command.allow_options does not allow that"
+            ));
         }
     }
-    if argv.is_empty() {
+    Ok(())
+}
+
+/// The program with its arguments, and the texts that values put into them.
+#[derive(Debug, PartialEq)]
+struct Argv {
+    program: Vec<String>,
+    /// Each value, and (without a shell) each argument a value went into.
+    values: Vec<String>,
+}
+
+fn argv(spec: &CommandSpec, params: &Params) -> Result<Argv, String> {
+    let given = |name: &str| params.get(name).map(|value| value_text(value).into_owned());
+    if let Some(script) = &spec.script {
+        let script = script.render(given);
+        let mut program = vec!["sh".into(), "-c".into(), script.text, "sh".into()];
+        program.extend(script.values.iter().cloned());
+        return Ok(Argv {
+            program,
+            values: script.values,
+        });
+    }
+    let mut program = Vec::with_capacity(spec.words.len());
+    let mut values = Vec::new();
+    for word in &spec.words {
+        let (filled, filled_values) = fill_word(word, &given);
+        // A word that was only a missing placeholder disappears, as it
+        // does in Riverse.
+        if filled.is_empty() && !word.parts.is_empty() {
+            continue;
+        }
+        if !filled_values.is_empty() {
+            values.extend(filled_values);
+            values.push(filled.clone());
+        }
+        program.push(filled);
+    }
+    if program.is_empty() {
         return Err("command.template is empty once filled".into());
     }
-    Ok(argv)
+    Ok(Argv { program, values })
+}
+
+/// The word with its values, and the values themselves.
+fn fill_word(word: &Word, given: &dyn Fn(&str) -> Option<String>) -> (String, Vec<String>) {
+    let mut filled = String::new();
+    let mut values = Vec::new();
+    for part in &word.parts {
+        match part {
+            Part::Literal(text) => filled.push_str(text),
+            Part::Value(name) => {
+                if let Some(value) = given(name) {
+                    filled.push_str(&value);
+                    values.push(value);
+                }
+            }
+        }
+    }
+    (filled, values)
+}
+
+/// Refuses a text that names a path inside a protected path, as the
+/// command would see it: relative to the project, symlinks followed. The
+/// part after a `=` (`of=FILE`, `--output=FILE`) is read as a path too.
+fn check_protected(texts: &[String], place: &Place<'_>) -> Result<(), String> {
+    if place.protected_paths.is_empty() {
+        return Ok(());
+    }
+    let protected: Vec<(&PathBuf, PathBuf)> = place
+        .protected_paths
+        .iter()
+        .map(|path| (path, resolve(&place.project_dir.join(path))))
+        .collect();
+    for text in texts {
+        let after_equals = text.split_once('=').map(|(_, path)| path);
+        for candidate in std::iter::once(text.as_str()).chain(after_equals) {
+            if candidate.is_empty() || candidate.contains('\0') {
+                continue;
+            }
+            let named = resolve(&place.project_dir.join(candidate));
+            if let Some((shown, _)) = protected
+                .iter()
+                .find(|(_, inside)| named.starts_with(inside))
+            {
+                return Err(format!(
+                    "{text:?} names {}, which is inside the protected path {}",
+                    named.display(),
+                    shown.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The path with symlinks followed as far as it exists, and the rest made
+/// plain (`..` drops a name): where opening or creating it would land.
+fn resolve(path: &Path) -> PathBuf {
+    let components: Vec<Component> = path.components().collect();
+    let (mut resolved, rest) = (0..=components.len())
+        .rev()
+        .find_map(|split| {
+            let head: PathBuf = components[..split].iter().collect();
+            head.canonicalize()
+                .ok()
+                .map(|real| (real, &components[split..]))
+        })
+        .unwrap_or_else(|| (PathBuf::new(), &components[..]));
+    for component in rest {
+        match component {
+            Component::ParentDir => {
+                resolved.pop();
+            }
+            Component::CurDir => {}
+            other => resolved.push(other),
+        }
+    }
+    resolved
 }
 
 async fn run(argv: &[String], project_dir: &Path, timeout: Duration) -> ToolResult {
@@ -184,16 +305,15 @@ impl Drop for ProcessGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use indexmap::IndexMap;
+    use crate::spec::{Action, AgentSpec};
     use pretty_assertions::assert_eq;
     use serde_json::{Value, json};
 
     fn spec(template: &str, shell: bool) -> CommandSpec {
-        CommandSpec {
-            template: template.into(),
-            timeout: Duration::from_secs(5),
-            shell,
-            allowed_params: IndexMap::new(),
+        let entry = json!({"name": "t", "type": "command", "command": {"template": template, "shell": shell}});
+        match AgentSpec::parse(&entry).unwrap().action {
+            Action::Command(spec) => spec,
+            Action::Http(_) => panic!(),
         }
     }
 
@@ -202,38 +322,42 @@ mod tests {
         map
     }
 
+    fn program(spec: &CommandSpec, given: Value) -> Vec<String> {
+        argv(spec, &params(given)).unwrap().program
+    }
+
     #[test]
     fn a_value_is_one_argument_without_a_shell() {
         assert_eq!(
-            argv(
+            program(
                 &spec("grep -n '{pattern}' {file}", false),
-                &params(json!({"pattern": "a b; rm -rf /", "file": "x"}))
+                json!({"pattern": "a b; rm -rf /", "file": "x"})
             ),
-            Ok(vec![
-                "grep".into(),
-                "-n".into(),
-                "a b; rm -rf /".into(),
-                "x".into()
-            ])
+            ["grep", "-n", "a b; rm -rf /", "x"]
         );
         assert_eq!(
-            argv(&spec("ls {dir} -l", false), &params(json!({}))),
-            Ok(vec!["ls".into(), "-l".into()])
+            program(&spec("ls {dir} -l", false), json!({})),
+            ["ls", "-l"]
         );
     }
 
     #[test]
-    fn with_a_shell_every_value_is_quoted() {
+    fn with_a_shell_every_value_is_a_positional_parameter() {
         assert_eq!(
-            argv(
+            program(
                 &spec("echo {msg}", true),
-                &params(json!({"msg": "$(id); echo pwned"}))
+                json!({"msg": "$(id); echo pwned"})
             ),
-            Ok(vec![
-                "sh".into(),
-                "-c".into(),
-                "echo '$(id); echo pwned'".into()
-            ])
+            ["sh", "-c", "echo \"${1}\"", "sh", "$(id); echo pwned"]
         );
+    }
+
+    #[test]
+    fn a_path_resolves_through_what_exists() {
+        let root = tempfile::tempdir().unwrap();
+        let real = root.path().canonicalize().unwrap();
+        std::fs::create_dir(real.join("a")).unwrap();
+        assert_eq!(resolve(&real.join("a/new/../file")), real.join("a/file"));
+        assert_eq!(resolve(&real.join("a/./b")), real.join("a/b"));
     }
 }

@@ -1,16 +1,24 @@
 //! HTTP agents: one request per call, the reply (or a part of it) as the result.
+//!
+//! A value goes into the URL percent-encoded and may not turn its path
+//! segment into `.` or `..`; into a string body it goes escaped for the
+//! body's type. Redirects are followed here rather than by the client, so
+//! that `http.redirect` decides which hops are taken and the template's
+//! headers never travel to another host. The reply is read as a stream up to
+//! a cap.
 
 use std::sync::Once;
 use std::time::Duration;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
+use reqwest::{Method, StatusCode, Url};
 use riverse_tool::{Params, ToolResult, seconds};
 use serde_json::Value;
 
 use crate::excerpt;
-use crate::spec::{BodyTemplate, HttpSpec};
-use crate::template::{fill, fill_json, verbatim};
+use crate::spec::{BodyTemplate, HttpSpec, Redirect};
+use crate::template::{Piece, fill, fill_json, pieces, value_text, verbatim};
 
 /// What stays unencoded in a value put into a URL: RFC 3986's unreserved
 /// characters. Everything else, `/`, `?` and `#` included, is encoded, so a
@@ -21,7 +29,23 @@ const URL_VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
-/// One client for every agent of a registry.
+/// What a value in an `application/x-www-form-urlencoded` body keeps.
+const FORM_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'*');
+
+/// Marks where a value starts and ends in a filled URL, for the path check.
+const VALUE_MARK: char = '\u{1}';
+
+/// How many redirects one call follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// How much of an error reply is read for its message.
+const ERROR_BODY_BYTES: usize = 16 * 1024;
+
+/// One client for every agent of a registry. It follows no redirect itself.
 pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
     // reqwest is built without a crypto provider so that the one linked is
     // ring; it must be installed before any client is built.
@@ -32,70 +56,133 @@ pub(crate) fn client() -> Result<reqwest::Client, reqwest::Error> {
     });
     reqwest::Client::builder()
         .user_agent(concat!("riverse/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
         .build()
 }
 
 /// Sends the request under the agent's own timeout or the call's deadline,
-/// whichever is shorter.
+/// whichever is shorter, redirects and reading the reply included.
 pub(crate) async fn call(
     client: &reqwest::Client,
     spec: &HttpSpec,
     params: &Params,
     deadline: Duration,
+    max_reply_bytes: usize,
 ) -> ToolResult {
     let timeout = spec.timeout.min(deadline);
-    let request = match build(client, spec, params, timeout) {
+    let request = match Prepared::new(spec, params) {
         Ok(request) => request,
         Err(error) => return ToolResult::failure(error),
     };
-    let what = format!("{} {}", spec.method, request.url());
-    let reply = match client.execute(request).await {
-        Ok(reply) => reply,
-        Err(err) if err.is_timeout() => {
-            return ToolResult::failure(format!("{what} timed out after {}", seconds(timeout)));
-        }
-        Err(err) => return ToolResult::failure(format!("{what} failed: {}", error_chain(&err))),
+    let what = format!("{} {}", spec.method, request.url);
+    let exchange = Exchange {
+        client,
+        spec,
+        what: &what,
+        max_reply_bytes,
     };
-    let status = reply.status();
-    let body = match reply.text().await {
-        Ok(body) => body,
-        Err(err) if err.is_timeout() => {
-            return ToolResult::failure(format!("{what} timed out after {}", seconds(timeout)));
+    match tokio::time::timeout(timeout, exchange.run(request)).await {
+        Ok(result) => result,
+        Err(_elapsed) => {
+            ToolResult::failure(format!("{what} timed out after {}", seconds(timeout)))
         }
-        Err(err) => {
-            return ToolResult::failure(format!(
-                "{what}: the reply could not be read: {}",
-                error_chain(&err)
-            ));
-        }
-    };
-    if !status.is_success() {
-        return ToolResult::failure(format!("{what} answered {status}: {}", excerpt(&body)));
-    }
-    match extract(&body, &spec.result_path) {
-        Ok(data) => ToolResult::ok(data),
-        Err(error) => ToolResult::failure(format!("{what}: {error}")),
     }
 }
 
-fn build(
-    client: &reqwest::Client,
-    spec: &HttpSpec,
-    params: &Params,
-    timeout: Duration,
-) -> Result<reqwest::Request, String> {
-    let url = fill(&spec.url, params, |text| {
-        Ok(utf8_percent_encode(text, URL_VALUE).to_string())
+/// The request the template describes, before it is sent.
+#[derive(Debug, Clone)]
+struct Prepared {
+    method: Method,
+    url: Url,
+    /// The template's headers (and the body's content type).
+    headers: HeaderMap,
+    body: Option<Vec<u8>>,
+}
+
+impl Prepared {
+    fn new(spec: &HttpSpec, params: &Params) -> Result<Prepared, String> {
+        let url = url(spec, params)?;
+        let method = Method::from_bytes(spec.method.as_bytes())
+            .map_err(|err| format!("http.method {:?}: {err}", spec.method))?;
+        let mut headers = headers(spec)?;
+        let body = match &spec.body {
+            None => None,
+            Some(BodyTemplate::Json(template)) => {
+                if !headers.contains_key(CONTENT_TYPE) {
+                    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                }
+                Some(
+                    serde_json::to_vec(&fill_json(template, params))
+                        .map_err(|err| format!("body_template: {err}"))?,
+                )
+            }
+            Some(BodyTemplate::Text(template)) => {
+                let content_type = headers
+                    .get(CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_ascii_lowercase);
+                Some(fill_text_body(template, params, content_type.as_deref())?.into_bytes())
+            }
+        };
+        Ok(Prepared {
+            method,
+            url,
+            headers,
+            body,
+        })
+    }
+}
+
+/// The URL with its values; a value may not make its path segment a dot
+/// segment (`.`, `..`), which the URL parser would resolve away.
+fn url(spec: &HttpSpec, params: &Params) -> Result<Url, String> {
+    let marked = fill(&spec.url, params, |text| {
+        Ok(format!(
+            "{VALUE_MARK}{}{VALUE_MARK}",
+            utf8_percent_encode(text, URL_VALUE)
+        ))
     })?;
-    let mut url = reqwest::Url::parse(&url).map_err(|err| format!("invalid url {url:?}: {err}"))?;
+    check_path_segments(&marked)?;
+    let filled = marked.replace(VALUE_MARK, "");
+    let mut url = Url::parse(&filled).map_err(|err| format!("invalid url {filled:?}: {err}"))?;
     if !spec.query.is_empty() {
         let mut pairs = url.query_pairs_mut();
         for (key, template) in &spec.query {
             pairs.append_pair(key, &fill(template, params, verbatim)?);
         }
     }
-    let method = reqwest::Method::from_bytes(spec.method.as_bytes())
-        .map_err(|err| format!("http.method {:?}: {err}", spec.method))?;
+    Ok(url)
+}
+
+/// Refuses a path segment that a value turned into a dot segment or left
+/// empty. The URL parser reads `.`, `..` and their `%2e` spellings alike.
+fn check_path_segments(marked: &str) -> Result<(), String> {
+    let after_scheme = marked.find("://").map_or(0, |at| at + 3);
+    let rest = &marked[after_scheme..];
+    let path_and_more = rest.find('/').map_or("", |at| &rest[at..]);
+    let path = path_and_more
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(path_and_more);
+    for segment in path
+        .split('/')
+        .filter(|segment| segment.contains(VALUE_MARK))
+    {
+        let plain = segment.replace(VALUE_MARK, "");
+        let dots = plain.to_ascii_lowercase().replace("%2e", ".");
+        if dots == "." || dots == ".." {
+            return Err(format!(
+                "a value makes the url path segment {plain:?}, which would move the request to another path"
+            ));
+        }
+        if plain.is_empty() {
+            return Err("an empty value makes an empty url path segment".into());
+        }
+    }
+    Ok(())
+}
+
+fn headers(spec: &HttpSpec) -> Result<HeaderMap, String> {
     let mut headers = HeaderMap::new();
     for (name, template) in &spec.headers {
         let value = expand_env(template, &|var| std::env::var(var).ok())
@@ -106,25 +193,289 @@ fn build(
             HeaderValue::from_str(&value).map_err(|err| format!("header {name}: {err}"))?;
         headers.insert(header_name, header_value);
     }
-    let mut request = client
-        .request(method, url)
-        .headers(headers.clone())
-        .timeout(timeout);
-    match &spec.body {
-        None => {}
-        Some(BodyTemplate::Json(template)) => {
-            let body = serde_json::to_vec(&fill_json(template, params))
-                .map_err(|err| format!("body_template: {err}"))?;
-            if !headers.contains_key(reqwest::header::CONTENT_TYPE) {
-                request = request.header(reqwest::header::CONTENT_TYPE, "application/json");
+    Ok(headers)
+}
+
+/// A string body with its values escaped for the body's type: JSON (the
+/// content type says so, or none is given and the template is JSON), a form,
+/// or XML. Any other body is filled as it is.
+fn fill_text_body(
+    template: &str,
+    params: &Params,
+    content_type: Option<&str>,
+) -> Result<String, String> {
+    let is = |kind: &str| content_type.is_some_and(|content_type| content_type.contains(kind));
+    if is("json") || (content_type.is_none() && serde_json::from_str::<Value>(template).is_ok()) {
+        return Ok(fill_json_text(template, params));
+    }
+    if is("x-www-form-urlencoded") {
+        return fill(template, params, |text| {
+            Ok(utf8_percent_encode(text, FORM_VALUE).to_string())
+        });
+    }
+    if is("xml") {
+        return fill(template, params, |text| Ok(xml_escaped(text)));
+    }
+    fill(template, params, verbatim)
+}
+
+/// Fills a JSON text: inside a string a value is escaped as string content;
+/// elsewhere a number, `true`, `false` or `null` stays itself and anything
+/// else becomes a string. No value can add or close a structure.
+fn fill_json_text(template: &str, params: &Params) -> String {
+    let mut filled = String::with_capacity(template.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for piece in pieces(template) {
+        match piece {
+            Piece::Literal(text) => {
+                for c in text.chars() {
+                    match (in_string, escaped, c) {
+                        (true, true, _) => escaped = false,
+                        (true, false, '\\') => escaped = true,
+                        (_, false, '"') => in_string = !in_string,
+                        _ => {}
+                    }
+                }
+                filled.push_str(text);
             }
-            request = request.body(body);
-        }
-        Some(BodyTemplate::Text(template)) => {
-            request = request.body(fill(template, params, verbatim)?);
+            Piece::Placeholder(name) => {
+                let Some(value) = params.get(name) else {
+                    continue;
+                };
+                let text = value_text(value);
+                let quoted = Value::String(text.clone().into_owned()).to_string();
+                if in_string {
+                    filled.push_str(&quoted[1..quoted.len() - 1]);
+                    escaped = false;
+                } else if is_json_scalar(&text) {
+                    filled.push_str(text.trim());
+                } else {
+                    filled.push_str(&quoted);
+                }
+            }
         }
     }
-    request.build().map_err(|err| error_chain(&err))
+    filled
+}
+
+fn is_json_scalar(text: &str) -> bool {
+    matches!(
+        serde_json::from_str::<Value>(text),
+        Ok(Value::Number(_) | Value::Bool(_) | Value::Null)
+    )
+}
+
+fn xml_escaped(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}
+
+/// One call's requests and their replies.
+struct Exchange<'a> {
+    client: &'a reqwest::Client,
+    spec: &'a HttpSpec,
+    /// `GET URL` of the first request, for messages.
+    what: &'a str,
+    max_reply_bytes: usize,
+}
+
+impl Exchange<'_> {
+    async fn run(&self, first: Prepared) -> ToolResult {
+        let mut request = first.clone();
+        let mut hops = 0;
+        let reply = loop {
+            let reply = match self.send(&first, &request).await {
+                Ok(reply) => reply,
+                Err(error) => return ToolResult::failure(error),
+            };
+            let Some(next) = self.redirect_target(&reply) else {
+                break reply;
+            };
+            hops += 1;
+            if hops > MAX_REDIRECTS {
+                return ToolResult::failure(format!(
+                    "{}: more than {MAX_REDIRECTS} redirects",
+                    self.what
+                ));
+            }
+            if let Err(error) = self.may_follow(&first.url, &next) {
+                return ToolResult::failure(error);
+            }
+            request = redirected(request, reply.status(), next);
+        };
+        self.read(reply).await
+    }
+
+    async fn send(
+        &self,
+        first: &Prepared,
+        request: &Prepared,
+    ) -> Result<reqwest::Response, String> {
+        // The template's headers are for the template's host.
+        let headers = if same_origin(&first.url, &request.url) {
+            request.headers.clone()
+        } else {
+            request
+                .headers
+                .iter()
+                .filter(|(name, _)| *name == CONTENT_TYPE && request.body.is_some())
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect()
+        };
+        let mut builder = self
+            .client
+            .request(request.method.clone(), request.url.clone())
+            .headers(headers);
+        if let Some(body) = &request.body {
+            builder = builder.body(body.clone());
+        }
+        builder
+            .send()
+            .await
+            .map_err(|err| format!("{} failed: {}", self.what, error_chain(&err)))
+    }
+
+    /// Where a redirect reply points, when redirects are followed at all.
+    fn redirect_target(&self, reply: &reqwest::Response) -> Option<Url> {
+        if self.spec.redirect == Redirect::None || !reply.status().is_redirection() {
+            return None;
+        }
+        let location = reply.headers().get(LOCATION)?.to_str().ok()?;
+        reply.url().join(location).ok()
+    }
+
+    fn may_follow(&self, first: &Url, next: &Url) -> Result<(), String> {
+        if self.spec.redirect == Redirect::SameHost && !same_origin(first, next) {
+            return Err(format!(
+                "{}: redirected to {next}, another host; http.redirect: same-host follows only redirects to {}",
+                self.what,
+                origin(first)
+            ));
+        }
+        Ok(())
+    }
+
+    async fn read(&self, mut reply: reqwest::Response) -> ToolResult {
+        let status = reply.status();
+        let limit = if status.is_success() {
+            self.max_reply_bytes
+        } else {
+            ERROR_BODY_BYTES
+        };
+        let too_long = || {
+            ToolResult::failure(format!(
+                "{}: the reply is longer than {} bytes, the limit for an HTTP agent; it was not read further",
+                self.what, self.max_reply_bytes
+            ))
+        };
+        if status.is_success()
+            && reply
+                .content_length()
+                .is_some_and(|length| length > limit as u64)
+        {
+            return too_long();
+        }
+        let (body, complete) = match read_capped(&mut reply, limit).await {
+            Ok(read) => read,
+            Err(err) => {
+                return ToolResult::failure(format!(
+                    "{}: the reply could not be read: {}",
+                    self.what,
+                    error_chain(&err)
+                ));
+            }
+        };
+        let body = String::from_utf8_lossy(&body);
+        if !status.is_success() {
+            return ToolResult::failure(self.error_status(&reply, &body));
+        }
+        if !complete {
+            return too_long();
+        }
+        match extract(&body, &self.spec.result_path) {
+            Ok(data) => ToolResult::ok(data),
+            Err(error) => ToolResult::failure(format!("{}: {error}", self.what)),
+        }
+    }
+}
+
+impl Exchange<'_> {
+    /// `GET URL answered 404 Not Found: the start of the body`; a redirect
+    /// that was not followed says where it pointed.
+    fn error_status(&self, reply: &reqwest::Response, body: &str) -> String {
+        let status = reply.status();
+        let mut error = format!("{} answered {status}", self.what);
+        let location = reply
+            .headers()
+            .get(LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .filter(|_| status.is_redirection());
+        if let Some(location) = location {
+            error.push_str(&format!(
+                ", a redirect to {location} that http.redirect: none does not follow"
+            ));
+        }
+        match excerpt(body).as_str() {
+            "" => {}
+            start => error.push_str(&format!(": {start}")),
+        }
+        error
+    }
+}
+
+/// The next request after a redirect: 303, and 301 or 302 after a POST,
+/// become a GET without a body, as browsers do; 307 and 308 repeat it.
+fn redirected(mut request: Prepared, status: StatusCode, next: Url) -> Prepared {
+    let becomes_get = status == StatusCode::SEE_OTHER && request.method != Method::HEAD
+        || matches!(status, StatusCode::MOVED_PERMANENTLY | StatusCode::FOUND)
+            && request.method == Method::POST;
+    if becomes_get {
+        request.method = Method::GET;
+        request.body = None;
+        request.headers.remove(CONTENT_TYPE);
+    }
+    request.url = next;
+    request
+}
+
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// `http://host:port`
+fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// The body's first `limit` bytes, and whether that was all of it. Reading
+/// stops there: a longer reply never costs more memory than the limit.
+async fn read_capped(
+    reply: &mut reqwest::Response,
+    limit: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = reply.chunk().await? {
+        let room = limit - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, false));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, true))
 }
 
 /// Replaces `${NAME}` with the environment variable's value; `Err` names the

@@ -5,8 +5,12 @@
 //! and `settings.yaml` may add a top-level `agents:` list. Each entry becomes
 //! an [`AgentTool`]: an `http` agent sends one request and reads its reply,
 //! a `command` agent runs one program. Values are URL-encoded where they go
-//! into a URL, never reach a shell unless the entry asks for one (and are then
-//! quoted), and every call has a deadline.
+//! into a URL and escaped for a JSON or form body; they never reach a shell
+//! unless the entry asks for one (and are then positional parameters, never
+//! script text), may not begin an argument with `-` unless the entry allows
+//! options, and may not name a protected path. Replies are read up to a cap,
+//! redirects stay on the template's host unless the entry says otherwise, and
+//! every call has a deadline.
 //!
 //! [`agent_tools`] reads the files and yields [`riverse_tool::Found`] values: a
 //! malformed entry is a failure naming the file, the entry and the field, and
@@ -14,8 +18,11 @@
 
 mod command;
 mod http;
+mod programs;
+mod shell;
 mod spec;
 mod template;
+mod words;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,7 +31,9 @@ use std::time::Duration;
 use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 use serde_json::Value;
 
-pub use spec::{Action, AgentSpec, BodyTemplate, CommandSpec, HttpSpec, SpecError};
+pub use spec::{
+    Action, AgentSpec, BodyTemplate, CommandSpec, HttpSpec, ParamSet, Redirect, SpecError,
+};
 
 /// Where the agents are declared.
 #[derive(Debug, Clone)]
@@ -37,6 +46,13 @@ pub struct AgentsOptions {
     pub language: String,
     /// `settings.yaml`'s top-level `agents:` list and the file it comes from.
     pub settings_agents: Option<(PathBuf, Value)>,
+    /// `tools.max_output_bytes`: an HTTP agent's reply longer than
+    /// [`riverse_tool::reply_limit`] of it fails its call, unread past that.
+    pub max_output_bytes: usize,
+    /// Paths a command agent's value may not name (relative ones against
+    /// `project_dir`; symlinks followed): Riverse's own settings, tools and
+    /// state. Empty: no check.
+    pub protected_paths: Vec<PathBuf>,
 }
 
 /// One declared agent as a tool.
@@ -44,6 +60,9 @@ pub struct AgentTool {
     spec: AgentSpec,
     source: ToolSource,
     project_dir: PathBuf,
+    protected_paths: Arc<[PathBuf]>,
+    /// The longest HTTP reply read.
+    max_reply_bytes: usize,
     client: reqwest::Client,
 }
 
@@ -59,8 +78,16 @@ impl Tool for AgentTool {
 
     async fn call(&self, params: Params, timeout: Duration) -> ToolResult {
         match &self.spec.action {
-            Action::Http(spec) => http::call(&self.client, spec, &params, timeout).await,
-            Action::Command(spec) => command::call(spec, &params, &self.project_dir, timeout).await,
+            Action::Http(spec) => {
+                http::call(&self.client, spec, &params, timeout, self.max_reply_bytes).await
+            }
+            Action::Command(spec) => {
+                let place = command::Place {
+                    project_dir: &self.project_dir,
+                    protected_paths: &self.protected_paths,
+                };
+                command::call(spec, &params, &place, timeout).await
+            }
         }
     }
 }
@@ -110,6 +137,8 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
             }];
         }
     };
+    let protected_paths: Arc<[PathBuf]> = options.protected_paths.clone().into();
+    let max_reply_bytes = riverse_tool::reply_limit(options.max_output_bytes);
     let mut found = Vec::new();
     for (file, list) in lists {
         let source = ToolSource::Agent {
@@ -142,6 +171,8 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
                         spec,
                         source: source.clone(),
                         project_dir: options.project_dir.clone(),
+                        protected_paths: protected_paths.clone(),
+                        max_reply_bytes,
                         client: client.clone(),
                     }),
                 }),

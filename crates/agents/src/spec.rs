@@ -8,9 +8,12 @@
 //!   examples: ["What's the weather in Tokyo"]
 //!   enabled: true
 //!   http: {url: "https://wttr.in/{city}", method: GET, headers: {}, query_template: {},
-//!          body_template: {} or "text", timeout: 15, result_path: "a.b"}
+//!          body_template: {} or "text", timeout: 15, result_path: "a.b",
+//!          redirect: same-host}          # none | same-host | any
 //!   command: {template: "prog --flag {param}", timeout: 30, shell: false,
-//!             allowed_params: {param: [a, b]}}
+//!             allowed_params: {param: [a, b]},
+//!             allow_options: false,     # true, or a list of parameters
+//!             allow_interpreter: false}
 //! ```
 
 use std::time::Duration;
@@ -18,6 +21,10 @@ use std::time::Duration;
 use indexmap::IndexMap;
 use riverse_tool::ToolManifest;
 use serde_json::{Map, Value};
+
+use crate::programs::{check_command, is_wrapper};
+use crate::shell::ShellTemplate;
+use crate::words::Word;
 
 /// Riverse's defaults for `http.timeout` and `command.timeout`.
 const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(15);
@@ -53,6 +60,20 @@ pub struct HttpSpec {
     pub timeout: Duration,
     /// The keys (or list indexes) of `result_path`; empty: the whole reply.
     pub result_path: Vec<String>,
+    /// Which redirects are followed.
+    pub redirect: Redirect,
+}
+
+/// `http.redirect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redirect {
+    /// A redirect is the reply: a 3xx fails the call.
+    None,
+    /// Followed while the scheme, host and port stay those of the request
+    /// the template built (the default).
+    SameHost,
+    /// Followed anywhere; the template's headers go only to its own host.
+    Any,
 }
 
 #[derive(Debug, Clone)]
@@ -67,10 +88,36 @@ pub enum BodyTemplate {
 pub struct CommandSpec {
     pub template: String,
     pub timeout: Duration,
-    /// Run through `sh -c`, every value quoted.
+    /// Run through `sh -c`, every value a positional parameter.
     pub shell: bool,
     /// A parameter's permitted values.
     pub allowed_params: IndexMap<String, Vec<String>>,
+    /// The parameters whose values may start with `-`.
+    pub allow_options: ParamSet,
+    /// `allow_interpreter: true`: values may reach a program's code.
+    pub allow_interpreter: bool,
+    /// The parameters whose values may begin an argument (and so be read as
+    /// an option). Without a shell, words after a literal `--` are left out.
+    pub leading_params: Vec<String>,
+    pub(crate) words: Vec<Word>,
+    /// The template as read for `sh`, with `shell: true`.
+    pub(crate) script: Option<ShellTemplate>,
+}
+
+/// A choice of parameters: all of them or those named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamSet {
+    All,
+    Named(Vec<String>),
+}
+
+impl ParamSet {
+    pub fn contains(&self, param: &str) -> bool {
+        match self {
+            ParamSet::All => true,
+            ParamSet::Named(params) => params.iter().any(|named| named == param),
+        }
+    }
 }
 
 /// What is wrong with an entry: its name when it has one, the field, why.
@@ -307,7 +354,20 @@ fn http_spec(entry: &Fields<'_>) -> Result<HttpSpec, SpecError> {
         body,
         timeout: http.seconds("timeout", DEFAULT_HTTP_TIMEOUT)?,
         result_path,
+        redirect: redirect(&http)?,
     })
+}
+
+fn redirect(http: &Fields<'_>) -> Result<Redirect, SpecError> {
+    match http.string("redirect")?.as_deref().map(str::trim) {
+        None | Some("same-host") => Ok(Redirect::SameHost),
+        Some("none") => Ok(Redirect::None),
+        Some("any") => Ok(Redirect::Any),
+        Some(other) => Err(http.error(
+            "redirect",
+            format!("expected none, same-host or any, found {other:?}"),
+        )),
+    }
 }
 
 fn command_spec(entry: &Fields<'_>) -> Result<CommandSpec, SpecError> {
@@ -315,9 +375,45 @@ fn command_spec(entry: &Fields<'_>) -> Result<CommandSpec, SpecError> {
         return Err(entry.error("command", "missing: a command agent needs command.template"));
     };
     let template = command.required_string("template")?;
-    if shlex::split(&template).is_none() {
+    let Some(split) = shlex::split(&template) else {
         return Err(command.error("template", "unbalanced quotes"));
+    };
+    let allowed_params = allowed_params(&command)?;
+    let shell = command.boolean("shell")?.unwrap_or(false);
+    let allow_interpreter = command.boolean("allow_interpreter")?.unwrap_or(false);
+    let words: Vec<Word> = split.iter().map(|word| Word::from_unquoted(word)).collect();
+    let script = match shell {
+        true => Some(
+            ShellTemplate::parse(&template)
+                .map_err(|message| command.error("template", message))?,
+        ),
+        false => None,
+    };
+    let commands = match &script {
+        Some(script) => script.commands.clone(),
+        None => vec![words.clone()],
+    };
+    if !allow_interpreter {
+        let fixed = |param: &str| allowed_params.contains_key(param);
+        for words in &commands {
+            check_command(words, &fixed).map_err(|message| command.error("template", message))?;
+        }
     }
+    let leading_params = leading_params(&commands, /*after_double_dash*/ !shell);
+    Ok(CommandSpec {
+        template,
+        timeout: command.seconds("timeout", DEFAULT_COMMAND_TIMEOUT)?,
+        shell,
+        allowed_params,
+        allow_options: allow_options(&command)?,
+        allow_interpreter,
+        leading_params,
+        words,
+        script,
+    })
+}
+
+fn allowed_params(command: &Fields<'_>) -> Result<IndexMap<String, Vec<String>>, SpecError> {
     let mut allowed_params = IndexMap::new();
     if let Some(allowed) = command.mapping("allowed_params")? {
         for (param, values) in allowed {
@@ -335,12 +431,47 @@ fn command_spec(entry: &Fields<'_>) -> Result<CommandSpec, SpecError> {
             allowed_params.insert(param.clone(), values);
         }
     }
-    Ok(CommandSpec {
-        template,
-        timeout: command.seconds("timeout", DEFAULT_COMMAND_TIMEOUT)?,
-        shell: command.boolean("shell")?.unwrap_or(false),
-        allowed_params,
-    })
+    Ok(allowed_params)
+}
+
+/// `allow_options`: true, false, or a list of parameters.
+fn allow_options(command: &Fields<'_>) -> Result<ParamSet, SpecError> {
+    match command.get("allow_options") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(param) => Ok(param.clone()),
+                other => Err(command.expected("allow_options", "a list of parameters", other)),
+            })
+            .collect::<Result<_, _>>()
+            .map(ParamSet::Named),
+        _ => Ok(match command.boolean("allow_options")? {
+            Some(true) => ParamSet::All,
+            _ => ParamSet::Named(Vec::new()),
+        }),
+    }
+}
+
+/// The parameters whose values may begin a word of any command. A word
+/// after a literal `--` is an operand to programs that follow the usual
+/// convention; `after_double_dash` leaves such words out.
+fn leading_params(commands: &[Vec<Word>], after_double_dash: bool) -> Vec<String> {
+    let mut leading: Vec<String> = Vec::new();
+    for words in commands {
+        // `env -- prog {value}`: that `--` is the wrapper's, not prog's.
+        let honours_double_dash = after_double_dash && !words.first().is_some_and(is_wrapper);
+        for word in words {
+            if honours_double_dash && word.literal().as_deref() == Some("--") {
+                break;
+            }
+            for param in word.leading_params() {
+                if !leading.iter().any(|known| known == param) {
+                    leading.push(param.to_owned());
+                }
+            }
+        }
+    }
+    leading
 }
 
 #[cfg(test)]

@@ -18,31 +18,58 @@ pub(crate) fn value_text(value: &Value) -> Cow<'_, str> {
     }
 }
 
-/// Replaces every `{name}` (a letter or `_`, then letters, digits or `_`)
-/// with `encode` of the parameter's text, or with nothing.
+/// A template cut at its placeholders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Piece<'a> {
+    Literal(&'a str),
+    /// The parameter's name.
+    Placeholder(&'a str),
+}
+
+/// Cuts `template` into literal text and `{name}` placeholders (a letter or
+/// `_`, then letters, digits or `_`); a brace that opens no placeholder is
+/// literal text.
+pub(crate) fn pieces(template: &str) -> Vec<Piece<'_>> {
+    let mut pieces = Vec::new();
+    let mut literal_start = 0;
+    let mut at = 0;
+    while let Some(open) = template[at..].find('{').map(|open| at + open) {
+        let after = &template[open + 1..];
+        match after.find('}').map(|close| &after[..close]) {
+            Some(name) if is_placeholder(name) => {
+                if literal_start < open {
+                    pieces.push(Piece::Literal(&template[literal_start..open]));
+                }
+                pieces.push(Piece::Placeholder(name));
+                at = open + name.len() + 2;
+                literal_start = at;
+            }
+            _ => at = open + 1,
+        }
+    }
+    if literal_start < template.len() {
+        pieces.push(Piece::Literal(&template[literal_start..]));
+    }
+    pieces
+}
+
+/// Replaces every placeholder with `encode` of the parameter's text, or with
+/// nothing.
 pub(crate) fn fill<E>(template: &str, params: &Params, encode: E) -> Result<String, String>
 where
     E: Fn(&str) -> Result<String, String>,
 {
     let mut filled = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        filled.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}').map(|close| (&after[..close], close)) {
-            Some((name, close)) if is_placeholder(name) => {
+    for piece in pieces(template) {
+        match piece {
+            Piece::Literal(text) => filled.push_str(text),
+            Piece::Placeholder(name) => {
                 if let Some(value) = params.get(name) {
                     filled.push_str(&encode(&value_text(value))?);
                 }
-                rest = &after[close + 1..];
-            }
-            _ => {
-                filled.push('{');
-                rest = after;
             }
         }
     }
-    filled.push_str(rest);
     Ok(filled)
 }
 

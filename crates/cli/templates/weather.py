@@ -1,5 +1,7 @@
 """Current weather for a city, from wttr.in. Needs `requests` and the network."""
 
+from urllib.parse import quote
+
 from agent.tools import BaseTool, ToolManifest, ToolResult
 
 
@@ -26,7 +28,10 @@ class WeatherTool(BaseTool):
                 success=False, data="", error="the weather tool needs requests: pip install requests"
             )
         try:
-            reply = requests.get(f"https://wttr.in/{city}", params={"format": "3"}, timeout=10)
+            # One path segment, whatever the city holds: `/`, `?` or `#`
+            # would otherwise reach another page of the service.
+            url = f"https://wttr.in/{quote(city, safe='')}"
+            reply = requests.get(url, params={"format": "3"}, timeout=10)
             reply.raise_for_status()
         except requests.RequestException as exc:
             return ToolResult(success=False, data="", error=f"weather service unreachable: {exc}")

@@ -47,6 +47,11 @@ pub enum Error {
     #[error("embedded model: prompt of {tokens} tokens exceeds the context of {limit}")]
     ContextOverflow { tokens: usize, limit: usize },
 
+    /// The caller stopped the work (see [`crate::ModelJob`]) before it
+    /// ended: it went away or ran out of time.
+    #[error("embedded model: the work was cancelled")]
+    Cancelled,
+
     #[error("{context}: {source}")]
     Io {
         context: String,

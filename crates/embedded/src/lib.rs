@@ -13,7 +13,10 @@
 //!   results the conversation carries (or gives the results as they are
 //!   when its reply does not use them).
 //! - [`EmbeddedProvider`] is both as a [`riverse_llm::Provider`], loading
-//!   the model on first use.
+//!   the model on first use. Its model work is bounded: at most
+//!   [`tuning::MODEL_JOBS`] at once, each stopped (through its [`ModelJob`])
+//!   as soon as its caller goes away, and each reading a bounded part of
+//!   the conversation (see [`tuning`]).
 //!
 //! One module tree per job: `inference` runs the model, `model_file`
 //! gets its file ([`fetch`], [`location`]), `route` decides calls with the
@@ -26,6 +29,7 @@
 mod answer;
 mod error;
 mod inference;
+mod job;
 mod model_file;
 mod provider;
 mod route;
@@ -40,6 +44,7 @@ use riverse_tool::ToolManifest;
 
 pub use error::{Error, Result};
 pub use inference::tokenizer::Tokenizer;
+pub use job::ModelJob;
 pub use model_file::{fetch, location};
 pub use provider::EmbeddedProvider;
 pub use route::{CandidateScore, Route, RouteReport};

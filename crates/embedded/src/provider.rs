@@ -5,11 +5,20 @@
 //! at most one tool call; any other request (tool results to explain, or no
 //! tools offered) with a short answer grounded in the results. The model is
 //! loaded on first use, so commands that never ask it pay nothing.
+//!
+//! The model runs on blocking threads, at most [`MODEL_JOBS`] jobs at once.
+//! A caller that goes away (a client disconnecting, a turn timing out) drops
+//! the future awaiting its job, which cancels the job: it stops at its next
+//! forward pass, and only then lets the next job start.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use riverse_llm::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall};
-use tokio::sync::{OnceCell, mpsc};
+use tokio::sync::{OnceCell, Semaphore, mpsc};
 
-use crate::{EmbeddedModel, EmbeddedOptions, Route};
+use crate::tuning::MODEL_JOBS;
+use crate::{EmbeddedModel, EmbeddedOptions, ModelJob, Route};
 
 pub struct EmbeddedProvider {
     options: EmbeddedOptions,
@@ -18,6 +27,11 @@ pub struct EmbeddedProvider {
     /// configuration names another file.
     model_file_hint: Option<String>,
     model: OnceCell<EmbeddedModel>,
+    /// One permit per model job that may run; a job holds its permit on its
+    /// blocking thread until its work has ended.
+    jobs: Arc<Semaphore>,
+    /// Jobs that stopped because they were cancelled.
+    cancelled_jobs: Arc<AtomicUsize>,
 }
 
 impl EmbeddedProvider {
@@ -26,7 +40,20 @@ impl EmbeddedProvider {
             options,
             model_file_hint: None,
             model: OnceCell::new(),
+            jobs: Arc::new(Semaphore::new(MODEL_JOBS)),
+            cancelled_jobs: Arc::new(AtomicUsize::new(0)),
         }
+    }
+
+    /// Model jobs whose work is running now, a cancelled one included until
+    /// it has stopped; at most [`MODEL_JOBS`].
+    pub fn running_jobs(&self) -> usize {
+        MODEL_JOBS - self.jobs.available_permits()
+    }
+
+    /// Model jobs so far that stopped early because their caller went away.
+    pub fn cancelled_jobs(&self) -> usize {
+        self.cancelled_jobs.load(Ordering::Relaxed)
     }
 
     /// Ends every error about the model file with `hint`, for instance the
@@ -48,13 +75,33 @@ impl EmbeddedProvider {
         Ok(model.clone())
     }
 
-    /// Runs model work on a blocking thread; its failures name the embedded
-    /// model.
+    /// Runs model work as a job on a blocking thread, once a job may run;
+    /// dropping the returned future cancels the job. Its failures name the
+    /// embedded model.
     async fn blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> crate::Result<T> + Send + 'static,
     ) -> Result<T, Error> {
-        tokio::task::spawn_blocking(work)
+        let permit = self
+            .jobs
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::Unavailable("the embedded model was shut down".into()))?;
+        let job = ModelJob::new();
+        let _cancel_on_drop = CancelOnDrop(job.clone());
+        let cancelled_jobs = self.cancelled_jobs.clone();
+        let running = tokio::task::spawn_blocking(move || {
+            let result = job.run(work);
+            if matches!(result, Err(crate::Error::Cancelled)) {
+                cancelled_jobs.fetch_add(1, Ordering::Relaxed);
+            }
+            // Only now may the next job start: a job given up on still
+            // counts until its work has stopped.
+            drop(permit);
+            result
+        });
+        running
             .await
             .map_err(|err| Error::Unavailable(format!("the embedded model stopped: {err}")))?
             .map_err(|err| {
@@ -135,5 +182,15 @@ impl Provider for EmbeddedProvider {
             text,
             ..ChatResponse::default()
         })
+    }
+}
+
+/// Cancels a job when the future awaiting it is dropped (or has its result,
+/// when cancelling changes nothing).
+struct CancelOnDrop(ModelJob);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }

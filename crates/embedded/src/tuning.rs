@@ -48,6 +48,15 @@ pub const SHOTS_PER_TOOL: usize = 2;
 /// the evaluation comes near it.
 pub const MAX_TEXT_CHARS: usize = 200;
 
+/// The most of a message routing reads, in characters: its start, the
+/// rest being dropped before anything looks at it. The routing prompts show
+/// the model no more of it than this (the [`MAX_TEXT_CHARS`] clip), so a
+/// value is only ever copied from text the model has read, and a message of
+/// a megabyte costs what one of this length does: finding and scoring the
+/// candidate values of all of it grew faster than its length. Requests are
+/// short: the longest message of the evaluation has 96 characters.
+pub const ROUTED_MESSAGE_CHARS: usize = 200;
+
 /// Prefilled prompts (choice and parameter prefixes) kept per process, most
 /// recently used last. Memory against re-prefilling: one entry is a few MB
 /// of keys and values. Not measured.
@@ -133,8 +142,29 @@ pub const PENALTY_WINDOW: usize = 64;
 /// dilute a small model's attention and cost prompt time. Not measured.
 pub const HISTORY_MESSAGES: usize = 4;
 
-/// Longest history message kept, in characters. Not measured.
-pub const HISTORY_CHARS: usize = 300;
+/// Longest history message kept, in bytes of UTF-8 (300 characters of
+/// English). Not measured.
+///
+/// An answer's prompt is bounded in bytes because its tokens are: the
+/// tokenizer is byte-level BPE, which never makes more tokens of a text
+/// than it has bytes. With [`ANSWER_QUESTION_BYTES`], [`ANSWER_RESULTS_BYTES`]
+/// and the fixed instructions and ChatML framing (under 500 bytes), a prompt
+/// stays under 7,000 bytes, so under 7,000 tokens, and it and
+/// [`ANSWER_MAX_TOKENS`] fit SmolLM2's context of 8,192 whatever the
+/// conversation holds.
+pub const HISTORY_BYTES: usize = 300;
+
+/// Longest question an answer's prompt keeps, in bytes: its start, which
+/// says what is asked. A question of a megabyte costs what one of this
+/// length does. Not measured: no question of the evaluation comes near it.
+pub const ANSWER_QUESTION_BYTES: usize = 2000;
+
+/// Most bytes of this turn's tool results an answer's prompt keeps, shared
+/// equally between the results (each keeps its start). Tool output can be
+/// large (a Python tool's is cut at 64 KiB); the model's answer is two
+/// sentences, which a result's first lines almost always hold, and the whole
+/// results are still what a verbatim answer gives. Not measured.
+pub const ANSWER_RESULTS_BYTES: usize = 3000;
 
 // Running the model (inference/).
 
@@ -142,6 +172,16 @@ pub const HISTORY_CHARS: usize = 300;
 /// scores of one chunk stay small. Memory only; every choice gives the same
 /// logits.
 pub const PREFILL_CHUNK: usize = 256;
+
+/// Model jobs (routing, answering, loading) an [`EmbeddedProvider`] runs at
+/// once; more wait for one to end. The model is CPU-bound and each forward
+/// pass already uses every core candle is given, so a second job at once only
+/// slows the first. A job counts until its work has really stopped, a
+/// cancelled one included (it stops at its next forward pass), so callers
+/// that give up cannot pile up work behind the bound. Not measured.
+///
+/// [`EmbeddedProvider`]: crate::EmbeddedProvider
+pub const MODEL_JOBS: usize = 1;
 
 /// Prefilled prompts kept on disk; the oldest are removed beyond this. A
 /// tool set's entries take a few MB. Not measured.

@@ -33,6 +33,8 @@ mod vet;
 
 pub use client::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
 pub use error::Error;
-pub use http::{HttpEndpoint, HttpOptions, McpService, loopback_hosts};
+pub use http::{
+    BoundedSessions, HttpEndpoint, HttpOptions, McpService, SessionsError, loopback_hosts,
+};
 pub use manifest::manifest_from_schema;
 pub use server::{RegistryServer, Serving, serve, serve_stdio};

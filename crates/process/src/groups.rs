@@ -9,6 +9,11 @@
 //! is killed and reaped (on a thread, never on the runtime). What remains
 //! possible: a descendant that escapes while its intermediate parent lives on
 //! is only caught once that parent is gone; tools are trusted code.
+//!
+//! When Riverse is killed outright none of this runs: the Python workers are
+//! child subreapers themselves, and each kills what its tools left, whatever
+//! its group, once it sees the host gone (`riverse_worker.py`,
+//! `kill_adopted_children`).
 
 use std::collections::BTreeSet;
 use std::sync::Once;

@@ -801,6 +801,10 @@ class Server:
 
         self.fork_socket = socket.socket(fileno=high_dup(options["forkSocket"]))
         os.close(options["forkSocket"])
+        # Its children are workers, each a subreaper that cleans up after
+        # its tools; what a killed worker leaves goes to the host, which
+        # sweeps it, rather than here, where nothing would.
+        become_subreaper(False)
         # The workers it forks are the fork server's children, not the host's:
         # they watch the host themselves (see `watch_the_host`).
         self.host_pid = os.getppid()
@@ -869,6 +873,7 @@ class Server:
                 pass
         end = end_with_the_host()
         if end is not None:
+            become_subreaper()
             watch_the_host(self.host_pid, end)
         proto_in, proto_out = take_protocol_streams()
         Server(proto_in, proto_out, self.default_tools_dir, self.default_config).serve()
@@ -960,15 +965,94 @@ def add_project_path() -> None:
 def end_with_the_host():
     """When the host is gone, the worker ends and takes its process group (a
     tool's children) with it: Linux sends SIGTERM when the host dies (the host
-    asks for it at spawn), and the protocol stream's end says so anywhere."""
+    asks for it at spawn), and the protocol stream's end says so anywhere.
+    A worker that is a child subreaper first kills every descendant that left
+    its group (see `become_subreaper`)."""
     if os.getpgrp() != os.getpid():
         return  # not a group of its own (a standalone server): leave it alone
 
     def end(*_args):
+        if subreaper:
+            kill_adopted_children()
         os.killpg(os.getpgrp(), signal.SIGKILL)
 
     signal.signal(signal.SIGTERM, end)
     return end
+
+
+# Whether this process is a child subreaper (see `become_subreaper`).
+subreaper = False
+
+# PR_SET_CHILD_SUBREAPER, from <linux/prctl.h>.
+PR_SET_CHILD_SUBREAPER = 36
+
+# The most rounds `kill_adopted_children` makes: each round kills one
+# generation of what the tool left, so only a tree this deep, or a process
+# stuck in the kernel this long, is left for the kernel to end.
+KILL_ROUNDS = 100
+
+
+def become_subreaper(on: bool = True) -> None:
+    """Makes this worker a child subreaper (Linux): a tool's descendant whose
+    parent ends, a daemon that forked twice and left the worker's group with
+    setsid, is re-parented to the worker instead of to init or the host, so
+    the worker can still kill it when the host is killed outright and no
+    host is left to sweep it. Elsewhere (or if refused) nothing changes."""
+    global subreaper
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0:
+            subreaper = on
+    except (AttributeError, OSError):
+        pass  # no prctl here: the host's own sweep still covers a live host
+
+
+def kill_adopted_children() -> None:
+    """Kills this process's children, whatever their group, round after
+    round: the children of a killed one are re-parented here (a subreaper)
+    and are killed in the next round. Only direct children are signalled,
+    never reaped here, so no pid can be another process's by the time it is
+    signalled."""
+    import time
+
+    me = os.getpid()
+    for _ in range(KILL_ROUNDS):
+        children = live_children(me)
+        if not children:
+            return
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # already gone
+        time.sleep(0.005)  # let the killed ones die and their children move here
+
+
+def live_children(parent: int) -> list[int]:
+    """The pids of `parent`'s children that have not ended, from /proc."""
+    children = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return children
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue  # it ended meanwhile
+        # The command name in parentheses may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 1 :].split()
+        ended = fields[:1] in ([b"Z"], [b"X"])  # a zombie, or on its way out
+        if len(fields) > 1 and not ended and fields[1] == str(parent).encode():
+            children.append(int(entry))
+    return children
 
 
 def watch_the_host(host_pid: int, end) -> None:
@@ -1001,6 +1085,8 @@ def main(argv: list[str]) -> None:
             config = json.load(file)
     add_project_path()
     end = end_with_the_host()
+    if end is not None:
+        become_subreaper()
     proto_in, proto_out = take_protocol_streams()
     Server(proto_in, proto_out, tools_dir, config).serve()
     if end is not None:

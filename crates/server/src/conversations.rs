@@ -16,7 +16,8 @@ use axum::response::{IntoResponse, Response};
 use riverse_agent::TurnEvent;
 use riverse_llm::Message;
 use riverse_store::{
-    Conversation, ConversationSummary, MessageStatus, Role, Store, ToolCallOutcome,
+    Conversation, ConversationSummary, MAX_TITLE_CHARS, MessageStatus, Role, Store, StoreError,
+    ToolCallOutcome,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -40,17 +41,32 @@ pub async fn list(
     State(state): State<Arc<AppState>>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Response, AppError> {
-    let number = |name: &str, default: usize| match query.get(name) {
-        None => Ok(default),
-        Some(text) => text
-            .parse::<usize>()
-            .map_err(|_| AppError::invalid(name, format!("expected a whole number, got {text:?}"))),
-    };
-    let limit = number("limit", DEFAULT_PAGE)?;
-    let offset = number("offset", 0)?;
+    let limit = whole_number(&query, "limit", DEFAULT_PAGE)?;
+    let offset = whole_number(&query, "offset", 0)?;
     let page = state.store.list_conversations(limit, offset).await?;
     let data: Vec<Value> = page.conversations.iter().map(summary_json).collect();
     Ok(Json(json!({"object": "list", "data": data, "has_more": page.has_more})).into_response())
+}
+
+/// The query parameter `name` as a whole number of at least zero, or
+/// `default` when absent. One too large for this machine saturates (an
+/// offset past every conversation is an empty page) rather than wrapping;
+/// `limit` is capped at [`riverse_store::MAX_PAGE`] by the store.
+fn whole_number(
+    query: &HashMap<String, String>,
+    name: &str,
+    default: usize,
+) -> Result<usize, AppError> {
+    let Some(text) = query.get(name) else {
+        return Ok(default);
+    };
+    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+        return Err(AppError::invalid(
+            name,
+            format!("expected a whole number from 0, got {text:?}"),
+        ));
+    }
+    Ok(text.parse::<usize>().unwrap_or(usize::MAX))
 }
 
 pub async fn get(
@@ -69,6 +85,13 @@ pub async fn rename(
 ) -> Result<Response, AppError> {
     let object = object_body(body, state.options.max_body_bytes).await?;
     let title = required_string(&object, "title")?.trim().to_owned();
+    let chars = title.chars().count();
+    if chars > MAX_TITLE_CHARS {
+        return Err(AppError::invalid(
+            "title",
+            format!("{chars} characters long, at most {MAX_TITLE_CHARS} allowed"),
+        ));
+    }
     if !state.store.rename_conversation(&id, &title).await? {
         return Err(not_found(&id));
     }
@@ -150,7 +173,9 @@ pub async fn post_message(
 }
 
 /// Stores each update of the turn, then passes it on to whoever is
-/// listening (if anyone still is). Owns the turn, so it runs to its end.
+/// listening (if anyone still is), and keeps the answer's heartbeat fresh
+/// while the turn runs, so that no server takes it for interrupted. Owns the
+/// turn, so it runs to its end.
 async fn persist(
     store: Store,
     answer_id: String,
@@ -159,53 +184,74 @@ async fn persist(
     forward: UnboundedSender<Update>,
 ) {
     let _task = task;
+    let mut heartbeat = tokio::time::interval(store.liveness().heartbeat);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // What the answer said so far, kept if the turn fails halfway.
     let mut said = String::new();
-    while let Some(update) = updates.recv().await {
-        let last = matches!(update, Update::Finished(_));
-        let stored = match &update {
-            Update::Event(TurnEvent::ToolCallStarted {
-                call_id,
-                tool,
-                params,
-            }) => {
-                store
-                    .start_tool_call(&answer_id, call_id, tool, params)
-                    .await
-            }
-            Update::Event(TurnEvent::ToolCallFinished(record)) => {
-                let outcome = ToolCallOutcome {
-                    success: record.success,
-                    data: record.data.clone(),
-                    error: record.error.clone(),
-                    duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
-                };
-                store
-                    .finish_tool_call(&answer_id, &record.call_id, &outcome)
-                    .await
-            }
-            Update::Event(TurnEvent::AnswerDelta(text)) => {
-                said.push_str(text);
-                Ok(())
-            }
-            Update::Event(TurnEvent::Done { .. }) => Ok(()),
-            Update::Finished(Ok(turn)) => {
-                store
-                    .finish_message(&answer_id, &turn.answer, MessageStatus::Done, None)
-                    .await
-            }
-            Update::Finished(Err(err)) => {
-                store
-                    .finish_message(&answer_id, &said, MessageStatus::Failed, Some(&err.message))
-                    .await
+    loop {
+        let update = tokio::select! {
+            update = updates.recv() => update,
+            _ = heartbeat.tick() => {
+                if let Err(err) = store.beat(&answer_id).await {
+                    tracing::warn!("can't refresh the heartbeat of message {answer_id}: {err}");
+                }
+                continue;
             }
         };
-        if let Err(err) = stored {
+        let Some(update) = update else { break };
+        let last = matches!(update, Update::Finished(_));
+        if let Err(err) = store_update(&store, &answer_id, &update, &mut said).await {
             tracing::error!("can't store the turn of message {answer_id}: {err}");
         }
         let _ = forward.send(update);
         if last {
             break;
+        }
+    }
+}
+
+/// Writes what one update changed; `said` gathers the answer's text.
+async fn store_update(
+    store: &Store,
+    answer_id: &str,
+    update: &Update,
+    said: &mut String,
+) -> Result<(), StoreError> {
+    match update {
+        Update::Event(TurnEvent::ToolCallStarted {
+            call_id,
+            tool,
+            params,
+        }) => {
+            store
+                .start_tool_call(answer_id, call_id, tool, params)
+                .await
+        }
+        Update::Event(TurnEvent::ToolCallFinished(record)) => {
+            let outcome = ToolCallOutcome {
+                success: record.success,
+                data: record.data.clone(),
+                error: record.error.clone(),
+                duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+            };
+            store
+                .finish_tool_call(answer_id, &record.call_id, &outcome)
+                .await
+        }
+        Update::Event(TurnEvent::AnswerDelta(text)) => {
+            said.push_str(text);
+            Ok(())
+        }
+        Update::Event(TurnEvent::Done { .. }) => Ok(()),
+        Update::Finished(Ok(turn)) => {
+            store
+                .finish_message(answer_id, &turn.answer, MessageStatus::Done, None)
+                .await
+        }
+        Update::Finished(Err(err)) => {
+            store
+                .finish_message(answer_id, said, MessageStatus::Failed, Some(&err.message))
+                .await
         }
     }
 }

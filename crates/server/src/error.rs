@@ -7,6 +7,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::guard::Refusal;
+
 /// What a client may wait before trying again after a 429, in seconds.
 const RETRY_AFTER_SECS: u64 = 1;
 
@@ -63,6 +65,19 @@ impl AppError {
         )
     }
 
+    /// A request turned away before any route: 400 without a `Host`, 415
+    /// for a body that is not JSON, else 403.
+    pub fn refused(refusal: &Refusal) -> Self {
+        let (status, code) = match refusal {
+            Refusal::MissingHost => (StatusCode::BAD_REQUEST, "missing_host"),
+            Refusal::NotJson(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+            Refusal::ForeignHost(_) | Refusal::ForeignOrigin(_) | Refusal::CrossSite(_) => {
+                (StatusCode::FORBIDDEN, "forbidden")
+            }
+        };
+        AppError::new(status, "invalid_request_error", code, refusal.message())
+    }
+
     pub fn not_found(message: impl Display) -> Self {
         AppError::new(
             StatusCode::NOT_FOUND,
@@ -90,6 +105,15 @@ impl AppError {
         )
     }
 
+    pub fn body_timed_out(cause: &crate::body::BodyTimedOut) -> Self {
+        AppError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "invalid_request_error",
+            "body_timeout",
+            cause.to_string(),
+        )
+    }
+
     pub fn busy(limit: usize) -> Self {
         AppError::new(
             StatusCode::TOO_MANY_REQUESTS,
@@ -99,13 +123,16 @@ impl AppError {
         )
     }
 
-    /// The LLM can't be reached or understood: the provider's one-line cause.
+    /// The LLM can't be reached or understood: the provider's one-line
+    /// cause, whole in the log; clients get it without the endpoint's address.
     pub fn llm(cause: impl Display) -> Self {
+        let cause = cause.to_string();
+        tracing::warn!("{cause}");
         AppError::new(
             StatusCode::BAD_GATEWAY,
             "llm_error",
             "llm_unavailable",
-            cause.to_string(),
+            without_urls(&cause),
         )
     }
 
@@ -144,6 +171,22 @@ impl AppError {
     }
 }
 
+/// `text` with every `http://` or `https://` address replaced.
+fn without_urls(text: &str) -> String {
+    text.split_inclusive(char::is_whitespace)
+        .map(|word| {
+            let bare = word.trim_start_matches(['(', '[', '<', '"', '\'']);
+            let lower = bare.to_ascii_lowercase();
+            if lower.starts_with("http://") || lower.starts_with("https://") {
+                let trailing = &word[word.trim_end().len()..];
+                format!("(the LLM endpoint){trailing}")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect()
+}
+
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let mut response = (self.status, axum::Json(self.body())).into_response();
@@ -159,5 +202,21 @@ impl IntoResponse for AppError {
 impl From<riverse_store::StoreError> for AppError {
     fn from(err: riverse_store::StoreError) -> Self {
         AppError::internal(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_llm_error_reaches_clients_without_the_endpoint() {
+        let error = AppError::llm(
+            "can't reach the LLM at http://user:***@10.1.2.3:8000/v1/chat/completions: connection refused (\"HTTPS://llm.internal/v1\")",
+        );
+        assert_eq!(
+            error.message,
+            "can't reach the LLM at (the LLM endpoint) connection refused (the LLM endpoint)"
+        );
     }
 }

@@ -6,10 +6,13 @@
 //! see the `sse` module), `/v1/models`, `/v1/tools`, `/v1/conversations`
 //! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL), the chat page at `/`,
 //! and the agent's tools over MCP's streamable HTTP transport at `/mcp`
-//! ([`McpRoute`]; [`serve_mcp`] serves it alone). Every `/v1` route and
-//! `/mcp` need the bearer token when one is set; `/mcp` also checks
-//! `Origin`. Errors come in OpenAI's shape ([`AppError`]). [`serve`] runs it
-//! until a shutdown signal, then waits (bounded) for turns in flight.
+//! ([`McpRoute`]; [`serve_mcp`] serves it alone). Every route first passes
+//! the `guard`: loopback `Host` names only when there is no token, no page
+//! of another origin, JSON bodies only; then every `/v1` route and `/mcp`
+//! need the bearer token when one is set. Errors come in OpenAI's shape
+//! ([`AppError`]). [`serve`] accepts connections under [`ConnectionLimits`]
+//! (`listen`) until a shutdown signal, then waits (bounded) for turns in
+//! flight.
 //!
 //! Binding, signals and the choice of address are the caller's; so are the
 //! agent and the store, which it builds from settings.
@@ -19,6 +22,8 @@ mod body;
 mod completions;
 mod conversations;
 mod error;
+mod guard;
+mod listen;
 mod mcp;
 mod page;
 mod sse;
@@ -32,14 +37,15 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::OriginalUri;
 use axum::http::{HeaderName, HeaderValue, Method, header};
+use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
-use axum::serve::ListenerExt;
-use riverse_agent::{Agent, Language};
+use riverse_agent::{Agent, Language, ServeSettings};
 use riverse_store::Store;
 use tokio::sync::Semaphore;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 pub use error::AppError;
+pub use listen::ConnectionLimits;
 pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
 
 /// What `serve.*` decides for the server.
@@ -56,6 +62,47 @@ pub struct ServerOptions {
     /// none by default, so no cross-origin page can.
     /// Each `scheme://host[:port]`, as the settings checked them.
     pub cors_origins: Vec<String>,
+    /// How long a request's body may take to arrive.
+    pub body_timeout: Duration,
+    pub connections: ConnectionLimits,
+    /// MCP sessions held at once on `/mcp`.
+    pub max_mcp_sessions: usize,
+    /// An MCP session unused this long is ended.
+    pub mcp_session_timeout: Duration,
+}
+
+impl ServerOptions {
+    /// What `serve.*` says, with the token the server starts with.
+    pub fn new(serve: &ServeSettings, language: Language, token: Option<String>) -> Self {
+        ServerOptions {
+            token,
+            max_body_bytes: serve.max_body_bytes,
+            max_concurrent_turns: serve.max_concurrent_turns,
+            turn_timeout: serve.turn_timeout,
+            language,
+            cors_origins: serve.cors_origins.clone(),
+            body_timeout: serve.body_timeout,
+            connections: ConnectionLimits {
+                header_timeout: serve.header_timeout,
+                max_connections: serve.max_connections,
+            },
+            max_mcp_sessions: serve.max_mcp_sessions,
+            mcp_session_timeout: serve.mcp_session_timeout,
+        }
+    }
+
+    /// The MCP endpoint's share of them.
+    pub fn mcp(&self) -> McpOptions {
+        McpOptions {
+            token: self.token.clone(),
+            max_body_bytes: self.max_body_bytes,
+            cors_origins: self.cors_origins.clone(),
+            body_timeout: self.body_timeout,
+            connections: self.connections,
+            max_sessions: self.max_mcp_sessions,
+            session_timeout: self.mcp_session_timeout,
+        }
+    }
 }
 
 impl std::fmt::Debug for ServerOptions {
@@ -67,6 +114,10 @@ impl std::fmt::Debug for ServerOptions {
             .field("turn_timeout", &self.turn_timeout)
             .field("language", &self.language)
             .field("cors_origins", &self.cors_origins)
+            .field("body_timeout", &self.body_timeout)
+            .field("connections", &self.connections)
+            .field("max_mcp_sessions", &self.max_mcp_sessions)
+            .field("mcp_session_timeout", &self.mcp_session_timeout)
             .finish()
     }
 }
@@ -84,14 +135,7 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(agent: Arc<Agent>, store: Store, options: ServerOptions) -> Arc<Self> {
-        let mcp = McpRoute::new(
-            agent.live_registry().clone(),
-            &McpOptions {
-                token: options.token.clone(),
-                max_body_bytes: options.max_body_bytes,
-                cors_origins: options.cors_origins.clone(),
-            },
-        );
+        let mcp = McpRoute::new(agent.live_registry().clone(), &options.mcp());
         Arc::new(AppState {
             turns: Arc::new(Semaphore::new(options.max_concurrent_turns)),
             mcp,
@@ -132,17 +176,23 @@ pub fn app(state: Arc<AppState>) -> Router {
             post(conversations::post_message),
         )
         .fallback(unknown_route)
-        .route_layer(axum::middleware::from_fn_with_state(
+        .route_layer(from_fn_with_state(
             auth::Token::new(state.options.token.as_deref()),
             auth::require_token,
         ));
-    let cors = cors(&state.options.cors_origins);
-    let app = Router::new()
+    let guard = guard::Guard::new(state.options.token.is_some(), &state.options.cors_origins);
+    let pages_and_api = Router::new()
         .route("/", get(page::page))
         .nest("/v1", v1)
-        .merge(state.mcp.router())
         .fallback(unknown_route)
-        .with_state(state);
+        .layer(from_fn_with_state(guard, guard::check));
+    let cors = cors(&state.options.cors_origins);
+    let body_timeout = state.options.body_timeout;
+    // `/mcp` has the same guard, with refusals as JSON-RPC errors.
+    let app = pages_and_api
+        .merge(state.mcp.router())
+        .with_state(state)
+        .layer(from_fn_with_state(body_timeout, body::with_deadline));
     match cors {
         Some(cors) => app.layer(cors),
         None => app,
@@ -202,28 +252,28 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> std::io::Result<bool> {
-    let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener.tap_io(no_delay), app(state.clone()))
-        .with_graceful_shutdown(async move {
-            let _ = stopped.await;
-        })
-        .into_future();
-    let mut server = tokio::spawn(server);
-    tokio::select! {
-        served = &mut server => {
-            // The server stopped by itself: an accept error.
-            return served.map_err(std::io::Error::other)?.map(|()| true);
+    let (stopped_at, stop_time) = tokio::sync::oneshot::channel();
+    let stopping = {
+        let state = state.clone();
+        async move {
+            shutdown.await;
+            let _ = stopped_at.send(tokio::time::Instant::now());
+            // MCP clients hold streams open; they are ended rather than waited for.
+            state.mcp.close();
         }
-        () = shutdown => {}
-    }
-    // MCP clients hold streams open; they are ended rather than waited for.
-    state.mcp.close();
-    let _ = stopping.send(());
-    let deadline = tokio::time::Instant::now() + grace;
-    let connections_closed = tokio::time::timeout_at(deadline, &mut server).await.is_ok();
-    if !connections_closed {
-        server.abort();
-    }
+    };
+    let connections_closed = listen::serve_connections(
+        listener,
+        app(state.clone()),
+        state.options.connections,
+        stopping,
+        grace,
+    )
+    .await?;
+    let deadline = stop_time
+        .await
+        .unwrap_or_else(|_| tokio::time::Instant::now())
+        + grace;
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     let turns_finished = state.turns_finished(left).await;
     Ok(connections_closed && turns_finished)

@@ -25,11 +25,14 @@ pub async fn page(State(state): State<Arc<AppState>>) -> Response {
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "no-cache"),
-            // Everything the page needs is inline; nothing may load from elsewhere.
+            // Everything the page needs is inline; nothing may load from
+            // elsewhere, and no other page may frame it (it acts with the
+            // token it keeps). X-Frame-Options says the same to old browsers.
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
             ),
+            (header::REFERRER_POLICY, "no-referrer"),
         ],
         PAGE.replace(LANGUAGE_MARK, language),
     )

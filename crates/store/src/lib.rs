@@ -9,10 +9,21 @@
 //! Two backends: [`SqliteStore`] (`.riverse/riverse.db` in the project, WAL
 //! mode) and [`PostgresStore`]. Neither keeps conversation state in memory
 //! between calls, so any number of servers can share one PostgreSQL database.
+//!
+//! An answer in flight is owned: it records the id of the store that started
+//! it (one per server process) and a heartbeat time, which its server
+//! refreshes ([`Store::beat`]) every [`Liveness::heartbeat`]. An answer whose
+//! heartbeat is older than [`Liveness::stale_after`] belongs to a server that
+//! stopped without finishing it (killed, or its machine lost): it is marked
+//! failed, with its unfinished tool calls, when a store opens and whenever the
+//! conversation is read or the list is read. A live server's answers, on any
+//! machine, keep beating and are never taken.
 
 mod migrations;
 mod postgres;
 mod sqlite;
+
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,6 +33,47 @@ pub use sqlite::SqliteStore;
 
 /// The most conversations one listing returns.
 pub const MAX_PAGE: usize = 100;
+
+/// The longest title a conversation may have, in characters: with
+/// [`MAX_PAGE`], a list page weighs at most about 100 KB of titles.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// Why an answer whose server stopped (or lost the database) mid-turn
+/// failed, and what its unfinished tool calls say.
+pub const INTERRUPTED: &str = "interrupted: the server stopped";
+
+/// How a server shows that its answers in flight are still alive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Liveness {
+    /// How often a running answer's heartbeat is refreshed.
+    pub heartbeat: Duration,
+    /// How old a running answer's heartbeat may grow before the answer is
+    /// taken for interrupted. Several missed beats, so that a slow database
+    /// or a busy machine does not fail a live turn.
+    pub stale_after: Duration,
+}
+
+/// The interval between heartbeats of a running answer.
+pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Three missed heartbeats: an answer silent that long is interrupted.
+pub const STALE_AFTER: Duration = Duration::from_secs(30);
+
+impl Default for Liveness {
+    fn default() -> Liveness {
+        Liveness {
+            heartbeat: HEARTBEAT_INTERVAL,
+            stale_after: STALE_AFTER,
+        }
+    }
+}
+
+impl Liveness {
+    /// The stale bound in milliseconds, as the databases compare it.
+    fn stale_millis(self) -> i64 {
+        i64::try_from(self.stale_after.as_millis()).unwrap_or(i64::MAX)
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -65,7 +117,7 @@ impl Role {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MessageStatus {
-    /// The turn is running (or stopped without finishing, after a crash).
+    /// The turn is running (until its server's heartbeat goes stale).
     Running,
     Done,
     Failed,
@@ -172,7 +224,28 @@ impl Store {
         on_backend!(self, store => store.create_conversation())
     }
 
+    /// How this store's server keeps its answers alive.
+    pub fn liveness(&self) -> Liveness {
+        match self {
+            Store::Sqlite(store) => store.liveness(),
+            Store::Postgres(store) => store.liveness(),
+        }
+    }
+
+    /// Refreshes the heartbeat of a running answer this store started; a
+    /// no-op once it has finished or been taken for interrupted.
+    pub async fn beat(&self, message_id: &str) -> Result<(), StoreError> {
+        on_backend!(self, store => store.beat(message_id))
+    }
+
+    /// Marks failed every running answer whose heartbeat is stale, with its
+    /// unfinished tool calls; how many answers that was.
+    pub async fn fail_interrupted(&self) -> Result<u64, StoreError> {
+        on_backend!(self, store => store.fail_interrupted(None))
+    }
+
     /// Newest first (by last change); `limit` is capped at [`MAX_PAGE`].
+    /// Interrupted answers are marked failed first.
     pub async fn list_conversations(
         &self,
         limit: usize,
@@ -181,7 +254,8 @@ impl Store {
         on_backend!(self, store => store.list_conversations(limit, offset))
     }
 
-    /// The conversation and every message, each with its tool calls.
+    /// The conversation and every message, each with its tool calls; its
+    /// interrupted answers are marked failed first.
     pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
         on_backend!(self, store => store.conversation(id))
     }
@@ -198,6 +272,7 @@ impl Store {
 
     /// Adds a message and returns its id, or `None` when there is no such
     /// conversation. The first user message titles an untitled conversation.
+    /// A running answer is owned by this store, its heartbeat set to now.
     pub async fn add_message(
         &self,
         conversation_id: &str,
@@ -271,6 +346,11 @@ fn title_from(message: &str) -> String {
     } else {
         line.to_owned()
     }
+}
+
+/// A title cut to [`MAX_TITLE_CHARS`].
+fn bounded_title(title: &str) -> String {
+    title.chars().take(MAX_TITLE_CHARS).collect()
 }
 
 fn new_id(prefix: &str) -> String {

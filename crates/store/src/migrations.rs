@@ -3,9 +3,10 @@
 //! new step.
 
 /// `(version, SQL)`, oldest first.
-pub(crate) const SQLITE: &[(u32, &str)] = &[(
-    1,
-    "CREATE TABLE conversations (
+pub(crate) const SQLITE: &[(u32, &str)] = &[
+    (
+        1,
+        "CREATE TABLE conversations (
         id TEXT PRIMARY KEY,
         title TEXT NOT NULL,
         created_at INTEGER NOT NULL,
@@ -36,12 +37,24 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[(
         UNIQUE (message_id, call_id)
     );
     CREATE INDEX tool_calls_by_message ON tool_calls (message_id, seq);",
-)];
+    ),
+    (2, SQLITE_OWNERS),
+];
+
+/// Step 2: who owns a running answer, and when it last showed it is alive.
+/// Answers already running get the time of the upgrade as their heartbeat,
+/// so a server of the previous version has the stale bound to finish them.
+const SQLITE_OWNERS: &str = "ALTER TABLE messages ADD COLUMN owner TEXT;
+    ALTER TABLE messages ADD COLUMN heartbeat_at INTEGER;
+    UPDATE messages SET heartbeat_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000
+        WHERE status = 'running';
+    CREATE INDEX messages_running ON messages (heartbeat_at) WHERE status = 'running';";
 
 /// The same schema for PostgreSQL.
-pub(crate) const POSTGRES: &[(u32, &str)] = &[(
-    1,
-    "CREATE TABLE conversations (
+pub(crate) const POSTGRES: &[(u32, &str)] = &[
+    (
+        1,
+        "CREATE TABLE conversations (
         id TEXT PRIMARY KEY,
         title TEXT NOT NULL,
         created_at BIGINT NOT NULL,
@@ -72,4 +85,14 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[(
         UNIQUE (message_id, call_id)
     );
     CREATE INDEX tool_calls_by_message ON tool_calls (message_id, seq);",
-)];
+    ),
+    (2, POSTGRES_OWNERS),
+];
+
+/// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
+/// whose clocks disagree still agree on which answers are stale.
+const POSTGRES_OWNERS: &str = "ALTER TABLE messages ADD COLUMN owner TEXT;
+    ALTER TABLE messages ADD COLUMN heartbeat_at BIGINT;
+    UPDATE messages SET heartbeat_at = (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT
+        WHERE status = 'running';
+    CREATE INDEX messages_running ON messages (heartbeat_at) WHERE status = 'running';";

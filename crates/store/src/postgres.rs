@@ -11,10 +11,15 @@ use std::sync::Arc;
 use tokio_postgres::{Client, NoTls, Row};
 
 use crate::{
-    Conversation, ConversationSummary, MessageStatus, Page, Role, StoreError, StoredMessage,
-    StoredToolCall, ToolCallOutcome, attach_tool_calls, migrations, new_id, now_millis,
-    params_value, title_from,
+    Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
+    StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
+    migrations, new_id, now_millis, params_value, title_from,
 };
+
+/// The database's clock in milliseconds since the Unix epoch. Heartbeats
+/// are written and judged by it, never by a server's clock, so servers whose
+/// clocks drift apart never take each other's live answers for stale.
+const DATABASE_NOW: &str = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 
 /// The advisory lock the migrations take: "riverse" in ASCII.
 const MIGRATION_LOCK: i64 = 0x72_69_76_65_72_73_65;
@@ -23,12 +28,21 @@ const MIGRATION_LOCK: i64 = 0x72_69_76_65_72_73_65;
 #[derive(Clone)]
 pub struct PostgresStore {
     client: Arc<Client>,
+    /// Recorded with each answer this store starts: one per server process.
+    owner: Arc<str>,
+    liveness: Liveness,
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://user:password@host:port/name`) and
-    /// migrates the schema. Errors name the database, never the password.
+    /// Connects to `url` (`postgres://user:password@host:port/name`),
+    /// migrates the schema and fails the answers left interrupted. Errors
+    /// name the database, never the password.
     pub async fn connect(url: &str) -> Result<PostgresStore, StoreError> {
+        PostgresStore::connect_with(url, Liveness::default()).await
+    }
+
+    /// As [`PostgresStore::connect`], with answers kept alive by `liveness`.
+    pub async fn connect_with(url: &str, liveness: Liveness) -> Result<PostgresStore, StoreError> {
         let config: tokio_postgres::Config = url.parse().map_err(|err| StoreError::Open {
             path: "the PostgreSQL URL".to_owned(),
             cause: format!("{err}"),
@@ -48,9 +62,61 @@ impl PostgresStore {
             }
         });
         migrate(&mut client).await?;
-        Ok(PostgresStore {
+        let store = PostgresStore {
             client: Arc::new(client),
-        })
+            owner: new_id("owner").into(),
+            liveness,
+        };
+        store.fail_interrupted(None).await?;
+        Ok(store)
+    }
+
+    pub fn liveness(&self) -> Liveness {
+        self.liveness
+    }
+
+    /// Refreshes the heartbeat of a running answer this store started.
+    pub async fn beat(&self, message_id: &str) -> Result<(), StoreError> {
+        self.client
+            .execute(
+                &format!(
+                    "UPDATE messages SET heartbeat_at = {DATABASE_NOW}
+                     WHERE id = $1 AND owner = $2 AND status = 'running'"
+                ),
+                &[&message_id, &&*self.owner],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Marks failed the running answers (of one conversation, or all) whose
+    /// heartbeat is stale, and their unfinished tool calls, in one
+    /// statement. Two servers doing it at once fail each answer once: the
+    /// second finds it no longer running.
+    pub async fn fail_interrupted(&self, conversation: Option<&str>) -> Result<u64, StoreError> {
+        let row = self
+            .client
+            .query_one(
+                &format!(
+                    "WITH failed AS (
+                         UPDATE messages SET status = 'failed', error = $1
+                         WHERE status = 'running'
+                             AND COALESCE(heartbeat_at, 0) < {DATABASE_NOW} - $2
+                             AND ($3::TEXT IS NULL OR conversation_id = $3)
+                         RETURNING id),
+                     calls AS (
+                         UPDATE tool_calls SET success = FALSE, error = $1
+                         WHERE success IS NULL AND message_id IN (SELECT id FROM failed))
+                     SELECT COUNT(*) FROM failed"
+                ),
+                &[&INTERRUPTED, &self.liveness.stale_millis(), &conversation],
+            )
+            .await?;
+        let failed = row.get::<_, i64>(0).max(0) as u64;
+        if failed > 0 {
+            tracing::warn!("marked {failed} interrupted answers failed");
+        }
+        Ok(failed)
     }
 
     pub async fn create_conversation(&self) -> Result<ConversationSummary, StoreError> {
@@ -76,12 +142,14 @@ impl PostgresStore {
         offset: usize,
     ) -> Result<Page, StoreError> {
         let limit = limit.clamp(1, crate::MAX_PAGE);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        self.fail_interrupted(None).await?;
         let rows = self
             .client
             .query(
                 "SELECT id, title, created_at, updated_at FROM conversations
                  ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2",
-                &[&(limit as i64 + 1), &(offset as i64)],
+                &[&(limit as i64 + 1), &offset],
             )
             .await?;
         let mut conversations: Vec<ConversationSummary> = rows.iter().map(summary_row).collect();
@@ -94,6 +162,7 @@ impl PostgresStore {
     }
 
     pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
+        self.fail_interrupted(Some(id)).await?;
         let Some(row) = self
             .client
             .query_opt(
@@ -158,7 +227,7 @@ impl PostgresStore {
             .client
             .execute(
                 "UPDATE conversations SET title = $2 WHERE id = $1",
-                &[&id, &title],
+                &[&id, &bounded_title(title)],
             )
             .await?;
         Ok(changed > 0)
@@ -185,17 +254,23 @@ impl PostgresStore {
             Role::Assistant => String::new(),
         };
         let id = new_id("msg");
+        let owner = (status == MessageStatus::Running).then_some(&*self.owner);
         // One statement: the conversation is touched and the message added
         // together, or neither when the conversation is gone.
         let row = self
             .client
             .query_opt(
-                "WITH touched AS (
-                     UPDATE conversations SET updated_at = GREATEST(updated_at, $2),
-                         title = CASE WHEN title = '' THEN $3 ELSE title END
-                     WHERE id = $1 RETURNING id)
-                 INSERT INTO messages (id, conversation_id, role, content, status, created_at)
-                 SELECT $4, id, $5, $6, $7, $2 FROM touched RETURNING id",
+                &format!(
+                    "WITH touched AS (
+                         UPDATE conversations SET updated_at = GREATEST(updated_at, $2),
+                             title = CASE WHEN title = '' THEN $3 ELSE title END
+                         WHERE id = $1 RETURNING id)
+                     INSERT INTO messages
+                         (id, conversation_id, role, content, status, created_at, owner, heartbeat_at)
+                     SELECT $4, id, $5, $6, $7, $2, $8::TEXT,
+                         CASE WHEN $8::TEXT IS NULL THEN NULL ELSE {DATABASE_NOW} END
+                     FROM touched RETURNING id"
+                ),
                 &[
                     &conversation_id,
                     &now,
@@ -204,6 +279,7 @@ impl PostgresStore {
                     &role.as_str(),
                     &content,
                     &status.as_str(),
+                    &owner,
                 ],
             )
             .await?;

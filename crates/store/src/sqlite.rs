@@ -9,9 +9,9 @@ use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::{
-    Conversation, ConversationSummary, MessageStatus, Page, Role, StoreError, StoredMessage,
-    StoredToolCall, ToolCallOutcome, attach_tool_calls, migrations, new_id, now_millis,
-    params_value, title_from,
+    Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
+    StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
+    migrations, new_id, now_millis, params_value, title_from,
 };
 
 /// How long a statement waits for a lock held by another process (another
@@ -22,12 +22,20 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Clone)]
 pub struct SqliteStore {
     connection: Arc<Mutex<Connection>>,
+    /// Recorded with each answer this store starts: one per server process.
+    owner: Arc<str>,
+    liveness: Liveness,
 }
 
 impl SqliteStore {
     /// Opens (creating it and its directory if needed) and migrates the
-    /// database at `path`.
+    /// database at `path`, and fails the answers left interrupted.
     pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with(path, Liveness::default()).await
+    }
+
+    /// As [`SqliteStore::open`], with answers kept alive by `liveness`.
+    pub async fn open_with(path: &Path, liveness: Liveness) -> Result<SqliteStore, StoreError> {
         let path = path.to_owned();
         let opened = tokio::task::spawn_blocking(move || {
             let failed = |cause: String| StoreError::Open {
@@ -44,9 +52,42 @@ impl SqliteStore {
         .map_err(|err| StoreError::Task(err.to_string()))??;
         let store = SqliteStore {
             connection: Arc::new(Mutex::new(opened)),
+            owner: new_id("owner").into(),
+            liveness,
         };
         store.run(migrate).await?;
+        store.fail_interrupted(None).await?;
         Ok(store)
+    }
+
+    pub fn liveness(&self) -> Liveness {
+        self.liveness
+    }
+
+    /// Refreshes the heartbeat of a running answer this store started.
+    pub async fn beat(&self, message_id: &str) -> Result<(), StoreError> {
+        let (message_id, owner) = (message_id.to_owned(), self.owner.clone());
+        self.run(move |connection| {
+            connection.execute(
+                "UPDATE messages SET heartbeat_at = ?3
+                 WHERE id = ?1 AND owner = ?2 AND status = 'running'",
+                params![message_id, &*owner, now_millis()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Marks failed the running answers (of one conversation, or all) whose
+    /// heartbeat is stale, and their unfinished tool calls.
+    pub async fn fail_interrupted(&self, conversation: Option<&str>) -> Result<u64, StoreError> {
+        let conversation = conversation.map(str::to_owned);
+        let stale_millis = self.liveness.stale_millis();
+        self.run(move |connection| {
+            let bound = now_millis().saturating_sub(stale_millis);
+            fail_stale_answers(connection, bound, conversation.as_deref())
+        })
+        .await
     }
 
     /// Runs `job` on the connection on a blocking thread.
@@ -91,13 +132,15 @@ impl SqliteStore {
         offset: usize,
     ) -> Result<Page, StoreError> {
         let limit = limit.clamp(1, crate::MAX_PAGE);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        self.fail_interrupted(None).await?;
         self.run(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT id, title, created_at, updated_at FROM conversations
                  ORDER BY updated_at DESC, id LIMIT ?1 OFFSET ?2",
             )?;
             let mut conversations = statement
-                .query_map(params![limit as i64 + 1, offset as i64], summary_row)?
+                .query_map(params![limit as i64 + 1, offset], summary_row)?
                 .collect::<Result<Vec<_>, _>>()?;
             let has_more = conversations.len() > limit;
             conversations.truncate(limit);
@@ -111,6 +154,7 @@ impl SqliteStore {
 
     /// The conversation and every message, each with its tool calls.
     pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
+        self.fail_interrupted(Some(id)).await?;
         let id = id.to_owned();
         self.run(move |connection| {
             let transaction = connection.transaction()?;
@@ -176,7 +220,7 @@ impl SqliteStore {
 
     /// `false` when there is no such conversation.
     pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<bool, StoreError> {
-        let (id, title) = (id.to_owned(), title.to_owned());
+        let (id, title) = (id.to_owned(), bounded_title(title));
         self.run(move |connection| {
             let changed = connection.execute(
                 "UPDATE conversations SET title = ?2 WHERE id = ?1",
@@ -208,6 +252,7 @@ impl SqliteStore {
         status: MessageStatus,
     ) -> Result<Option<String>, StoreError> {
         let (conversation_id, content) = (conversation_id.to_owned(), content.to_owned());
+        let owner = self.owner.clone();
         self.run(move |connection| {
             let transaction = connection.transaction()?;
             let now = now_millis();
@@ -225,16 +270,19 @@ impl SqliteStore {
                 return Ok(None);
             }
             let id = new_id("msg");
+            let owner = (status == MessageStatus::Running).then_some(&*owner);
             transaction.execute(
-                "INSERT INTO messages (id, conversation_id, role, content, status, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO messages
+                     (id, conversation_id, role, content, status, created_at, owner, heartbeat_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, CASE WHEN ?7 IS NULL THEN NULL ELSE ?6 END)",
                 params![
                     id,
                     conversation_id,
                     role.as_str(),
                     content,
                     status.as_str(),
-                    now
+                    now,
+                    owner
                 ],
             )?;
             transaction.commit()?;
@@ -311,6 +359,45 @@ impl SqliteStore {
         })
         .await
     }
+}
+
+/// The stale running answers (heartbeat before `bound`, in one
+/// conversation or any) failed with their unfinished tool calls, in one
+/// transaction; how many answers. A read that finds none writes nothing, so
+/// reading never waits on another server's write lock for nothing.
+fn fail_stale_answers(
+    connection: &mut Connection,
+    bound: i64,
+    conversation: Option<&str>,
+) -> Result<u64, StoreError> {
+    const STALE: &str = "status = 'running' AND COALESCE(heartbeat_at, 0) < ?1
+         AND (?2 IS NULL OR conversation_id = ?2)";
+    let any: bool = connection.query_row(
+        &format!("SELECT EXISTS (SELECT 1 FROM messages WHERE {STALE})"),
+        params![bound, conversation],
+        |row| row.get(0),
+    )?;
+    if !any {
+        return Ok(0);
+    }
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    transaction.execute(
+        &format!(
+            "UPDATE tool_calls SET success = 0, error = ?3
+             WHERE success IS NULL AND message_id IN (SELECT id FROM messages WHERE {STALE})"
+        ),
+        params![bound, conversation, INTERRUPTED],
+    )?;
+    let failed = transaction.execute(
+        &format!("UPDATE messages SET status = 'failed', error = ?3 WHERE {STALE}"),
+        params![bound, conversation, INTERRUPTED],
+    )?;
+    transaction.commit()?;
+    if failed > 0 {
+        tracing::warn!("marked {failed} interrupted answers failed");
+    }
+    Ok(failed as u64)
 }
 
 fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary> {

@@ -194,3 +194,282 @@ fn titles_take_the_first_line_shortened() {
     let long = "x".repeat(70);
     assert_eq!(title_from(&long), format!("{}…", "x".repeat(60)));
 }
+
+/// Where a database lives, so that several stores (several servers) can
+/// open the same one.
+enum Database {
+    Sqlite(tempfile::TempDir),
+    Postgres(String),
+}
+
+impl Database {
+    async fn open(&self, liveness: Liveness) -> Store {
+        match self {
+            Database::Sqlite(dir) => Store::Sqlite(
+                SqliteStore::open_with(&dir.path().join("riverse.db"), liveness)
+                    .await
+                    .unwrap(),
+            ),
+            Database::Postgres(url) => {
+                Store::Postgres(PostgresStore::connect_with(url, liveness).await.unwrap())
+            }
+        }
+    }
+}
+
+/// A fresh SQLite database, and a fresh PostgreSQL one when a server is
+/// configured.
+async fn databases() -> Vec<Database> {
+    let mut databases = vec![Database::Sqlite(tempfile::tempdir().unwrap())];
+    if let Some(url) = riverse_test_support::postgres::fresh_postgres_url().await {
+        databases.push(Database::Postgres(url));
+    }
+    databases
+}
+
+/// Heartbeats judged stale after a fifth of a second.
+const QUICK: Liveness = Liveness {
+    heartbeat: Duration::from_millis(50),
+    stale_after: Duration::from_millis(200),
+};
+
+/// Never stale within a test: a store that only looks.
+const PATIENT: Liveness = Liveness {
+    heartbeat: Duration::from_secs(3600),
+    stale_after: Duration::from_secs(7200),
+};
+
+/// A conversation with a running answer started by `store`, one of whose
+/// two tool calls has finished; the conversation's and the answer's ids.
+async fn running_answer(store: &Store) -> (String, String) {
+    let conversation = store.create_conversation().await.unwrap().id;
+    store
+        .add_message(&conversation, Role::User, "slow?", MessageStatus::Done)
+        .await
+        .unwrap();
+    let answer = store
+        .add_message(&conversation, Role::Assistant, "", MessageStatus::Running)
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .start_tool_call(&answer, "c1", "quick", &json!({}))
+        .await
+        .unwrap();
+    let outcome = ToolCallOutcome {
+        success: true,
+        data: "ok".into(),
+        error: String::new(),
+        duration_ms: 1,
+    };
+    store
+        .finish_tool_call(&answer, "c1", &outcome)
+        .await
+        .unwrap();
+    store
+        .start_tool_call(&answer, "c2", "slow", &json!({}))
+        .await
+        .unwrap();
+    (conversation, answer)
+}
+
+/// The answer of `conversation` as `store` reads it.
+async fn answer_of(store: &Store, conversation: &str) -> StoredMessage {
+    let stored = store.conversation(conversation).await.unwrap().unwrap();
+    stored.messages[1].clone()
+}
+
+/// Waits past the stale bound of [`QUICK`].
+async fn outlast_quick() {
+    tokio::time::sleep(QUICK.stale_after * 2).await;
+}
+
+fn assert_interrupted(answer: &StoredMessage) {
+    assert_eq!(answer.status, MessageStatus::Failed);
+    assert_eq!(answer.error.as_deref(), Some(INTERRUPTED));
+    let calls: Vec<(Option<bool>, &str)> = answer
+        .tool_calls
+        .iter()
+        .map(|call| (call.success, call.error.as_str()))
+        .collect();
+    // The finished call keeps its outcome; the other one fails.
+    assert_eq!(calls, vec![(Some(true), ""), (Some(false), INTERRUPTED)]);
+}
+
+/// Issue 21, M6: a server killed mid-turn leaves its answer running; once
+/// its heartbeat is stale, reading the conversation fails it.
+#[tokio::test]
+async fn a_silent_answer_is_failed_with_its_unfinished_calls_once_stale() {
+    for database in databases().await {
+        let crashed = database.open(QUICK).await;
+        let (conversation, _answer) = running_answer(&crashed).await;
+        drop(crashed);
+        let reader = database.open(QUICK).await;
+        outlast_quick().await;
+        assert_interrupted(&answer_of(&reader, &conversation).await);
+    }
+}
+
+#[tokio::test]
+async fn listing_and_opening_fail_silent_answers_too() {
+    for database in databases().await {
+        let crashed = database.open(QUICK).await;
+        let (listed, _) = running_answer(&crashed).await;
+        let (reopened, _) = running_answer(&crashed).await;
+        drop(crashed);
+        let onlooker = database.open(PATIENT).await;
+        outlast_quick().await;
+        let lister = database.open(QUICK).await;
+        lister.list_conversations(1, 0).await.unwrap();
+        assert_interrupted(&answer_of(&onlooker, &listed).await);
+        assert_interrupted(&answer_of(&onlooker, &reopened).await);
+
+        let crashed = database.open(QUICK).await;
+        let (at_start, _) = running_answer(&crashed).await;
+        drop(crashed);
+        outlast_quick().await;
+        database.open(QUICK).await;
+        assert_interrupted(&answer_of(&onlooker, &at_start).await);
+    }
+}
+
+/// Several servers share one database: a live server's answer, beating,
+/// outlives many stale bounds while others read it, and only its owner's
+/// beats count.
+#[tokio::test]
+async fn a_beating_answer_is_never_taken_by_another_server() {
+    for database in databases().await {
+        let live = database.open(QUICK).await;
+        let other = database.open(QUICK).await;
+        let (conversation, answer) = running_answer(&live).await;
+        for _ in 0..12 {
+            tokio::time::sleep(QUICK.heartbeat).await;
+            live.beat(&answer).await.unwrap();
+            assert_eq!(
+                answer_of(&other, &conversation).await.status,
+                MessageStatus::Running
+            );
+            other.list_conversations(10, 0).await.unwrap();
+        }
+        for _ in 0..3 {
+            other.beat(&answer).await.unwrap();
+            tokio::time::sleep(QUICK.heartbeat).await;
+        }
+        outlast_quick().await;
+        assert_interrupted(&answer_of(&other, &conversation).await);
+        // A late beat does not bring it back, and the real end still wins.
+        live.beat(&answer).await.unwrap();
+        assert_eq!(
+            answer_of(&other, &conversation).await.status,
+            MessageStatus::Failed
+        );
+        live.finish_message(&answer, "done late", MessageStatus::Done, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            answer_of(&other, &conversation).await.status,
+            MessageStatus::Done
+        );
+    }
+}
+
+#[tokio::test]
+async fn finished_answers_are_never_failed() {
+    for database in databases().await {
+        let store = database.open(QUICK).await;
+        let (conversation, answer) = running_answer(&store).await;
+        store
+            .finish_message(&answer, "fine", MessageStatus::Done, None)
+            .await
+            .unwrap();
+        outlast_quick().await;
+        let stored = answer_of(&store, &conversation).await;
+        assert_eq!(
+            (stored.status, stored.tool_calls[1].success),
+            (MessageStatus::Done, None)
+        );
+        assert_eq!(store.fail_interrupted().await.unwrap(), 0);
+    }
+}
+
+/// Issue 21, L5: an offset past `i64::MAX` is an empty page, never the
+/// first one, on both backends.
+#[tokio::test]
+async fn a_huge_offset_is_past_the_end() {
+    for (_dir, store) in stores().await {
+        store.create_conversation().await.unwrap();
+        for offset in [usize::MAX, i64::MAX as usize, i64::MAX as usize + 1] {
+            let page = store.list_conversations(10, offset).await.unwrap();
+            assert_eq!(
+                page,
+                Page {
+                    conversations: vec![],
+                    has_more: false
+                },
+                "{offset}"
+            );
+        }
+        let page = store.list_conversations(usize::MAX, 0).await.unwrap();
+        assert_eq!(page.conversations.len(), 1);
+    }
+}
+
+/// Issue 21, L4: the store itself keeps titles within the bound.
+#[tokio::test]
+async fn a_long_title_is_cut_to_the_bound() {
+    for (_dir, store) in stores().await {
+        let id = store.create_conversation().await.unwrap().id;
+        let long = "é".repeat(MAX_TITLE_CHARS * 50);
+        assert!(store.rename_conversation(&id, &long).await.unwrap());
+        let title = store
+            .conversation(&id)
+            .await
+            .unwrap()
+            .unwrap()
+            .summary
+            .title;
+        assert_eq!(title, "é".repeat(MAX_TITLE_CHARS));
+    }
+}
+
+/// A database made by the first schema, left with an answer running: the
+/// upgrade gives that answer the stale bound from the upgrade on (a server
+/// of the previous version may still be finishing it), then it fails.
+#[tokio::test]
+async fn an_answer_running_before_the_upgrade_fails_once_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("riverse.db");
+    {
+        let connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE riverse_migrations (
+                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+            )
+            .unwrap();
+        connection.execute_batch(migrations::SQLITE[0].1).unwrap();
+        connection
+            .execute_batch(
+                "INSERT INTO riverse_migrations VALUES (1, 0);
+                 INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
+                 INSERT INTO messages (id, conversation_id, role, content, status, created_at)
+                 VALUES ('msg_q', 'conv_old', 'user', 'q', 'done', 0),
+                        ('msg_a', 'conv_old', 'assistant', '', 'running', 0);",
+            )
+            .unwrap();
+    }
+    let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
+    assert_eq!(
+        answer_of(&upgraded, "conv_old").await.status,
+        MessageStatus::Running
+    );
+    outlast_quick().await;
+    // The upgrade's heartbeat has a resolution of a second.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let later = Store::Sqlite(SqliteStore::open_with(&path, QUICK).await.unwrap());
+    let answer = answer_of(&later, "conv_old").await;
+    assert_eq!(
+        (answer.status, answer.error.as_deref()),
+        (MessageStatus::Failed, Some(INTERRUPTED))
+    );
+}

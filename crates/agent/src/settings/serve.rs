@@ -10,6 +10,11 @@
 //!   max_concurrent_turns: 8
 //!   turn_timeout: 300
 //!   shutdown_timeout: 10
+//!   header_timeout: 10       # a connection's request head must arrive within this
+//!   body_timeout: 60         # and its body within this
+//!   max_connections: 1024    # open connections; more wait to be accepted
+//!   max_mcp_sessions: 256    # MCP sessions held at once on /mcp
+//!   mcp_session_timeout: 300 # an MCP session unused this long is ended
 //! database: {name: riverse, user: riverse, host: localhost, password: "", port: 5432}
 //! ```
 
@@ -27,12 +32,27 @@ use super::values::{Count, Scalar, Seconds, Warnings, checked_text};
 type BodyBytes = Count<1, { 1 << 30 }>;
 /// `serve.max_concurrent_turns`.
 type ConcurrentTurns = Count<1, 100_000>;
+/// `serve.max_connections`.
+type Connections = Count<1, 1_000_000>;
+/// `serve.max_mcp_sessions`.
+type McpSessions = Count<1, 1_000_000>;
 
 const DEFAULT_ADDR: ([u8; 4], u16) = ([127, 0, 0, 1], 8420);
 const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
 const DEFAULT_MAX_CONCURRENT_TURNS: usize = 8;
 const DEFAULT_TURN_TIMEOUT: Duration = Duration::from_secs(300);
 const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+/// Clients send a request's head at once; a connection that has sent none
+/// of it after this long (a silent or trickling socket) is closed.
+const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// A body of `max_body_bytes` arrives in well under this on any link.
+const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(60);
+/// Below the usual open-file limit once it is raised to its hard limit, and
+/// far above what one person's clients open.
+const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+const DEFAULT_MAX_MCP_SESSIONS: usize = 256;
+/// MCP clients open a new session when theirs is gone (the protocol says so).
+const DEFAULT_MCP_SESSION_TIMEOUT: Duration = Duration::from_secs(300);
 const DEFAULT_POSTGRES_PORT: u16 = 5432;
 
 /// Where `riverse serve` keeps conversations (`serve.storage`).
@@ -63,6 +83,17 @@ pub struct ServeSettings {
     pub turn_timeout: Duration,
     /// How long a stopping server waits for turns in flight.
     pub shutdown_timeout: Duration,
+    /// How long a connection may take to send a request's head, from when
+    /// it opens or its previous reply ends.
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive.
+    pub body_timeout: Duration,
+    /// Connections open at once; further ones wait in the listen queue.
+    pub max_connections: usize,
+    /// MCP sessions held at once; an `initialize` beyond them gets 503.
+    pub max_mcp_sessions: usize,
+    /// An MCP session that receives nothing for this long is ended.
+    pub mcp_session_timeout: Duration,
     /// `serve.cors_origins`: origins (`https://chat.example.com`) whose pages
     /// may call the API; none by default.
     pub cors_origins: Vec<String>,
@@ -79,6 +110,11 @@ impl Default for ServeSettings {
             max_concurrent_turns: DEFAULT_MAX_CONCURRENT_TURNS,
             turn_timeout: DEFAULT_TURN_TIMEOUT,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_mcp_sessions: DEFAULT_MAX_MCP_SESSIONS,
+            mcp_session_timeout: DEFAULT_MCP_SESSION_TIMEOUT,
             cors_origins: Vec::new(),
         }
     }
@@ -97,6 +133,11 @@ impl fmt::Debug for ServeSettings {
             .field("max_concurrent_turns", &self.max_concurrent_turns)
             .field("turn_timeout", &self.turn_timeout)
             .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("max_mcp_sessions", &self.max_mcp_sessions)
+            .field("mcp_session_timeout", &self.mcp_session_timeout)
             .field("cors_origins", &self.cors_origins)
             .finish()
     }
@@ -113,6 +154,11 @@ pub(super) struct RawServe {
     max_concurrent_turns: Option<Scalar<ConcurrentTurns>>,
     turn_timeout: Option<Scalar<Seconds>>,
     shutdown_timeout: Option<Scalar<Seconds>>,
+    header_timeout: Option<Scalar<Seconds>>,
+    body_timeout: Option<Scalar<Seconds>>,
+    max_connections: Option<Scalar<Connections>>,
+    max_mcp_sessions: Option<Scalar<McpSessions>>,
+    mcp_session_timeout: Option<Scalar<Seconds>>,
     cors_origins: Vec<Origin>,
 }
 
@@ -180,9 +226,31 @@ pub(super) fn serve_settings(
             "postgres needs serve.database_url or a database: section".into(),
         ));
     }
+    let token = match raw.token.filter(|token| !token.is_empty()) {
+        Some(token) => Some(checked_token(token).map_err(|why| invalid("serve.token", why))?),
+        None => None,
+    };
+    let mut seconds = |key: &str, value: Option<Scalar<Seconds>>, default: Duration| {
+        value.map_or(default, |secs| warnings.take(key, secs).0)
+    };
+    let header_timeout = seconds(
+        "serve.header_timeout",
+        raw.header_timeout,
+        defaults.header_timeout,
+    );
+    let body_timeout = seconds(
+        "serve.body_timeout",
+        raw.body_timeout,
+        defaults.body_timeout,
+    );
+    let mcp_session_timeout = seconds(
+        "serve.mcp_session_timeout",
+        raw.mcp_session_timeout,
+        defaults.mcp_session_timeout,
+    );
     Ok(ServeSettings {
         addr,
-        token: raw.token.filter(|token| !token.is_empty()),
+        token,
         storage,
         database_url,
         max_body_bytes: raw.max_body_bytes.map_or(defaults.max_body_bytes, |bytes| {
@@ -201,12 +269,40 @@ pub(super) fn serve_settings(
             .map_or(defaults.shutdown_timeout, |secs| {
                 warnings.take("serve.shutdown_timeout", secs).0
             }),
+        header_timeout,
+        body_timeout,
+        max_connections: raw
+            .max_connections
+            .map_or(defaults.max_connections, |count| {
+                warnings.take("serve.max_connections", count).get()
+            }),
+        max_mcp_sessions: raw
+            .max_mcp_sessions
+            .map_or(defaults.max_mcp_sessions, |count| {
+                warnings.take("serve.max_mcp_sessions", count).get()
+            }),
+        mcp_session_timeout,
         cors_origins: raw
             .cors_origins
             .into_iter()
             .map(|origin| origin.0)
             .collect(),
     })
+}
+
+/// A token is compared byte for byte with what clients send, and HTTP drops
+/// the spaces around a header's value: a token with spaces at its ends, or
+/// with characters a header can't carry, could never match.
+pub fn checked_token(token: String) -> Result<String, String> {
+    if token.trim() != token {
+        return Err("has spaces at its start or end, which no client can send".to_owned());
+    }
+    if !token.bytes().all(|byte| byte.is_ascii_graphic()) {
+        return Err(
+            "may hold only visible ASCII characters, no spaces (it travels in a header)".to_owned(),
+        );
+    }
+    Ok(token)
 }
 
 /// `postgres://user:password@host:port/name` from Riverse's `database:`
@@ -316,6 +412,49 @@ mod tests {
         assert_eq!(
             parse("serve: {storage: postgres}").unwrap_err(),
             "settings.yaml: serve.storage: postgres needs serve.database_url or a database: section"
+        );
+    }
+
+    #[test]
+    fn a_token_that_no_client_could_send_is_refused() {
+        assert_eq!(
+            parse("serve: {token: \" s3cret-token-value \"}").unwrap_err(),
+            "settings.yaml: serve.token: has spaces at its start or end, which no client can send"
+        );
+        assert!(
+            parse("serve: {token: \"two words\"}")
+                .unwrap_err()
+                .contains("serve.token: may hold only visible ASCII")
+        );
+        let error = parse("serve: {token: \"näive-token\"}").unwrap_err();
+        assert!(!error.contains("näive"), "the value stays out: {error}");
+    }
+
+    #[test]
+    fn connection_limits_have_defaults_and_can_be_set() {
+        let serve = parse(
+            "serve: {header_timeout: 2, body_timeout: 5.5, max_connections: 64, max_mcp_sessions: 8, mcp_session_timeout: 30}",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                serve.header_timeout,
+                serve.body_timeout,
+                serve.max_connections,
+                serve.max_mcp_sessions,
+                serve.mcp_session_timeout
+            ),
+            (
+                Duration::from_secs(2),
+                Duration::from_millis(5500),
+                64,
+                8,
+                Duration::from_secs(30)
+            )
+        );
+        assert_eq!(
+            parse("serve: {max_connections: 0}").unwrap_err(),
+            "settings.yaml: serve.max_connections: expected a whole number from 1 to 1000000, got 0 at line 1 column 26"
         );
     }
 

@@ -1,4 +1,6 @@
 mod command;
+mod command_safety;
 mod http;
+mod http_safety;
 mod loading;
 mod support;

@@ -26,6 +26,8 @@ pub fn options(project: &Path, language: &str) -> AgentsOptions {
         config_dir: project.join("agent/config"),
         language: language.to_owned(),
         settings_agents: None,
+        max_output_bytes: 64 * 1024,
+        protected_paths: Vec::new(),
     }
 }
 
@@ -41,4 +43,139 @@ pub async fn call(registry: &Registry, name: &str, params: Value) -> ToolResult 
         .call(name, params)
         .await
         .unwrap_or_else(|err| panic!("{name} could not be called: {err}"))
+}
+
+/// A request as a [`RawServer`] read it.
+#[derive(Debug, Clone)]
+pub struct RawRequest {
+    /// `GET /path?query HTTP/1.1`
+    pub line: String,
+    /// Names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl RawRequest {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// What a [`RawServer`] answers.
+pub enum RawReply {
+    /// A status line's code and reason, extra headers, a body.
+    Full(&'static str, Vec<(String, String)>, String),
+    /// 200 with this many bytes of `A`, without a length, until the client
+    /// stops reading.
+    Endless(u64),
+}
+
+/// An HTTP/1.1 server on a loopback port, written on plain sockets so a test
+/// controls every byte: endless bodies, redirects to anywhere. Each
+/// connection answers one request and closes.
+pub struct RawServer {
+    pub port: u16,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<RawRequest>>>,
+    /// Bytes of `Endless` bodies written so far.
+    pub streamed: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl RawServer {
+    pub fn start(answer: impl Fn(&RawRequest) -> RawReply + Send + Sync + 'static) -> RawServer {
+        use std::sync::{Arc, Mutex, atomic::AtomicU64};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let streamed = Arc::new(AtomicU64::new(0));
+        let answer = Arc::new(answer);
+        let (seen, written) = (requests.clone(), streamed.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let (answer, seen, written) = (answer.clone(), seen.clone(), written.clone());
+                std::thread::spawn(move || serve_one(stream, &*answer, &seen, &written));
+            }
+        });
+        RawServer {
+            port,
+            requests,
+            streamed,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<RawRequest> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+fn serve_one(
+    stream: std::net::TcpStream,
+    answer: &(dyn Fn(&RawRequest) -> RawReply + Send + Sync),
+    seen: &std::sync::Mutex<Vec<RawRequest>>,
+    written: &std::sync::atomic::AtomicU64,
+) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).is_err() || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+    }
+    let length: usize = headers
+        .iter()
+        .find(|(name, _)| name == "content-length")
+        .and_then(|(_, value)| value.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    let _ = reader.read_exact(&mut body);
+    let request = RawRequest {
+        line: line.trim().to_owned(),
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    seen.lock().unwrap().push(request.clone());
+    let mut stream = stream;
+    match answer(&request) {
+        RawReply::Full(status, headers, body) => {
+            let mut head = format!(
+                "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            let _ = stream.write_all(format!("{head}\r\n{body}").as_bytes());
+        }
+        RawReply::Endless(total) => {
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n";
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            let chunk = vec![b'A'; 64 * 1024];
+            let mut sent = 0u64;
+            while sent < total {
+                if stream.write_all(&chunk).is_err() {
+                    return;
+                }
+                sent += chunk.len() as u64;
+                written.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
 }

@@ -119,12 +119,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
             agent.clone(),
             store,
             ServerOptions {
-                token: None,
-                max_body_bytes: 1 << 20,
                 max_concurrent_turns: 64,
                 turn_timeout: Duration::from_secs(60),
-                language: settings.language,
-                cors_origins: Vec::new(),
+                ..ServerOptions::new(&settings.serve, settings.language, None)
             },
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;

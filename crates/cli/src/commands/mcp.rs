@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 use riverse_agent::{Settings, ToolSources};
-use riverse_server::{MCP_PATH, McpOptions};
+use riverse_server::{MCP_PATH, ServerOptions};
 use riverse_tool::{LiveRegistry, Status};
 
 use super::reload::{self, Report};
@@ -47,11 +47,7 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
         .with_context(|| format!("can't listen on {addr}"))?;
     let bound = listener.local_addr().unwrap_or(addr);
     eprintln!("riverse mcp serving {served} tools at http://{bound}{MCP_PATH}");
-    let options = McpOptions {
-        token,
-        max_body_bytes: settings.serve.max_body_bytes,
-        cors_origins: settings.serve.cors_origins.clone(),
-    };
+    let options = ServerOptions::new(&settings.serve, settings.language, token).mcp();
     let finished = riverse_server::serve_mcp(
         listener,
         tools,

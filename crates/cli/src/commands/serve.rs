@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use riverse_agent::{Settings, Storage, build_agent_with_sources};
+use riverse_agent::{Settings, Storage, build_agent_with_sources, checked_token};
 use riverse_server::{AppState, MCP_PATH, ServerOptions};
 use riverse_store::{PostgresStore, SqliteStore, Store};
 
@@ -29,14 +29,7 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     let state = AppState::new(
         agent.clone(),
         store,
-        ServerOptions {
-            token,
-            max_body_bytes: serve.max_body_bytes,
-            max_concurrent_turns: serve.max_concurrent_turns,
-            turn_timeout: serve.turn_timeout,
-            language: settings.language,
-            cors_origins: serve.cors_origins.clone(),
-        },
+        ServerOptions::new(serve, settings.language, token),
     );
     let bound = listener.local_addr().unwrap_or(addr);
     eprintln!(
@@ -59,20 +52,33 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     Ok(Exit::Success)
 }
 
+/// The shortest token a server off loopback accepts: anyone on the network
+/// may guess at it.
+const MIN_NETWORK_TOKEN_CHARS: usize = 16;
+
 /// The token requests must carry: `RIVERSE_TOKEN`, else `serve.token`. A
-/// server off loopback needs one.
+/// server off loopback needs one, and not a short one.
 pub fn token_for(settings: &Settings, addr: SocketAddr) -> anyhow::Result<Option<String>> {
-    let token = std::env::var("RIVERSE_TOKEN")
+    let from_env = std::env::var("RIVERSE_TOKEN")
         .ok()
         .filter(|token| !token.is_empty())
-        .or_else(|| settings.serve.token.clone());
-    if token.is_none() && !addr.ip().is_loopback() {
-        return Err(usage(format!(
+        .map(|token| checked_token(token).map_err(|why| usage(format!("RIVERSE_TOKEN {why}"))))
+        .transpose()?;
+    let token = from_env.or_else(|| settings.serve.token.clone());
+    match &token {
+        None if !addr.ip().is_loopback() => Err(usage(format!(
             "refusing to serve on {addr} without a token: set serve.token or RIVERSE_TOKEN, \
              or bind to 127.0.0.1"
-        )));
+        ))),
+        Some(token) if !addr.ip().is_loopback() && token.len() < MIN_NETWORK_TOKEN_CHARS => {
+            Err(usage(format!(
+                "refusing to serve on {addr} with a token of {} characters: off loopback it \
+                 needs at least {MIN_NETWORK_TOKEN_CHARS} (for example `openssl rand -hex 24`)",
+                token.len()
+            )))
+        }
+        _ => Ok(token),
     }
-    Ok(token)
 }
 
 /// The store `serve.storage` names, and where it is, for the start line.

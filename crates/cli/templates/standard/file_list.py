@@ -1,9 +1,10 @@
 """file_list: the immediate contents of a directory inside the allowed directories."""
 
 import os
+import stat
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
-from agent.tools._paths import contain, shown, tool_settings
+from agent.tools._paths import NotFound, Refused, Scope, open_path, tool_settings
 
 
 class FileListTool(BaseTool):
@@ -16,8 +17,8 @@ class FileListTool(BaseTool):
             name="file_list",
             description=(
                 "List the immediate contents of a directory (one level deep, non-recursive). "
-                "Returns subdirectories (with trailing /) and files with their sizes in bytes, "
-                "followed by a summary line: `N directories, M files`."
+                "Returns subdirectories (with trailing /), files with their sizes in bytes and "
+                "symlinks (with @), followed by a summary line: `N directories, M files`."
             ),
             parameters={"path": "Directory path to list (default: the project directory)"},
             examples=["list files in the project root", "what's inside the src/ directory?"],
@@ -29,20 +30,40 @@ class FileListTool(BaseTool):
 
     def execute(self, params: dict) -> ToolResult:
         path = str(params.get("path") or ".").strip() or "."
-        resolved, refusal = contain(path, self.settings)
-        if refusal:
-            return ToolResult(success=False, data="", error=refusal)
-        if not os.path.isdir(resolved):
+        scope = Scope(self.config, "file_list")
+        try:
+            opened = open_path(scope, path, os.O_RDONLY | os.O_NONBLOCK)
+        except Refused as refusal:
+            return ToolResult(success=False, data="", error=str(refusal))
+        except NotFound:
             return ToolResult(success=False, data="", error=f"not a directory: {path}")
-        dirs, files = [], []
-        for name in sorted(os.listdir(resolved)):
-            full = os.path.join(resolved, name)
-            if os.path.isdir(full):
-                dirs.append(f"  {name}/")
-            else:
-                try:
-                    files.append(f"  {name}  ({os.path.getsize(full)} bytes)")
-                except OSError:
-                    files.append(f"  {name}")
-        lines = [f"=== {shown(resolved)} ===", *dirs, *files, f"\n{len(dirs)} directories, {len(files)} files"]
+        try:
+            if not stat.S_ISDIR(opened.info.st_mode):
+                return ToolResult(success=False, data="", error=f"not a directory: {path}")
+            dirs, files = self.entries(scope, opened)
+        finally:
+            os.close(opened.fd)
+        lines = [f"=== {scope.shown(opened.real)} ===", *dirs, *files, f"\n{len(dirs)} directories, {len(files)} files"]
         return ToolResult(success=True, data="\n".join(lines))
+
+    @staticmethod
+    def entries(scope: Scope, opened):
+        """The directory's entries, read through its descriptor; protected
+        ones are left out, as if they were not there."""
+        dirs, files = [], []
+        with os.scandir(opened.fd) as listing:
+            for entry in sorted(listing, key=lambda entry: entry.name):
+                real = os.path.join(opened.real, entry.name)
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if scope.refusal(real, real, info):
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    dirs.append(f"  {entry.name}/")
+                elif stat.S_ISLNK(info.st_mode):
+                    files.append(f"  {entry.name}@")
+                else:
+                    files.append(f"  {entry.name}  ({info.st_size} bytes)")
+        return dirs, files

@@ -3,7 +3,7 @@
 import os
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
-from agent.tools._paths import contain, shown, tool_settings
+from agent.tools._paths import NotFound, Refused, Scope, hard_link_refusal, is_regular, open_path, tool_settings
 
 
 class FileWriteTool(BaseTool):
@@ -36,19 +36,26 @@ class FileWriteTool(BaseTool):
         content = "" if content is None else str(content)
         if not path:
             return ToolResult(success=False, data="", error="missing path")
-        resolved, refusal = contain(path, self.settings)
-        if refusal:
-            return ToolResult(success=False, data="", error=refusal)
-        if os.path.isdir(resolved):
-            return ToolResult(success=False, data="", error=f"is a directory: {path}")
-        os.makedirs(os.path.dirname(resolved), exist_ok=True)
-        # The path is resolved: a symlink put in its place since would be
-        # refused here rather than followed.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        scope = Scope(self.config, "file_write")
+        # Not O_TRUNC: the file is emptied only once it is known to be a
+        # regular file with one link, inside the scope.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK
         try:
-            fd = os.open(resolved, flags, 0o644)
+            opened = open_path(scope, path, flags, make_parents=True)
+        except Refused as refusal:
+            return ToolResult(success=False, data="", error=str(refusal))
+        except NotFound:
+            return ToolResult(success=False, data="", error=f"can't write {path}: a parent is not a directory")
+        except IsADirectoryError:
+            return ToolResult(success=False, data="", error=f"is a directory: {path}")
         except OSError as exc:
             return ToolResult(success=False, data="", error=f"can't write {path}: {exc.strerror}")
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(content)
-        return ToolResult(success=True, data=f"Written {len(content)} characters to {shown(resolved)}")
+        with os.fdopen(opened.fd, "wb") as file:
+            if not is_regular(opened.info):
+                return ToolResult(success=False, data="", error=f"not a regular file: {path}")
+            refusal = hard_link_refusal(scope, path, opened.info, writing=True)
+            if refusal:
+                return ToolResult(success=False, data="", error=refusal)
+            file.truncate(0)
+            file.write(content.encode("utf-8"))
+        return ToolResult(success=True, data=f"Written {len(content)} characters to {scope.shown(opened.real)}")

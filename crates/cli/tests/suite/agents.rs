@@ -122,3 +122,29 @@ fn settings_can_add_agents() {
         json!({"kind": "agent", "file": "settings.yaml"})
     );
 }
+
+/// Issue 21 (H3, H4): through `riverse call`, a shell template's quotes hold
+/// and a value can't become an option.
+#[test]
+fn called_agents_keep_values_as_data() {
+    let project = Project::new();
+    project.settings(
+        r#"agents:
+  - {name: greet, type: command, parameters: {name: n}, command: {template: 'echo "Hello {name}"', shell: true}}
+  - {name: quoted, type: command, parameters: {name: n}, command: {template: "echo '{name}'", shell: true}}
+  - {name: lister, type: command, parameters: {dir: d}, command: {template: "ls {dir}"}}
+"#,
+    );
+    let marker = project.path().join("PWNED");
+    let value = format!("$(touch {})", marker.display());
+    for tool in ["greet", "quoted"] {
+        let ran = riverse(&project, &["call", tool, &format!("name={value}")]);
+        assert!(ran.exits(0).stdout.contains(&value), "{ran:?}");
+    }
+    assert!(!marker.exists());
+    let ran = riverse(&project, &["call", "lister", "dir=--recursive"]);
+    assert!(
+        ran.exits(1).stderr.contains("would be read as an option"),
+        "{ran:?}"
+    );
+}

@@ -363,6 +363,57 @@ fn lines_that_are_not_requests_leave_the_session_serving() {
     session.end();
 }
 
+/// Issue 21, L7: a request nested deeper than serde_json reads is still
+/// answered, with an error carrying its id where it has one; a deep
+/// notification is not answered; and the session goes on.
+#[test]
+fn a_request_nested_too_deeply_is_answered_with_its_id() {
+    use std::io::Write;
+    let project = project("");
+    let mut session = RawSession::start(&project, &[], std::process::Stdio::null());
+    let too_deep = json!({"code": -32600, "message": "request nested more than 127 levels deep"});
+    let mut id = 100;
+    for levels in [128, 129, 100_000] {
+        for (open, close) in [("[", "]"), ("{\"a\":", "}")] {
+            // Written as text: a value this deep is past what serde_json builds.
+            let deep = format!("{}1{}", open.repeat(levels), close.repeat(levels));
+            id += 1;
+            writeln!(
+                session.stdin,
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"shout","arguments":{{"text":{deep}}}}}}}"#
+            )
+            .unwrap();
+            let answer = session.reply();
+            assert_eq!(answer["id"], json!(id), "{levels} levels: {answer}");
+            assert_eq!(answer["error"], too_deep, "{levels} levels: {answer}");
+
+            writeln!(
+                session.stdin,
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{deep}}}"#
+            )
+            .unwrap();
+            writeln!(
+                session.stdin,
+                r#"{{"jsonrpc":"2.0","id":{deep},"method":"tools/list"}}"#
+            )
+            .unwrap();
+            let answer = session.reply();
+            assert_eq!(answer["id"], Value::Null, "an id that is no id: {answer}");
+            assert_eq!(answer["error"], too_deep, "{answer}");
+        }
+    }
+    session.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "shout", "arguments": {"text": "still here"}}}));
+    let answer = session.reply();
+    assert_eq!(answer["id"], json!(9), "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("STILL HERE"),
+        "{answer}"
+    );
+    session.end();
+}
+
 /// Issue 13, defect 7: an MCP host that never reads Riverse's stderr must not
 /// stall it. Every call here logs 256 KiB (the tool's prints, plus Riverse's
 /// own lines at `debug`), four times what a pipe holds, and every call is

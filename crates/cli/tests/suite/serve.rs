@@ -34,14 +34,36 @@ impl Server {
     /// serving ... http://...`; `url` is the server's root.
     pub(super) fn start_with(project: &Project, args: &[&str], envs: &[(&str, &str)]) -> Server {
         let mut command = riverse(project);
-        command
-            .args(args)
-            .env_remove("RIVERSE_TOKEN")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        command.args(args).env_remove("RIVERSE_TOKEN");
         for (key, value) in envs {
             command.env(key, value);
         }
+        Server::spawn(command)
+    }
+
+    /// Starts `command` (a `riverse serve` one) with at most `files` open
+    /// files, through util-linux's `prlimit`.
+    pub(super) fn start_limited(command: Command, files: u32) -> Server {
+        let mut limited = Command::new("prlimit");
+        limited
+            .arg(format!("--nofile={files}:{files}"))
+            .arg(command.get_program())
+            .args(command.get_args())
+            .envs(
+                command
+                    .get_envs()
+                    .filter_map(|(key, value)| value.map(|value| (key, value))),
+            );
+        for (key, value) in command.get_envs() {
+            if value.is_none() {
+                limited.env_remove(key);
+            }
+        }
+        Server::spawn(limited)
+    }
+
+    fn spawn(mut command: Command) -> Server {
+        command.stdout(Stdio::null()).stderr(Stdio::piped());
         // Held by the server from the start, so that it is killed on any panic.
         let mut server = Server {
             child: command.spawn().unwrap(),

@@ -1,5 +1,7 @@
 //! Issue 13, Severe 2: a signal that ends Riverse ends every worker it started
-//! and their children, and the exit status says which signal it was.
+//! and their children, and the exit status says which signal it was. Issue
+//! 21, M6: so does `kill -9`, for processes that left their worker's group
+//! too, and the answer a killed server left running is failed once stale.
 
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -7,9 +9,14 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+use riverse_store::{INTERRUPTED, Liveness, MessageStatus, SqliteStore};
 use riverse_test_support::is_gone;
+use riverse_test_support::openai::{OpenAiServer, ev_tool_call};
+use serde_json::{Value, json};
 
+use super::ask::project_for;
 use super::command::{project, riverse_in};
+use super::serve::{Server, http};
 
 fn parent_of(pid: i32) -> i32 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -101,4 +108,201 @@ fn an_mcp_server_that_never_finishes_starting_does_not_outlive_riverse() {
         .parse()
         .unwrap();
     wait_until("the mcp server outlived riverse", || is_gone(server));
+}
+
+/// A tool whose child leaves the worker's group and stays its child (as
+/// `shell_exec` does), and whose grandchild leaves that group too: their
+/// pids go to `pids`, one a line, then the call hangs.
+const LEAVES_ITS_GROUP: &str = r#"
+import subprocess, sys, time
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+GRANDCHILD = (
+    "import subprocess, sys, time\n"
+    "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
+    "open(sys.argv[1], 'a').write(f'{g.pid}\\n')\n"
+    "time.sleep(600)\n"
+)
+
+class LeavesItsGroup(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="leaves_its_group", description="starts processes in new sessions",
+                            parameters={"pid_file": "where the pids go"})
+
+    def execute(self, params):
+        child = subprocess.Popen([sys.executable, "-c", GRANDCHILD, params["pid_file"]], start_new_session=True)
+        with open(params["pid_file"], "a") as file:
+            file.write(f"{child.pid}\n")
+        while True:
+            time.sleep(60)
+"#;
+
+/// `riverse call TOOL` running until `count` pids are in its pid file: the
+/// riverse process, and the pids.
+fn call_writing_pids(dir: &Path, tool: &str, count: usize) -> (Child, Vec<i32>) {
+    let pid_file = dir.join("pids");
+    let params = format!(r#"{{"pid_file": "{}"}}"#, pid_file.display());
+    let riverse = riverse_in(dir, &["call", tool, "--params", &params])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    (riverse, pids_once(&pid_file, count))
+}
+
+/// Issue 21, M6: `kill -9` of Riverse leaves no process a tool started,
+/// even one that left the worker's process group with setsid, whether it
+/// is still the worker's descendant or was orphaned before, with workers
+/// forked by the fork server or started fresh.
+fn sigkill_leaves_no_escaped_process(fork: bool, tool_file: (&str, &str), count: usize) {
+    let project = project(&[]);
+    project.file(&format!("agent/tools/{}", tool_file.0), tool_file.1);
+    let tool = tool_file.0.trim_end_matches(".py");
+    project.settings(&format!(
+        "python: {{fork: {fork}}}\ntools:\n  {tool}: {{timeout: 120}}\n"
+    ));
+    let (mut riverse, pids) = call_writing_pids(project.path(), tool, count);
+    for &pid in &pids {
+        assert!(
+            !is_gone(pid),
+            "process {pid} ended before riverse was killed"
+        );
+    }
+    kill(Pid::from_raw(riverse.id() as i32), Signal::SIGKILL).unwrap();
+    riverse.wait().unwrap();
+    for pid in pids {
+        wait_until(&format!("process {pid} outlived riverse"), || is_gone(pid));
+    }
+}
+
+fn escapes_its_group() -> (&'static str, &'static str) {
+    const FIXTURE: &str = include_str!("../../../test-support/fixtures/escapes_its_group.py");
+    ("escapes_its_group.py", FIXTURE)
+}
+
+#[test]
+fn sigkill_of_riverse_ends_an_orphan_that_left_its_group_in_a_forked_worker() {
+    sigkill_leaves_no_escaped_process(true, escapes_its_group(), 1);
+}
+
+#[test]
+fn sigkill_of_riverse_ends_an_orphan_that_left_its_group_in_a_fresh_worker() {
+    sigkill_leaves_no_escaped_process(false, escapes_its_group(), 1);
+}
+
+#[test]
+fn sigkill_of_riverse_ends_children_in_sessions_of_their_own_in_a_forked_worker() {
+    sigkill_leaves_no_escaped_process(true, ("leaves_its_group.py", LEAVES_ITS_GROUP), 2);
+}
+
+#[test]
+fn sigkill_of_riverse_ends_children_in_sessions_of_their_own_in_a_fresh_worker() {
+    sigkill_leaves_no_escaped_process(false, ("leaves_its_group.py", LEAVES_ITS_GROUP), 2);
+}
+
+/// The pids in `pid_file` once there are `count`.
+fn pids_once(pid_file: &Path, count: usize) -> Vec<i32> {
+    let pids = || -> Vec<i32> {
+        std::fs::read_to_string(pid_file)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    };
+    wait_until("the tool never started its processes", || {
+        pids().len() >= count
+    });
+    pids()
+}
+
+/// Sends a message to conversation `id` and leaves without reading: the
+/// connection, held open for the turn.
+fn send_message(url: &str, id: &str, content: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let address = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    let body = json!({"content": content, "stream": true}).to_string();
+    write!(
+        stream,
+        "POST /v1/conversations/{id}/messages HTTP/1.1\r\nHost: {address}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    stream
+}
+
+/// The answer of conversation `id`, as the server at `url` shows it.
+fn answer_at(url: &str, id: &str) -> Value {
+    let (status, body) = http(url, "GET", &format!("/v1/conversations/{id}"), None);
+    assert_eq!(status, 200, "{body}");
+    let conversation: Value = serde_json::from_str(&body).unwrap();
+    conversation["messages"][1].clone()
+}
+
+/// Issue 21, M6 (the review's case): `riverse serve` killed with SIGKILL
+/// while a tool runs. The tool's processes, in sessions of their own, end;
+/// the answer stays running while its heartbeat is fresh (its server might
+/// be alive elsewhere), and once it is stale a server fails it, with its
+/// unfinished tool call.
+#[test]
+fn sigkill_of_riverse_serve_mid_turn_leaves_no_process_and_then_a_failed_answer() {
+    let pid_file = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let llm = OpenAiServer::start([ev_tool_call(
+        "c1",
+        "leaves_its_group",
+        json!({"pid_file": pid_file.display().to_string()}),
+    )]);
+    let project = project_for(&llm, "tools:\n  leaves_its_group: {timeout: 120}\n");
+    project.file("agent/tools/leaves_its_group.py", LEAVES_ITS_GROUP);
+    let killed = Server::start(&project, &[]);
+    let (status, created) = http(&killed.url, "POST", "/v1/conversations", None);
+    assert_eq!(status, 200, "{created}");
+    let id = serde_json::from_str::<Value>(&created).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let _turn = send_message(&killed.url, &id, "start them");
+    let pids = pids_once(&pid_file, 2);
+    killed.stop(Signal::SIGKILL);
+    for pid in pids {
+        wait_until(&format!("process {pid} outlived riverse serve"), || {
+            is_gone(pid)
+        });
+    }
+
+    let restarted = Server::start(&project, &[]);
+    let answer = answer_at(&restarted.url, &id);
+    assert_eq!(answer["status"], "running", "{answer}");
+    assert_eq!(answer["tool_calls"][0]["success"], Value::Null, "{answer}");
+
+    // Time passing beyond the stale bound, as a store judging by a bound
+    // shorter than the heartbeats' age sees it.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        std::thread::sleep(Duration::from_millis(20));
+        let later = Liveness {
+            heartbeat: Duration::from_millis(1),
+            stale_after: Duration::from_millis(10),
+        };
+        let path = project.path().join(".riverse/riverse.db");
+        let store = SqliteStore::open_with(&path, later).await.unwrap();
+        let stored = store.conversation(&id).await.unwrap().unwrap();
+        assert_eq!(stored.messages[1].status, MessageStatus::Failed);
+    });
+    let answer = answer_at(&restarted.url, &id);
+    assert_eq!(
+        (
+            answer["status"].clone(),
+            answer["error"].clone(),
+            answer["tool_calls"][0]["success"].clone(),
+            answer["tool_calls"][0]["error"].clone(),
+        ),
+        (
+            json!("failed"),
+            json!(INTERRUPTED),
+            json!(false),
+            json!(INTERRUPTED)
+        )
+    );
 }

@@ -154,9 +154,9 @@ fn a_symlinked_tools_directory_does_not_move_the_project() {
     let tools = standard.path("demo_secret/tools");
     std::fs::rename(standard.path("demo/agent/tools"), &tools).unwrap();
     symlink(&tools, standard.path("demo/agent/tools")).unwrap();
-    let ran = standard.call("file_read", &["path=settings.yaml"]);
+    let ran = standard.call("file_read", &["path=notes/a.txt"]);
     assert!(
-        ran.exits(0).stdout.starts_with("=== settings.yaml ==="),
+        ran.exits(0).stdout.starts_with("=== notes/a.txt ==="),
         "{ran:?}"
     );
     standard.refused("file_read", &["path=agent/tools/../secret.txt"]);
@@ -178,14 +178,14 @@ fn shell_exec_runs_allowlisted_programs_on_files_inside_only() {
         "command=cat /etc/passwd",
         "command=cat link/secret.txt",
         "command=cat notes/leak.txt",
-        "command=ls --directory=/etc",
+        "command=ls -d /etc",
     ] {
         standard.refused("shell_exec", &[command]);
     }
     for (command, refusal) in [
         (
             "command=find . -delete",
-            "refused: -delete is not allowed with find",
+            "refused: find: option -delete is not allowed",
         ),
         (
             "command=ls; cat /etc/passwd",

@@ -9,8 +9,8 @@ mod grounding;
 use riverse_llm::Message;
 use riverse_route::script::mostly_cjk;
 
-use crate::inference::chatml::{Role, clip, open_assistant, push_turn};
-use crate::tuning::{HISTORY_CHARS, HISTORY_MESSAGES};
+use crate::inference::chatml::{Role, clip_bytes, open_assistant, push_turn};
+use crate::tuning::{ANSWER_QUESTION_BYTES, ANSWER_RESULTS_BYTES, HISTORY_BYTES, HISTORY_MESSAGES};
 use asked::{Asked, TurnResult};
 pub(crate) use grounding::{NumberGrounding, single_digit};
 
@@ -147,15 +147,13 @@ fn answer_prompt(conversation: &[Message], asked: &Asked<'_>) -> (String, Option
         .iter()
         .skip(history.len().saturating_sub(HISTORY_MESSAGES))
     {
-        push_turn(&mut prompt, *role, &clip(text, HISTORY_CHARS));
+        push_turn(&mut prompt, *role, &clip_bytes(text, HISTORY_BYTES));
     }
 
-    let mut turn = question.trim().to_owned();
+    let mut turn = clip_bytes(question.trim(), ANSWER_QUESTION_BYTES);
     if !results.is_empty() {
         turn.push_str("\n\nTool results:");
-        for result in results {
-            turn.push_str(&format!("\n{}: {}", result.tool, result.content.trim()));
-        }
+        turn.push_str(&results_section(results));
     }
     push_turn(&mut prompt, Role::User, &turn);
     open_assistant(&mut prompt);
@@ -169,6 +167,26 @@ fn answer_prompt(conversation: &[Message], asked: &Asked<'_>) -> (String, Option
         )
     });
     (prompt, grounding)
+}
+
+/// This turn's results as the prompt shows them, one `tool: content` line
+/// each, within [`ANSWER_RESULTS_BYTES`]: every result keeps the start of
+/// its content, an equal share each, so a huge one does not crowd out the
+/// others.
+fn results_section(results: &[TurnResult<'_>]) -> String {
+    let share = ANSWER_RESULTS_BYTES / results.len().max(1);
+    let lines: String = results
+        .iter()
+        .map(|result| {
+            // The line's own bytes: its break, the tool's name, `: ` and
+            // the ellipsis of a cut.
+            let framing = result.tool.len() + 6;
+            let content = clip_bytes(result.content.trim(), share.saturating_sub(framing));
+            format!("\n{}: {content}", result.tool)
+        })
+        .collect();
+    // Only many results with long names reach this.
+    clip_bytes(&lines, ANSWER_RESULTS_BYTES)
 }
 
 #[cfg(test)]
@@ -317,6 +335,47 @@ mod tests {
             panic!("small talk is generated");
         };
         assert!(prompt.contains(ENGLISH_ONLY), "{prompt}");
+    }
+
+    /// Issue 21, H7: what the model reads of a conversation is bounded,
+    /// however large its question, results or history.
+    #[test]
+    fn an_answer_prompt_is_bounded_whatever_the_conversation_holds() {
+        let huge = "lorem ipsum dolor sit amet ".repeat(40_000);
+        let wide = "東京🍕".repeat(150_000);
+        let mut conversation = Vec::new();
+        for _ in 0..10 {
+            conversation.push(Message::User(wide.clone()));
+            conversation.push(Message::assistant(&huge));
+        }
+        let results: Vec<(&str, &str, bool)> =
+            (0..50).map(|_| ("clock", huge.as_str(), false)).collect();
+        conversation.extend(turn(&format!("What time is it? {wide}"), &results));
+        let (prompt, _) = answer_prompt(&conversation, &Asked::of(&conversation));
+        // Instructions and ChatML framing, as `HISTORY_BYTES` counts them.
+        let fixed = 500;
+        let ellipsis = "…".len();
+        let bound = HISTORY_MESSAGES * (HISTORY_BYTES + ellipsis)
+            + ANSWER_QUESTION_BYTES
+            + ANSWER_RESULTS_BYTES
+            + 2 * ellipsis
+            + fixed;
+        assert!(prompt.len() <= bound, "{} bytes", prompt.len());
+        assert!(bound < 7_000, "the bound HISTORY_BYTES states");
+        assert!(prompt.contains("What time is it?"), "the question's start");
+        assert_eq!(
+            prompt.matches("\nclock: lorem").count(),
+            50,
+            "every result keeps its start"
+        );
+    }
+
+    #[test]
+    fn a_short_conversation_is_read_whole() {
+        let conversation = turn("What time is it?", &[("clock", "09:30", false)]);
+        let (prompt, _) = answer_prompt(&conversation, &Asked::of(&conversation));
+        assert!(prompt.contains("What time is it?\n\nTool results:\nclock: 09:30<|im_end|>"));
+        assert!(!prompt.contains('…'), "{prompt}");
     }
 
     #[test]

@@ -47,6 +47,20 @@ pub(crate) fn clip(text: &str, limit: usize) -> String {
     }
 }
 
+/// `text` cut to at most `limit` bytes, at a character boundary, an
+/// ellipsis marking the cut: what a prompt keeps of a text whose tokens
+/// must be bounded (a text never has more tokens than bytes).
+pub(crate) fn clip_bytes(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut cut = limit;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +81,13 @@ mod tests {
     fn long_texts_are_clipped_with_an_ellipsis() {
         assert_eq!(clip("abcdef", 3), "abc…");
         assert_eq!(clip("東京都", 3), "東京都");
+    }
+
+    #[test]
+    fn byte_clips_cut_between_characters() {
+        assert_eq!(clip_bytes("abcdef", 3), "abc…");
+        assert_eq!(clip_bytes("東京都", 7), "東京…", "never inside 都");
+        assert_eq!(clip_bytes("東京都", 9), "東京都");
+        assert_eq!(clip_bytes("東", 2), "…");
     }
 }

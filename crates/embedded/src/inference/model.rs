@@ -267,8 +267,11 @@ impl Weights {
     }
 
     /// Runs `tokens` after what `cache` holds, appends them to it, and returns
-    /// F32 logits of shape `(positions, vocab)`.
+    /// F32 logits of shape `(positions, vocab)`. Like [`Weights::forward_tree`],
+    /// it is one step of a [`crate::ModelJob`]: it fails at once when the job
+    /// is cancelled.
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache, logits: Logits) -> Result<Tensor> {
+        crate::job::step(tokens.len())?;
         let seq = tokens.len();
         let start = cache.len;
         self.check_room(start, seq)?;
@@ -308,6 +311,7 @@ impl Weights {
         parents: &[Option<usize>],
         cache: &KvCache,
     ) -> Result<Tensor> {
+        crate::job::step(tokens.len())?;
         let seq = tokens.len();
         let start = cache.len;
         let mut depth = vec![0usize; seq];

@@ -26,7 +26,7 @@ use riverse_tool::{Params, ToolManifest};
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::inference::prompt_cache::PromptCache;
-use crate::tuning::KEPT_PREFIXES;
+use crate::tuning::{KEPT_PREFIXES, ROUTED_MESSAGE_CHARS};
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, decide};
@@ -81,6 +81,7 @@ impl Router {
                 scores: Vec::new(),
             });
         }
+        let message = routed_part(message);
         let choice = self.choice_prefix(engine, tools)?;
         let scores = choice.score(engine, message)?;
         let route = match decide(&scores) {
@@ -150,6 +151,24 @@ impl Router {
     }
 }
 
+/// The start of `message` that routing reads: at most
+/// [`ROUTED_MESSAGE_CHARS`] characters, cut before the word the limit falls
+/// in when there is a space to cut at (a part of a word would be offered as
+/// a value).
+pub(crate) fn routed_part(message: &str) -> &str {
+    let Some((limit, _)) = message.char_indices().nth(ROUTED_MESSAGE_CHARS) else {
+        return message;
+    };
+    let head = &message[..limit];
+    if message[limit..].starts_with(char::is_whitespace) {
+        return head;
+    }
+    match head.rfind(char::is_whitespace) {
+        Some(space) => &head[..space],
+        None => head,
+    }
+}
+
 fn fingerprint(text: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
     text.hash(&mut hasher);
@@ -194,5 +213,29 @@ impl<T> Recent<T> {
         if entries.len() > KEPT_PREFIXES {
             entries.remove(0);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routing_reads_the_start_of_a_long_message_up_to_a_word() {
+        let short = "What time is it in Tokyo?";
+        assert_eq!(routed_part(short), short);
+        let long = format!(
+            "What time is it in Tokyo? {}",
+            "lorem ipsum ".repeat(100_000)
+        );
+        let part = routed_part(&long);
+        assert!(part.starts_with(short), "{part}");
+        assert!(part.chars().count() <= ROUTED_MESSAGE_CHARS, "{part}");
+        assert!(
+            part.ends_with("lorem") || part.ends_with("ipsum"),
+            "cut between words: {part:?}"
+        );
+        let japanese = "東京".repeat(1000);
+        assert_eq!(routed_part(&japanese).chars().count(), ROUTED_MESSAGE_CHARS);
     }
 }

@@ -1,4 +1,5 @@
 mod answer;
+mod bounds;
 mod loading;
 mod provider;
 mod routing;

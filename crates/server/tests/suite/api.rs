@@ -264,6 +264,7 @@ async fn from_origin(
     let mut request = axum::http::Request::builder()
         .method(method)
         .uri("/v1/models")
+        .header("host", "127.0.0.1:8420")
         .header("origin", origin);
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -315,9 +316,19 @@ async fn only_listed_origins_may_call_from_a_browser() {
         &[("authorization", "Bearer s3cret")],
     )
     .await;
-    assert_eq!(other, (200, None));
+    assert_eq!(
+        other,
+        (403, None),
+        "a page of another origin, even with the token"
+    );
 
     let plain = served_at(&llm.url(), &[], "").await;
     let none = from_origin(plain.app(), "GET", listed, &[]).await;
-    assert_eq!(none, (200, None), "no CORS unless origins are listed");
+    assert_eq!(
+        none,
+        (403, None),
+        "no origin but the server's own unless listed"
+    );
+    let own = from_origin(plain.app(), "GET", "http://127.0.0.1:8420", &[]).await;
+    assert_eq!(own, (200, None), "the server's own page needs no CORS");
 }

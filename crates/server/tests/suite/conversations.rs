@@ -8,8 +8,15 @@ use serde_json::{Value, json};
 
 use riverse_test_support::postgres::fresh_postgres_url;
 
+use std::sync::Arc;
+
+use riverse_agent::{Settings, build_agent};
+use riverse_server::{AppState, ServerOptions};
+use riverse_store::{Liveness, MAX_TITLE_CHARS, MessageStatus, PostgresStore, SqliteStore, Store};
+use riverse_test_support::Project;
+
 use super::faults::leave_after_first_chunk;
-use super::support::{Backend, create, get, post, send, served_on};
+use super::support::{Backend, Served, create, get, post, send, served_on};
 
 /// Runs each named check once on SQLite and once on PostgreSQL (when a
 /// server is configured).
@@ -37,6 +44,9 @@ on_both_backends!(
     a_conversation_keeps_messages_and_tool_calls_and_feeds_them_back,
     conversations_are_listed_newest_first_renamed_and_deleted,
     a_client_leaving_mid_stream_does_not_lose_the_turn,
+    a_running_answer_keeps_beating_so_no_other_server_takes_it,
+    paging_refuses_what_is_not_a_whole_number_and_saturates_huge_ones,
+    titles_over_the_bound_are_refused_naming_the_field,
 );
 
 async fn a_conversation_keeps_messages_and_tool_calls_and_feeds_them_back(backend: Backend) {
@@ -272,4 +282,180 @@ async fn two_servers_on_one_postgres_database_continue_one_conversation() {
     );
     let listed = get(second.app(), "/v1/conversations").await.json();
     assert_eq!(listed["data"][0]["id"], json!(id));
+}
+
+/// Heartbeats a tenth of a second apart, stale after a second.
+const QUICK: Liveness = Liveness {
+    heartbeat: Duration::from_millis(100),
+    stale_after: Duration::from_secs(1),
+};
+
+/// As `served_on`, with answers kept alive by `liveness`.
+async fn served_with(backend: &Backend, api_base: &str, liveness: Liveness) -> Served {
+    let project = Project::new();
+    project.fixture("weather.py");
+    let yaml = format!(
+        "llm_provider: openai\nopenai: {{api_base: \"{api_base}\", api_key: sk-test, max_retries: 0}}\n"
+    );
+    project.settings(&yaml);
+    let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();
+    let agent = build_agent(&settings).await.unwrap();
+    let store = open_store(backend, &project, liveness).await;
+    let serve = &settings.serve;
+    let state = AppState::new(
+        Arc::new(agent),
+        store,
+        ServerOptions::new(serve, settings.language, serve.token.clone()),
+    );
+    Served { project, state }
+}
+
+/// Another server's view of `project`'s conversations.
+async fn open_store(backend: &Backend, project: &Project, liveness: Liveness) -> Store {
+    match backend {
+        Backend::Sqlite => Store::Sqlite(
+            SqliteStore::open_with(&project.path().join(".riverse/riverse.db"), liveness)
+                .await
+                .unwrap(),
+        ),
+        Backend::Postgres(url) => {
+            Store::Postgres(PostgresStore::connect_with(url, liveness).await.unwrap())
+        }
+    }
+}
+
+/// Issue 21, M6: a turn that runs for many stale bounds (the LLM is slow)
+/// keeps its answer alive; another server reading and listing all along
+/// never takes it for interrupted.
+async fn a_running_answer_keeps_beating_so_no_other_server_takes_it(backend: Backend) {
+    let llm = OpenAiServer::start([ev_text("Slow but done.").delay(QUICK.stale_after * 4)]);
+    let served = served_with(&backend, &llm.url(), QUICK).await;
+    let other = open_store(&backend, &served.project, QUICK).await;
+    let id = create(&served).await;
+    let app = served.app();
+    let uri = format!("/v1/conversations/{id}/messages");
+    let turn = tokio::spawn(async move {
+        post(
+            app,
+            &uri,
+            json!({"content": "take your time", "stream": false}),
+        )
+        .await
+    });
+    let mut seen_running = 0;
+    for _ in 0..400 {
+        if turn.is_finished() {
+            break;
+        }
+        other.list_conversations(10, 0).await.unwrap();
+        let conversation = other.conversation(&id).await.unwrap().unwrap();
+        if let Some(answer) = conversation.messages.get(1) {
+            match answer.status {
+                MessageStatus::Running => seen_running += 1,
+                MessageStatus::Failed => panic!("a live turn was taken: {answer:?}"),
+                MessageStatus::Done => break,
+            }
+        }
+        tokio::time::sleep(QUICK.heartbeat).await;
+    }
+    let reply = turn.await.unwrap();
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json()["content"], "Slow but done.");
+    assert_eq!(reply.json()["status"], "done");
+    assert!(seen_running > 0);
+    let answer = &other.conversation(&id).await.unwrap().unwrap().messages[1];
+    assert_eq!(
+        (answer.status, answer.content.as_str()),
+        (MessageStatus::Done, "Slow but done.")
+    );
+}
+
+/// Issue 21, L5: `offset` and `limit` are whole numbers; one past what the
+/// machine holds is past the end, never the first page again.
+async fn paging_refuses_what_is_not_a_whole_number_and_saturates_huge_ones(backend: Backend) {
+    let llm = OpenAiServer::start([]);
+    let served = served_on(&backend, &llm.url(), &[], "").await;
+    let id = create(&served).await;
+    for offset in [
+        "18446744073709551615",
+        "9223372036854775807",
+        "9223372036854775808",
+        "99999999999999999999999999",
+    ] {
+        let page = get(served.app(), &format!("/v1/conversations?offset={offset}")).await;
+        assert_eq!(page.status, 200, "offset {offset}: {}", page.body);
+        assert_eq!(
+            (page.json()["data"].clone(), page.json()["has_more"].clone()),
+            (json!([]), json!(false)),
+            "offset {offset}"
+        );
+    }
+    let huge_limit = get(
+        served.app(),
+        "/v1/conversations?limit=99999999999999999999999",
+    )
+    .await
+    .json();
+    assert_eq!(huge_limit["data"][0]["id"], json!(id));
+    for (name, value) in [
+        ("offset", "-1"),
+        ("limit", "-1"),
+        ("limit", "-9223372036854775808"),
+        ("offset", "1.5"),
+        ("limit", "%2B1"),
+        ("offset", "%201"),
+        ("limit", ""),
+        ("offset", "0x10"),
+        ("limit", "ten"),
+    ] {
+        let reply = get(served.app(), &format!("/v1/conversations?{name}={value}")).await;
+        assert_eq!(reply.status, 400, "{name}={value}: {}", reply.body);
+        assert_eq!(reply.json()["error"]["param"], name, "{name}={value}");
+        let message = reply.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(message.contains("whole number"), "{message}");
+    }
+}
+
+/// Issue 21, L4: a title is at most `MAX_TITLE_CHARS` characters (not
+/// bytes); a longer one is refused and the old title kept.
+async fn titles_over_the_bound_are_refused_naming_the_field(backend: Backend) {
+    let llm = OpenAiServer::start([]);
+    let served = served_on(&backend, &llm.url(), &[], "").await;
+    let id = create(&served).await;
+    let uri = format!("/v1/conversations/{id}");
+    let rename = |title: String| {
+        send(
+            served.app(),
+            "PATCH",
+            &uri,
+            Some(json!({ "title": title }).to_string()),
+            None,
+        )
+    };
+    let longest = "é".repeat(MAX_TITLE_CHARS);
+    let kept = rename(format!("  {longest}  ")).await;
+    assert_eq!(kept.status, 200, "{}", kept.body);
+    assert_eq!(kept.json()["title"], json!(longest));
+    for title in [
+        "é".repeat(MAX_TITLE_CHARS + 1),
+        "x".repeat(100_000),
+        "\u{1F600}".repeat(MAX_TITLE_CHARS * 3),
+    ] {
+        let refused = rename(title).await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert_eq!(refused.json()["error"]["param"], "title");
+        let message = refused.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            message.contains(&format!("at most {MAX_TITLE_CHARS}")),
+            "{message}"
+        );
+    }
+    let listed = get(served.app(), "/v1/conversations").await.json();
+    assert_eq!(listed["data"][0]["title"], json!(longest));
 }

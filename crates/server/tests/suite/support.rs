@@ -76,14 +76,7 @@ pub async fn served_on(
     let state = AppState::new(
         Arc::new(agent),
         store,
-        ServerOptions {
-            token: serve.token.clone(),
-            max_body_bytes: serve.max_body_bytes,
-            max_concurrent_turns: serve.max_concurrent_turns,
-            turn_timeout: serve.turn_timeout,
-            language: settings.language,
-            cors_origins: serve.cors_origins.clone(),
-        },
+        ServerOptions::new(serve, settings.language, serve.token.clone()),
     );
     Served { project, state }
 }
@@ -147,9 +140,11 @@ pub async fn send(
     body: Option<String>,
     token: Option<&str>,
 ) -> Reply {
+    // As every HTTP/1.1 client does, it names the server it talks to.
     let mut request = Request::builder()
         .method(method)
         .uri(uri)
+        .header("host", "127.0.0.1:8420")
         .header("content-type", "application/json");
     if let Some(token) = token {
         request = request.header("authorization", format!("Bearer {token}"));

@@ -1,0 +1,204 @@
+//! Issue 21, H7: the model's work is bounded. A job whose caller goes away
+//! stops at its next forward pass, a provider runs one job at a time
+//! counting a cancelled one until it has stopped, and a message or result of
+//! a megabyte costs what a short one does.
+
+use std::time::Duration;
+
+use riverse_embedded::tuning::{ANSWER_MAX_TOKENS, MODEL_JOBS, ROUTED_MESSAGE_CHARS};
+use riverse_embedded::{EmbeddedOptions, EmbeddedProvider, Error, ModelJob};
+use riverse_llm::{ChatRequest, Message, Provider, ToolCall};
+use tokio::sync::oneshot;
+
+use super::{model, template_tools};
+
+/// A prompt the model answers at length: far more tokens than any test waits for.
+const COUNTING: &str = "<|im_start|>user\nCount from 1 to 500, one number per line.<|im_end|>\n<|im_start|>assistant\n";
+
+fn provider_of_the_test_model() -> EmbeddedProvider {
+    EmbeddedProvider::new(EmbeddedOptions {
+        model_path: Some(model().path().to_path_buf()),
+        prompt_cache_dir: None,
+        ..EmbeddedOptions::default()
+    })
+}
+
+/// About a megabyte of text after `start`.
+fn megabyte_after(start: &str) -> String {
+    format!("{start} {}", "lorem ipsum dolor sit amet ".repeat(40_000))
+}
+
+/// Waits, a bounded number of times, until `provider` runs no job.
+async fn until_idle(provider: &EmbeddedProvider) {
+    for _ in 0..1200 {
+        if provider.running_jobs() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("a job still runs: {} running", provider.running_jobs());
+}
+
+#[test]
+fn a_cancelled_generation_stops_before_its_next_step() {
+    let job = ModelJob::new();
+    let mut pieces = 0;
+    let outcome = job.run(|| {
+        model().complete(COUNTING, 4000, &mut |_| {
+            pieces += 1;
+            if pieces == 3 {
+                job.cancel();
+            }
+        })
+    });
+    assert!(matches!(outcome, Err(Error::Cancelled)), "{outcome:?}");
+    assert_eq!(pieces, 3, "no piece after the cancel");
+}
+
+#[test]
+fn work_cancelled_before_it_starts_runs_no_forward_pass() {
+    let job = ModelJob::new();
+    job.cancel();
+    let tools = template_tools();
+    let routed = job.run(|| model().route("What's the weather in Oslo?", &tools));
+    assert!(matches!(routed, Err(Error::Cancelled)), "{routed:?}");
+    let answered = job.run(|| model().answer(&[Message::User("hi".into())], &mut |_| {}));
+    assert!(matches!(answered, Err(Error::Cancelled)), "{answered:?}");
+    assert_eq!(job.tokens(), 0);
+}
+
+#[test]
+fn a_megabyte_message_is_routed_as_its_start() {
+    let tools = template_tools();
+    let question = "What time is it in Tokyo?";
+    // The prompts' fixed parts, prefilled once, are left out of the counts.
+    model().route(question, &tools).unwrap();
+    let routed_tokens = |message: &str| {
+        let job = ModelJob::new();
+        job.run(|| model().route(message, &tools)).unwrap();
+        job.tokens()
+    };
+    let head: String = megabyte_after(question)
+        .chars()
+        .take(ROUTED_MESSAGE_CHARS)
+        .collect();
+    let normal = routed_tokens(&head);
+    let huge = megabyte_after(question);
+    assert!(huge.len() >= 1 << 20, "{} bytes", huge.len());
+    let read = routed_tokens(&huge);
+    assert!(
+        read <= 2 * normal,
+        "a megabyte took {read} tokens of work, a {ROUTED_MESSAGE_CHARS}-character message {normal}"
+    );
+}
+
+#[test]
+fn a_megabyte_question_and_result_are_answered_from_a_bounded_prompt() {
+    let conversation = [
+        Message::User(megabyte_after("What time is it in Tokyo?")),
+        Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "call_1".into(),
+                name: "clock".into(),
+                arguments: r#"{"timezone": "Asia/Tokyo"}"#.into(),
+            }],
+        },
+        Message::Tool {
+            call_id: "call_1".into(),
+            content: megabyte_after("Monday 2025-01-06 09:30:00 (Asia/Tokyo, UTC+0900)"),
+            failed: false,
+        },
+    ];
+    let job = ModelJob::new();
+    let answer = job
+        .run(|| model().answer(&conversation, &mut |_| {}))
+        .expect("the prompt fits the context");
+    assert!(!answer.is_empty());
+    // Tokens are at most bytes, and the prompt at most 7,000 bytes (see
+    // `tuning::HISTORY_BYTES`); generation adds its own.
+    assert!(
+        job.tokens() <= 7_000 + ANSWER_MAX_TOKENS,
+        "{} tokens",
+        job.tokens()
+    );
+}
+
+fn ask(text: &str) -> Vec<Message> {
+    vec![Message::User(text.into())]
+}
+
+/// A dropped call (a client gone) stops its job mid-answer, and the next call
+/// starts only once that job's work has stopped.
+#[tokio::test]
+async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
+    let provider = provider_of_the_test_model();
+    let counting = ask("Count from 1 to 500, one number per line.");
+    let (first_piece, streaming) = oneshot::channel::<()>();
+    let mut first_piece = Some(first_piece);
+    let mut on_text = |_: &str| {
+        if let Some(first_piece) = first_piece.take() {
+            let _ = first_piece.send(());
+        }
+    };
+    let request = ChatRequest {
+        messages: &counting,
+        tools: &[],
+        temperature: None,
+    };
+    tokio::select! {
+        biased;
+        _ = streaming => {}
+        answered = provider.complete(request, Some(&mut on_text)) => {
+            panic!("answered before its first piece was seen: {answered:?}");
+        }
+    }
+    // The call is dropped now, its job mid-generation.
+    let mut seen_by_the_next = None;
+    let mut on_text = |_: &str| {
+        seen_by_the_next.get_or_insert((provider.cancelled_jobs(), provider.running_jobs()));
+    };
+    let next = ChatRequest {
+        messages: &ask("Say hello in one short sentence."),
+        tools: &[],
+        temperature: None,
+    };
+    provider.complete(next, Some(&mut on_text)).await.unwrap();
+    assert_eq!(
+        seen_by_the_next,
+        Some((1, MODEL_JOBS)),
+        "when the next call streams, the dropped job has stopped and only the next runs"
+    );
+    until_idle(&provider).await;
+}
+
+/// A call that runs out of time (a turn's `turn_timeout`) on a megabyte
+/// message stops its routing, and the provider is left idle.
+#[tokio::test]
+async fn a_timed_out_call_on_a_megabyte_message_stops_its_work() {
+    let provider = provider_of_the_test_model();
+    let tools = template_tools();
+    let warm = ask("What time is it in Tokyo?");
+    let request = ChatRequest {
+        messages: &warm,
+        tools: &tools,
+        temperature: None,
+    };
+    provider.complete(request, None).await.unwrap();
+    assert_eq!(provider.cancelled_jobs(), 0);
+
+    let huge = ask(&megabyte_after("What's the weather in Oslo?"));
+    let request = ChatRequest {
+        messages: &huge,
+        tools: &tools,
+        temperature: None,
+    };
+    let timed_out =
+        tokio::time::timeout(Duration::from_millis(1), provider.complete(request, None)).await;
+    assert!(
+        timed_out.is_err(),
+        "routing takes longer than a millisecond"
+    );
+    until_idle(&provider).await;
+    assert_eq!(provider.cancelled_jobs(), 1);
+}
