@@ -19,6 +19,8 @@ from urllib.parse import urlparse
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 server_url, out_dir = sys.argv[1:3]
@@ -113,6 +115,16 @@ try:
         driver.get(origin + "/attack.html")
         seen[name] = wait.until(lambda d: d.execute_script("return window.attackResults"))
         driver.save_screenshot(os.path.join(out_dir, f"attack-{name}.png"))
+    # A link whose fragment is a path, not a conversation id: the page's next
+    # message must still go to a conversation of its own.
+    driver.get(server_url + "/#../tools/mark/call?")
+    box = wait.until(lambda d: d.find_element(By.ID, "input"))
+    box.send_keys("hello from the page")
+    box.send_keys(Keys.ENTER)
+    wait.until(lambda d: "Hi from the page." in d.execute_script(
+        "return [...document.querySelectorAll('.message.assistant .text')].map(e => e.textContent).join(' ')"))
+    seen["hash_link_answer"] = "Hi from the page."
+    seen["hash_link_location"] = driver.execute_script("return location.hash")
     rebound = f"http://rebind.attacker.test:{server_port}"
     for path in ["/", "/v1/tools", "/v1/conversations"]:
         driver.get(rebound + path)

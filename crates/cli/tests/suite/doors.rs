@@ -109,6 +109,7 @@ fn routes() -> Vec<(&'static str, &'static str, &'static str)> {
 fn pages_of_other_origins_cannot_drive_serve_in_a_real_browser() {
     let llm = OpenAiServer::start([]);
     llm.push([
+        ev_text("Hi from the page."),
         ev_tool_call("c1", "mark", json!({"name": "chat"})),
         ev_text("Marked."),
     ]);
@@ -133,14 +134,32 @@ fn pages_of_other_origins_cannot_drive_serve_in_a_real_browser() {
 
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("doors-browser");
     let seen = python("cross_origin.py", &[&server.url, out_dir.to_str().unwrap()]);
-    eprintln!("{seen:#}");
 
     assert_eq!(
         marks(&project),
         Vec::<String>::new(),
         "a page ran a tool: {seen:#}"
     );
-    assert!(llm.requests().is_empty(), "a page started a turn: {seen:#}");
+    // The one turn is the page's own message, sent from a link whose fragment
+    // was a path (issue 21, L1): it went to a conversation, not to the tool.
+    let asked: Vec<String> = llm
+        .requests()
+        .iter()
+        .filter_map(|request| {
+            request
+                .roles_and_contents()
+                .into_iter()
+                .rfind(|(role, _)| role == "user")
+                .map(|(_, content)| content)
+        })
+        .collect();
+    assert_eq!(asked, ["hello from the page"], "{seen:#}");
+    assert!(
+        seen["hash_link_location"]
+            .as_str()
+            .is_some_and(|hash| hash.starts_with("#conv_")),
+        "{seen:#}"
+    );
     for site in ["cross_site", "same_site"] {
         let results = &seen[site];
         for read in ["read_conversations", "read_tools", "cors_json"] {
