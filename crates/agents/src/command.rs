@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use riverse_process::Registered;
 use riverse_tool::{Params, ToolResult, seconds};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
@@ -221,8 +222,10 @@ async fn run(argv: &[String], project_dir: &Path, timeout: Duration) -> ToolResu
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = match command.spawn() {
-        Ok(child) => child,
+    // Registered until the end of the call, so that Riverse's sweep for
+    // escaped processes leaves the command alone.
+    let (mut child, _registered) = match Registered::spawn(&mut command) {
+        Ok(spawned) => spawned,
         Err(err) => return ToolResult::failure(format!("can't run {:?}: {err}", argv[0])),
     };
     let group = child.id().map(|pid| ProcessGroup(pid as i32));

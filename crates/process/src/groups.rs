@@ -42,6 +42,37 @@ pub(crate) fn forget(pid: i32) {
     LIVE.lock().remove(&pid);
 }
 
+/// A process group started with tokio's own `Command` rather than as a
+/// [`crate::Child`] (a YAML command tool), known to Riverse as supervised while
+/// this lives: the sweep for escaped descendants leaves it alone (else it
+/// would take the group's leader for an escaped process, kill it and reap it
+/// under its waiting task), and [`kill_all`] kills it.
+#[derive(Debug)]
+pub struct Registered(i32);
+
+impl Registered {
+    /// Spawns `command`, which must put the child in a process group of its
+    /// own (`process_group(0)`), and records that group.
+    pub fn spawn(
+        command: &mut tokio::process::Command,
+    ) -> std::io::Result<(tokio::process::Child, Registered)> {
+        let mut live = registering();
+        let child = command.spawn()?;
+        let pid = child
+            .id()
+            .and_then(|pid| i32::try_from(pid).ok())
+            .ok_or_else(|| std::io::Error::other("the new process has no pid"))?;
+        live.insert(pid);
+        Ok((child, Registered(pid)))
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        forget(self.0);
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn become_subreaper() {
     if let Err(err) = nix::sys::prctl::set_child_subreaper(true) {
@@ -164,6 +195,38 @@ fn parent_and_group(stat: &str) -> Option<(i32, i32)> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    fn sleeper() -> tokio::process::Command {
+        let mut command = tokio::process::Command::new("sleep");
+        command.arg("30").process_group(0).kill_on_drop(true);
+        command
+    }
+
+    /// Issue 21: a YAML command tool's process, in a group of its own, was
+    /// taken for an escaped one when a worker ended, killed, and reaped under
+    /// the task waiting for it ("No child processes").
+    #[tokio::test]
+    async fn the_sweep_leaves_registered_groups_alone_and_takes_the_others() {
+        let (mut registered, _registration) = Registered::spawn(&mut sleeper()).unwrap();
+        let mut unregistered = sleeper().spawn().unwrap();
+        let unregistered_pid = Pid::from_raw(unregistered.id().unwrap() as i32);
+        kill_escapees();
+        // Gone once it has exited (reaped by its task, or by the sweep's thread).
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while matches!(unregistered.try_wait(), Ok(None)) && kill(unregistered_pid, None).is_ok() {
+            assert!(
+                Instant::now() < deadline,
+                "the sweep left an escaped process"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(
+            registered.try_wait().unwrap(),
+            None,
+            "a registered group was swept"
+        );
+        registered.kill().await.unwrap();
+    }
 
     #[test]
     fn a_stat_line_gives_its_parent_and_group_whatever_the_command_name() {

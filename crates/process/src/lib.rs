@@ -35,6 +35,6 @@ pub use adopted::{Adopted, ExitReport};
 pub use bounded::{BoundedLines, Replace, Verdict, Vet, leading_id};
 pub use child::{Child, Spawned};
 pub use exit::Exit;
-pub use groups::shutdown;
+pub use groups::{Registered, shutdown};
 pub use lines::{Line, read_line};
 pub use relay::{Relay, Target};

@@ -62,8 +62,35 @@ fn unknown_keys_reach_the_tools_config() {
     let project = project(&["config_reader.py"]);
     project.settings("language: ja\nmy_service:\n  url: http://localhost:1\n  retries: 3\ntools:\n  config_reader: {colour: blue}\n");
     let ran = riverse(&project, &["call", "config_reader"]);
+    let mut config = received(&ran);
+    // What Riverse adds of its own (issue 21): where it keeps what tools must not touch.
+    let riverse_key = config
+        .as_object_mut()
+        .and_then(|config| config.remove("riverse"))
+        .unwrap_or_default();
+    let project_dir = project.path().canonicalize().unwrap();
     assert_eq!(
-        received(&ran),
+        (
+            &riverse_key["project_dir"],
+            &riverse_key["settings_file"],
+            &riverse_key["tools_dir"]
+        ),
+        (
+            &json!(project_dir),
+            &json!(project_dir.join("settings.yaml")),
+            &json!(project_dir.join("agent/tools"))
+        )
+    );
+    assert!(
+        riverse_key["protected_paths"]
+            .as_array()
+            .is_some_and(|paths| paths
+                .iter()
+                .any(|entry| entry["path"] == json!(project_dir.join(".git")))),
+        "{riverse_key}"
+    );
+    assert_eq!(
+        config,
         json!({
             "language": "ja",
             "my_service": {"url": "http://localhost:1", "retries": 3},
