@@ -13,7 +13,7 @@ use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::json;
 
 use super::ask::{project_for, riverse};
-use super::serve::{Server, python};
+use super::serve::{Server, chromium_installed, python};
 
 /// A raw HTTP/1.1 exchange: what a client sent and what came back.
 struct Exchange {
@@ -107,6 +107,10 @@ fn routes() -> Vec<(&'static str, &'static str, &'static str)> {
 
 #[test]
 fn pages_of_other_origins_cannot_drive_serve_in_a_real_browser() {
+    if !chromium_installed() {
+        eprintln!("skipped: chromium and chromedriver are not installed");
+        return;
+    }
     let llm = OpenAiServer::start([]);
     llm.push([
         ev_text("Hi from the page."),

@@ -316,7 +316,7 @@ fn sigterm_waits_for_the_turn_in_flight_then_stops_the_workers_and_exits_0() {
 
 /// Whether Debian's `chromium` and `chromium-driver` are installed. On CI
 /// they must be (`.ci/run` installs them); elsewhere the page test skips.
-fn chromium_installed() -> bool {
+pub(super) fn chromium_installed() -> bool {
     let installed =
         Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
     assert!(
