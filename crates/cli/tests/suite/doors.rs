@@ -593,7 +593,7 @@ fn mcp_initialize(url: &str) -> (u16, Option<String>, String) {
 #[test]
 fn mcp_sessions_are_bounded_in_number_and_end_when_unused() {
     let llm = OpenAiServer::start([]);
-    let project = project_for(&llm, "serve: {max_mcp_sessions: 3, mcp_session_timeout: 1}");
+    let project = project_for(&llm, "serve: {max_mcp_sessions: 3, mcp_session_timeout: 3}");
     let server = Server::start(&project, &[]);
     let sessions: Vec<String> = (0..3)
         .map(|_| {
