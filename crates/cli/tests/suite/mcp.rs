@@ -322,6 +322,28 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
             "the request of {bytes} bytes is over the 8388608-byte limit"
         )),
     );
+    // Issue 28: the requests written right behind a 40 MB line, in the same
+    // writes, are answered too.
+    let text = "x".repeat(40 << 20);
+    let huge = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": text}}});
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+        "params": {"name": "shout", "arguments": {"text": "after"}}});
+    {
+        use std::io::Write;
+        let pipelined = format!("{huge}\n{ping}\n{call}\n");
+        session.stdin.write_all(pipelined.as_bytes()).unwrap();
+    }
+    let answers: Vec<Value> = (0..3).map(|_| session.reply()).collect();
+    let ids: Vec<&Value> = answers.iter().map(|answer| &answer["id"]).collect();
+    assert_eq!(ids, [&json!(8), &json!(9), &json!(10)], "{answers:?}");
+    assert_eq!(
+        answers[2]["result"]["content"][0]["text"],
+        json!("AFTER"),
+        "{}",
+        answers[2]
+    );
     session.end();
 }
 
