@@ -187,6 +187,22 @@ class Opened:
         self.info = info
 
 
+def visible_entries(scope: Scope, dir_fd: int, real: str):
+    """(entry, its path, its lstat) for each entry of the directory `dir_fd`
+    (whose path is `real`), read through the descriptor, by name; protected
+    entries are left out, as if they were not there."""
+    with os.scandir(dir_fd) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    for entry in entries:
+        child = os.path.join(real, entry.name)
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if scope.refusal(child, child, info) is None:
+            yield entry, child, info
+
+
 def split(path: str) -> list:
     return [part for part in path.split(os.sep) if part not in ("", ".")]
 

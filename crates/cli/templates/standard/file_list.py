@@ -4,7 +4,7 @@ import os
 import stat
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
-from agent.tools._paths import NotFound, Refused, Scope, open_path, tool_settings
+from agent.tools._paths import NotFound, Refused, Scope, open_path, tool_settings, visible_entries
 
 
 class FileListTool(BaseTool):
@@ -51,19 +51,11 @@ class FileListTool(BaseTool):
         """The directory's entries, read through its descriptor; protected
         ones are left out, as if they were not there."""
         dirs, files = [], []
-        with os.scandir(opened.fd) as listing:
-            for entry in sorted(listing, key=lambda entry: entry.name):
-                real = os.path.join(opened.real, entry.name)
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if scope.refusal(real, real, info):
-                    continue
-                if stat.S_ISDIR(info.st_mode):
-                    dirs.append(f"  {entry.name}/")
-                elif stat.S_ISLNK(info.st_mode):
-                    files.append(f"  {entry.name}@")
-                else:
-                    files.append(f"  {entry.name}  ({info.st_size} bytes)")
+        for entry, _, info in visible_entries(scope, opened.fd, opened.real):
+            if stat.S_ISDIR(info.st_mode):
+                dirs.append(f"  {entry.name}/")
+            elif stat.S_ISLNK(info.st_mode):
+                files.append(f"  {entry.name}@")
+            else:
+                files.append(f"  {entry.name}  ({info.st_size} bytes)")
         return dirs, files

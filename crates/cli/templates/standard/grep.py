@@ -21,7 +21,9 @@ import stat
 import time
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
-from agent.tools._paths import NotFound, Refused, Scope, hard_link_refusal, open_path, tool_settings
+from agent.tools._paths import (
+    NotFound, Refused, Scope, hard_link_refusal, open_path, tool_settings, visible_entries,
+)
 
 
 MAX_LINES = 100
@@ -172,17 +174,8 @@ def tree_files(scope, dir_fd: int, real: str, shown: str, file_glob: str):
     """(name shown, open fd) for each regular file under the directory
     `dir_fd`, by name, walked through descriptors; symlinks, protected
     entries and anything but directories and regular files are skipped."""
-    with os.scandir(dir_fd) as listing:
-        entries = sorted(listing, key=lambda entry: entry.name)
-    for entry in entries:
-        child_real = os.path.join(real, entry.name)
+    for entry, child_real, info in visible_entries(scope, dir_fd, real):
         child_shown = os.path.join(shown, entry.name) if shown else entry.name
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if scope.refusal(child_real, child_real, info):
-            continue
         if stat.S_ISDIR(info.st_mode):
             try:
                 child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
