@@ -3,20 +3,13 @@
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+use riverse_store::{Liveness, MAX_TITLE_CHARS, MessageStatus};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use riverse_test_support::postgres::fresh_postgres_url;
 use serde_json::{Value, json};
 
-use riverse_test_support::postgres::fresh_postgres_url;
-
-use std::sync::Arc;
-
-use riverse_agent::{Settings, build_agent};
-use riverse_server::{AppState, ServerOptions};
-use riverse_store::{Liveness, MAX_TITLE_CHARS, MessageStatus, PostgresStore, SqliteStore, Store};
-use riverse_test_support::Project;
-
 use super::faults::leave_after_first_chunk;
-use super::support::{Backend, Served, create, get, post, send, served_on};
+use super::support::{Backend, create, get, open_store, post, send, served_living, served_on};
 
 /// Runs each named check once on SQLite and once on PostgreSQL (when a
 /// server is configured).
@@ -290,46 +283,12 @@ const QUICK: Liveness = Liveness {
     stale_after: Duration::from_secs(1),
 };
 
-/// As `served_on`, with answers kept alive by `liveness`.
-async fn served_with(backend: &Backend, api_base: &str, liveness: Liveness) -> Served {
-    let project = Project::new();
-    project.fixture("weather.py");
-    let yaml = format!(
-        "llm_provider: openai\nopenai: {{api_base: \"{api_base}\", api_key: sk-test, max_retries: 0}}\n"
-    );
-    project.settings(&yaml);
-    let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();
-    let agent = build_agent(&settings).await.unwrap();
-    let store = open_store(backend, &project, liveness).await;
-    let serve = &settings.serve;
-    let state = AppState::new(
-        Arc::new(agent),
-        store,
-        ServerOptions::new(serve, settings.language, serve.token.clone()),
-    );
-    Served { project, state }
-}
-
-/// Another server's view of `project`'s conversations.
-async fn open_store(backend: &Backend, project: &Project, liveness: Liveness) -> Store {
-    match backend {
-        Backend::Sqlite => Store::Sqlite(
-            SqliteStore::open_with(&project.path().join(".riverse/riverse.db"), liveness)
-                .await
-                .unwrap(),
-        ),
-        Backend::Postgres(url) => {
-            Store::Postgres(PostgresStore::connect_with(url, liveness).await.unwrap())
-        }
-    }
-}
-
 /// Issue 21, M6: a turn that runs for many stale bounds (the LLM is slow)
 /// keeps its answer alive; another server reading and listing all along
 /// never takes it for interrupted.
 async fn a_running_answer_keeps_beating_so_no_other_server_takes_it(backend: Backend) {
     let llm = OpenAiServer::start([ev_text("Slow but done.").delay(QUICK.stale_after * 4)]);
-    let served = served_with(&backend, &llm.url(), QUICK).await;
+    let served = served_living(&backend, &llm.url(), &[], "", QUICK).await;
     let other = open_store(&backend, &served.project, QUICK).await;
     let id = create(&served).await;
     let app = served.app();

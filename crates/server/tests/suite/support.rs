@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
 use riverse_agent::{Settings, build_agent};
 use riverse_server::{AppState, ServerOptions, app};
-use riverse_store::{PostgresStore, SqliteStore, Store};
+use riverse_store::{Liveness, PostgresStore, SqliteStore, Store};
 use riverse_test_support::Project;
 use riverse_test_support::openai::OpenAiServer;
 use serde_json::Value;
@@ -52,6 +52,17 @@ pub async fn served_on(
     extra_tools: &[&str],
     extra: &str,
 ) -> Served {
+    served_living(backend, api_base, extra_tools, extra, Liveness::default()).await
+}
+
+/// As [`served_on`], with running answers kept alive by `liveness`.
+pub async fn served_living(
+    backend: &Backend,
+    api_base: &str,
+    extra_tools: &[&str],
+    extra: &str,
+    liveness: Liveness,
+) -> Served {
     let project = Project::new();
     project.fixture("weather.py");
     for fixture in extra_tools {
@@ -64,14 +75,7 @@ pub async fn served_on(
     project.settings(&yaml);
     let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();
     let agent = build_agent(&settings).await.unwrap();
-    let store = match backend {
-        Backend::Sqlite => Store::Sqlite(
-            SqliteStore::open(&project.path().join(".riverse/riverse.db"))
-                .await
-                .unwrap(),
-        ),
-        Backend::Postgres(url) => Store::Postgres(PostgresStore::connect(url).await.unwrap()),
-    };
+    let store = open_store(backend, &project, liveness).await;
     let serve = &settings.serve;
     let state = AppState::new(
         Arc::new(agent),
@@ -79,6 +83,20 @@ pub async fn served_on(
         ServerOptions::new(serve, settings.language, serve.token.clone()),
     );
     Served { project, state }
+}
+
+/// The project's store on `backend`, its answers kept alive by `liveness`.
+pub async fn open_store(backend: &Backend, project: &Project, liveness: Liveness) -> Store {
+    match backend {
+        Backend::Sqlite => Store::Sqlite(
+            SqliteStore::open_with(&project.path().join(".riverse/riverse.db"), liveness)
+                .await
+                .unwrap(),
+        ),
+        Backend::Postgres(url) => {
+            Store::Postgres(PostgresStore::connect_with(url, liveness).await.unwrap())
+        }
+    }
 }
 
 pub struct Reply {
