@@ -1,6 +1,7 @@
 //! The registry served over MCP's streamable HTTP transport, as rmcp's tower
 //! service: the caller mounts it (at `/mcp`) and puts the bearer token and
-//! the `Origin` check in front of it. Sessions are bounded in number and
+//! the `Host` and `Origin` checks in front of it (rmcp's own `Host` check is
+//! off: one rule, the caller's, decides). Sessions are bounded in number and
 //! end when unused ([`BoundedSessions`]).
 
 use std::sync::Arc;
@@ -26,11 +27,6 @@ const SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// What the endpoint accepts.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// `Host` values (a name, or `name:port`) requests may carry; `None`
-    /// accepts any. The loopback names keep a page that rebinds its own DNS
-    /// name to 127.0.0.1 away from a server that has no token; a server with
-    /// a token has the token for that.
-    pub allowed_hosts: Option<Vec<String>>,
     /// The longest request body; a longer one gets 413 without being read
     /// to its end.
     pub max_body_bytes: usize,
@@ -57,10 +53,7 @@ impl HttpEndpoint {
         let mut config = StreamableHttpServerConfig::default()
             .with_sse_keep_alive(Some(SSE_KEEP_ALIVE))
             .with_max_request_body_bytes(options.max_body_bytes);
-        config = match options.allowed_hosts {
-            Some(hosts) => config.with_allowed_hosts(hosts),
-            None => config.disable_allowed_hosts(),
-        };
+        config = config.disable_allowed_hosts();
         let service = StreamableHttpService::new(
             move || Ok(RegistryServer::new(tools.clone())),
             Arc::new(BoundedSessions::new(
@@ -82,13 +75,6 @@ impl HttpEndpoint {
     pub fn close(&self) {
         self.service.config.cancellation_token.cancel();
     }
-}
-
-/// The `Host` values of a server on loopback: the loopback names, with any port.
-pub fn loopback_hosts() -> Vec<String> {
-    ["localhost", "127.0.0.1", "::1"]
-        .map(str::to_owned)
-        .to_vec()
 }
 
 /// rmcp's in-memory sessions, at most `max` of them: each session holds a

@@ -33,8 +33,6 @@ mod vet;
 
 pub use client::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
 pub use error::Error;
-pub use http::{
-    BoundedSessions, HttpEndpoint, HttpOptions, McpService, SessionsError, loopback_hosts,
-};
+pub use http::{BoundedSessions, HttpEndpoint, HttpOptions, McpService, SessionsError};
 pub use manifest::manifest_from_schema;
 pub use server::{RegistryServer, Serving, serve, serve_stdio};

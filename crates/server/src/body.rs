@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -26,6 +26,10 @@ pub async fn with_deadline(
     request: Request,
     next: Next,
 ) -> Response {
+    // Most requests (every GET) have no body to wait for.
+    if request.body().is_end_stream() {
+        return next.run(request).await;
+    }
     let deadline = tokio::time::Instant::now() + limit;
     let (parts, body) = request.into_parts();
     let data = body.into_data_stream();

@@ -65,17 +65,14 @@ impl AppError {
         )
     }
 
-    /// A request turned away before any route: 400 without a `Host`, 415
-    /// for a body that is not JSON, else 403.
+    /// A request turned away before any route.
     pub fn refused(refusal: &Refusal) -> Self {
-        let (status, code) = match refusal {
-            Refusal::MissingHost => (StatusCode::BAD_REQUEST, "missing_host"),
-            Refusal::NotJson(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
-            Refusal::ForeignHost(_) | Refusal::ForeignOrigin(_) | Refusal::CrossSite(_) => {
-                (StatusCode::FORBIDDEN, "forbidden")
-            }
-        };
-        AppError::new(status, "invalid_request_error", code, refusal.message())
+        AppError::new(
+            refusal.status(),
+            "invalid_request_error",
+            refusal.code(),
+            refusal.message(),
+        )
     }
 
     pub fn not_found(message: impl Display) -> Self {

@@ -22,7 +22,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -48,6 +48,28 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// 400 without a `Host`, 415 for a body that is not JSON, else 403.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Refusal::MissingHost => StatusCode::BAD_REQUEST,
+            Refusal::NotJson(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Refusal::ForeignHost(_) | Refusal::ForeignOrigin(_) | Refusal::CrossSite(_) => {
+                StatusCode::FORBIDDEN
+            }
+        }
+    }
+
+    /// The error code clients get beside the status.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::MissingHost => "missing_host",
+            Refusal::NotJson(_) => "unsupported_media_type",
+            Refusal::ForeignHost(_) | Refusal::ForeignOrigin(_) | Refusal::CrossSite(_) => {
+                "forbidden"
+            }
+        }
+    }
+
     pub fn message(&self) -> String {
         match self {
             Refusal::MissingHost => "the request names no Host".to_owned(),

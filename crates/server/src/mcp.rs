@@ -13,12 +13,12 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use riverse_mcp::{HttpEndpoint, HttpOptions, loopback_hosts};
+use riverse_mcp::{HttpEndpoint, HttpOptions};
 use riverse_tool::LiveRegistry;
 use serde_json::json;
 
 use crate::auth::Token;
-use crate::guard::{self, Refusal};
+use crate::guard;
 use crate::listen::{ConnectionLimits, serve_connections};
 
 /// JSON-RPC's code for a request that can't be served as sent.
@@ -69,18 +69,9 @@ pub struct McpRoute {
 
 impl McpRoute {
     pub fn new(tools: LiveRegistry, options: &McpOptions) -> Self {
-        // Without a token the server is on loopback (the command refuses
-        // anything else), and only loopback `Host` names are served: a page
-        // that points its own DNS name at 127.0.0.1 gets 403. With a token,
-        // hosts are whatever names clients use, and the token keeps pages out.
-        let allowed_hosts = match options.token {
-            None => Some(loopback_hosts()),
-            Some(_) => None,
-        };
         let endpoint = HttpEndpoint::new(
             tools,
             HttpOptions {
-                allowed_hosts,
                 max_body_bytes: options.max_body_bytes,
                 max_sessions: options.max_sessions,
                 session_timeout: options.session_timeout,
@@ -118,16 +109,11 @@ struct Guard {
 }
 
 /// MCP asks HTTP servers to check `Origin`, against pages that rebind a DNS
-/// name to the server: the `guard`'s checks, as for every route (rmcp checks
-/// `Host` again). Then the token: 401 without it, and removed with it. Both
+/// name to the server: the `guard`'s checks, as for every route. Then the token: 401 without it, and removed with it. Both
 /// refusals are JSON-RPC errors, which MCP clients show as they are.
 async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
     if let Err(refused) = guard.caller.check_caller(request.headers()) {
-        let status = match refused {
-            Refusal::MissingHost => StatusCode::BAD_REQUEST,
-            _ => StatusCode::FORBIDDEN,
-        };
-        let mut response = refusal(status, &refused.message());
+        let mut response = refusal(refused.status(), &refused.message());
         guard::mark_unframeable(response.headers_mut());
         return response;
     }
