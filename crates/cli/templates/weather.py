@@ -27,6 +27,9 @@ class WeatherTool(BaseTool):
             return ToolResult(
                 success=False, data="", error="the weather tool needs requests: pip install requests"
             )
+        if city.strip(".") == "":
+            # `.` and `..` are not cities: as a path segment they name another page.
+            return ToolResult(success=False, data="", error=f"not a city: {city!r}")
         try:
             # One path segment, whatever the city holds: `/`, `?` or `#`
             # would otherwise reach another page of the service.

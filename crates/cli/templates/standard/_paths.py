@@ -116,6 +116,11 @@ class Scope:
         secret = self.settings.get("secret_files", SECRET_FILES)
         self.secret_files = [str(glob).casefold() for glob in secret] if isinstance(secret, list) else SECRET_FILES
         self.read_hard_links = self.settings.get("read_hard_links", False) is True
+        dirs = self.settings.get("allowed_dirs") or ["."]
+        if isinstance(dirs, str):
+            dirs = [dirs]
+        # Resolved once per call, not once per entry a listing or grep meets.
+        self.allowed = [self.resolve(str(d)) for d in dirs]
 
     def resolve(self, path: str) -> str:
         """`path` made absolute against the project, its symlinks followed."""
@@ -125,10 +130,7 @@ class Scope:
         return os.path.realpath(path)
 
     def roots(self) -> list:
-        dirs = self.settings.get("allowed_dirs") or ["."]
-        if isinstance(dirs, str):
-            dirs = [dirs]
-        return [self.resolve(str(d)) for d in dirs]
+        return self.allowed
 
     def refusal(self, requested: str, real: str, info=None):
         """Why `real` (where `requested` leads) may not be used, or None."""
@@ -217,6 +219,9 @@ def open_path(scope: Scope, requested: str, flags: int, *, make_parents=False, m
     stack = [os.open(os.sep, DIR_FLAGS)]
     names = []
     links = 0
+    # Whether stack[-1] was opened with `flags`: a walk that ends on `..`
+    # (or is `/`) holds a descriptor opened only to look names up.
+    opened_as_asked = False
     try:
         while pending:
             name = pending.pop(0)
@@ -224,6 +229,7 @@ def open_path(scope: Scope, requested: str, flags: int, *, make_parents=False, m
                 if names:
                     names.pop()
                     os.close(stack.pop())
+                opened_as_asked = False
                 continue
             last = not pending
             current = os.sep + os.sep.join([*names, name])
@@ -274,6 +280,9 @@ def open_path(scope: Scope, requested: str, flags: int, *, make_parents=False, m
                 continue
             stack.append(fd)
             names.append(name)
+            opened_as_asked = last
+        if not opened_as_asked:
+            stack.append(os.open(".", flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=stack[-1]))
         return finish(scope, requested, stack, names)
     finally:
         for held in stack:

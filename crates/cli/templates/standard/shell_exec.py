@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
-from agent.tools._paths import Scope, tool_settings
+from agent.tools._paths import Scope, hard_link_refusal, is_regular, tool_settings
 
 
 DEFAULT_WHITELIST = [
@@ -158,11 +158,13 @@ PROGRAMS = {
     "git log": Program({
         **options(FLAG, "-p", "-u", "--patch", "--oneline", "--stat", "--shortstat", "--numstat", "--name-only",
                   "--name-status", "--graph", "--all", "--reverse", "--merges", "--no-merges", "--first-parent",
-                  "--abbrev-commit", "--follow", "--no-patch", "-s", "--source", "--no-ext-diff", "--no-textconv",
+                  "--abbrev-commit", "--no-patch", "-s", "--source", "--no-ext-diff", "--no-textconv",
                   "--summary", "-i", "--regexp-ignore-case", "--all-match", "--topo-order", "--date-order"),
         **options(VALUE, "-n", "--max-count", "--skip", "--since", "--until", "--after", "--before", "--author",
-                  "--committer", "--grep", "--format", "--date", "--abbrev", "--branches", "--tags"),
-        **options(OPTIONAL, "--pretty", "--decorate"),
+                  "--committer", "--grep", "--date"),
+        # git reads these values only when attached (`--tags=pat`): a
+        # separate next argument is git's own, and is checked as such.
+        **options(OPTIONAL, "--pretty", "--decorate", "--format", "--abbrev", "--branches", "--tags"),
         **GIT_COLOR,
     }, numeric=True),
     "git diff": Program({
@@ -170,8 +172,8 @@ PROGRAMS = {
                   "--name-status", "--cached", "--staged", "-w", "-b", "--ignore-all-space",
                   "--ignore-space-change", "--no-ext-diff", "--no-textconv", "--summary", "-R", "--minimal",
                   "--histogram", "--patience", "--quiet", "--exit-code", "--no-renames", "-M"),
-        **options(VALUE, "-U", "--unified", "--diff-filter", "--abbrev"),
-        **options(OPTIONAL, "--word-diff"),
+        **options(VALUE, "--diff-filter"),
+        **options(OPTIONAL, "--word-diff", "-U", "--unified", "--abbrev"),
         **GIT_COLOR,
     }),
     "git branch": Program({
@@ -344,7 +346,7 @@ class Checked:
             if equals:
                 self.value(option, kind, value)
                 return 0
-            self.value(option, kind, following)
+            self.value(option, kind, following, separate=True)
             return 1
         for position, letter in enumerate(arg[1:], start=1):
             option = f"-{letter}"
@@ -360,7 +362,7 @@ class Checked:
             if rest:
                 self.value(option, kind, rest)
                 return 0
-            self.value(option, kind, following)
+            self.value(option, kind, following, separate=True)
             return 1
         return 0
 
@@ -370,9 +372,13 @@ class Checked:
             raise Refusal(f"{self.key}: option {option} is not allowed")
         return kind
 
-    def value(self, option: str, kind: str, value) -> int:
+    def value(self, option: str, kind: str, value, separate=False) -> int:
         if value is None:
             raise Refusal(f"{self.key}: option {option} needs a value")
+        if separate and value.startswith("-") and value != "-":
+            # Whether the program takes it as this option's value or as an
+            # option of its own depends on the program: give it attached.
+            raise Refusal(f"{self.key}: option {option}'s value {value!r} looks like an option; write {option}=VALUE")
         if kind == PATH:
             self.path(value)
         return 0
@@ -400,6 +406,9 @@ class Checked:
         except OSError:
             info = None
         refusal = self.scope.refusal(value, real, info)
+        if refusal is None and info is not None and is_regular(info):
+            # A second link may be the same file as one outside (as for file_read).
+            refusal = hard_link_refusal(self.scope, value, info, writing=False)
         if refusal:
             raise Refusal(refusal)
 

@@ -310,8 +310,16 @@ fn c2_listings_and_grep_leave_protected_entries_out() {
     let (found, matches) = session.call("grep", json!({"pattern": "SECRET|beta"}));
     assert_eq!((found, matches.as_str()), (true, "notes/a.txt:2: beta"));
     // Widened to the project's parent, the model cache is still left out.
-    let (_, parent) = session.call("grep", json!({"pattern": "SECRET", "path": ".."}));
-    assert!(!parent.contains("SECRET"), "{parent}");
+    let (searched, parent) = session.call("grep", json!({"pattern": "SECRET", "path": ".."}));
+    // No secret's text (each starts `sk-`); the reply names the pattern.
+    assert!(!parent.contains("sk-"), "{parent}");
+    // The search ran, over a path that ends in `..`, and found nothing.
+    assert_eq!(
+        (searched, parent.as_str()),
+        (true, "No matches found for pattern 'SECRET'")
+    );
+    let (listed, up) = session.call("file_list", json!({"path": "notes/.."}));
+    assert!(listed && up.contains("  notes/"), "{up}");
 }
 
 #[test]
@@ -347,6 +355,27 @@ fn shell_exec_takes_only_the_options_each_program_allows() {
     let mut session = wide.session();
     for (command, why) in [
         ("date -uf/etc/shadow", "date: option -f is not allowed"),
+        // git reads these values only when attached: what follows is git's
+        // own option, and is checked as one.
+        (
+            "git log --tags --output=agent/tools/p.py --all",
+            "git log: option --output is not allowed",
+        ),
+        (
+            "git log --abbrev --output=x",
+            "git log: option --output is not allowed",
+        ),
+        (
+            "git diff -U --output=x",
+            "git diff: option --output is not allowed",
+        ),
+        (
+            "git diff --unified --output=x",
+            "git diff: option --output is not allowed",
+        ),
+        // A separate value that looks like an option is refused whatever
+        // the program would make of it.
+        ("git log --grep --output=x", "looks like an option"),
         ("date -Ruf /etc/passwd", "date: option -f is not allowed"),
         (
             "date --file=/etc/passwd",
@@ -621,6 +650,12 @@ fn l3_hard_links_are_not_read_or_written_unless_reading_them_is_allowed() {
     );
     let (_, found) = session.call("grep", json!({"pattern": "outside", "path": "notes"}));
     assert!(!found.contains("hl.txt"), "{found}");
+    // shell_exec's programs open the file themselves: refused beforehand.
+    session.refused(
+        "shell_exec",
+        json!({"command": "cat notes/hl.txt"}),
+        "hard links",
+    );
     assert_eq!(
         std::fs::read_to_string(wide.path("outside/other.txt")).unwrap(),
         "outside\n"
@@ -749,6 +784,18 @@ fn l9_weather_puts_the_city_into_the_url_encoded() {
         ran.exits(0).stdout,
         "https://wttr.in/..%2Fx%3Fformat%3Dj1%23y%20z%2F\n"
     );
+    // `.` and `..` stay as they are when encoded, and would name another page.
+    for city in [".", ".."] {
+        let ran = super::command::run({
+            let mut command = riverse_in(
+                project.path(),
+                &["--dir", "demo", "call", "weather", &format!("city={city}")],
+            );
+            command.env("PYTHONPATH", project.path().join("fake"));
+            command
+        });
+        assert!(ran.exits(1).stderr.contains("not a city"), "{ran:?}");
+    }
 }
 
 #[test]
