@@ -47,10 +47,6 @@ impl ModelJob {
         self.shared.cancelled.store(true, Ordering::Relaxed);
     }
 
-    pub fn is_cancelled(&self) -> bool {
-        self.shared.cancelled.load(Ordering::Relaxed)
-    }
-
     /// Tokens the work has run through the model: prompts prefilled,
     /// continuations scored and tokens generated, but not what a cached
     /// prefix spared it.

@@ -55,7 +55,13 @@ pub const MAX_TEXT_CHARS: usize = 200;
 /// a megabyte costs what one of this length does: finding and scoring the
 /// candidate values of all of it grew faster than its length. Requests are
 /// short: the longest message of the evaluation has 96 characters.
-pub const ROUTED_MESSAGE_CHARS: usize = 200;
+pub const ROUTED_MESSAGE_CHARS: usize = MAX_TEXT_CHARS;
+
+/// How far back from [`ROUTED_MESSAGE_CHARS`] a cut looks for a space, in
+/// characters: far enough for any word, near enough that the text of a
+/// message without spaces (Japanese after an English lead-in, a long URL)
+/// is cut at the limit rather than dropped back to the lead-in.
+pub const ROUTED_CUT_BACKOFF_CHARS: usize = 32;
 
 /// Prefilled prompts (choice and parameter prefixes) kept per process, most
 /// recently used last. Memory against re-prefilling: one entry is a few MB

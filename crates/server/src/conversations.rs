@@ -184,7 +184,10 @@ async fn persist(
     forward: UnboundedSender<Update>,
 ) {
     let _task = task;
-    let mut heartbeat = tokio::time::interval(store.liveness().heartbeat);
+    // The answer was stored with a fresh heartbeat: the first beat is due
+    // one period later, not at once.
+    let period = store.liveness().heartbeat;
+    let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // What the answer said so far, kept if the turn fails halfway.
     let mut said = String::new();

@@ -150,22 +150,19 @@ fn answer_prompt(conversation: &[Message], asked: &Asked<'_>) -> (String, Option
         push_turn(&mut prompt, *role, &clip_bytes(text, HISTORY_BYTES));
     }
 
-    let mut turn = clip_bytes(question.trim(), ANSWER_QUESTION_BYTES);
-    if !results.is_empty() {
+    let question_shown = clip_bytes(question.trim(), ANSWER_QUESTION_BYTES);
+    let results_shown = (!results.is_empty()).then(|| results_section(results));
+    let mut turn = question_shown.clone();
+    if let Some(shown) = &results_shown {
         turn.push_str("\n\nTool results:");
-        turn.push_str(&results_section(results));
+        turn.push_str(shown);
     }
     push_turn(&mut prompt, Role::User, &turn);
     open_assistant(&mut prompt);
 
-    let grounding = (!results.is_empty()).then(|| {
-        NumberGrounding::new(
-            results
-                .iter()
-                .map(|result| result.content)
-                .chain(std::iter::once(*question)),
-        )
-    });
+    // Numbers are kept to what the prompt shows, not to what a cut left out.
+    let grounding =
+        results_shown.map(|shown| NumberGrounding::new([shown.as_str(), question_shown.as_str()]));
     (prompt, grounding)
 }
 

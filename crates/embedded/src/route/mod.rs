@@ -26,7 +26,7 @@ use riverse_tool::{Params, ToolManifest};
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::inference::prompt_cache::PromptCache;
-use crate::tuning::{KEPT_PREFIXES, ROUTED_MESSAGE_CHARS};
+use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHARS};
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, decide};
@@ -153,9 +153,10 @@ impl Router {
 
 /// The start of `message` that routing reads: at most
 /// [`ROUTED_MESSAGE_CHARS`] characters, cut before the word the limit falls
-/// in when there is a space to cut at (a part of a word would be offered as
-/// a value).
+/// in when a space comes within [`ROUTED_CUT_BACKOFF_CHARS`] before it (a
+/// part of a word would be offered as a value), else at the limit.
 pub(crate) fn routed_part(message: &str) -> &str {
+    let message = message.trim_start();
     let Some((limit, _)) = message.char_indices().nth(ROUTED_MESSAGE_CHARS) else {
         return message;
     };
@@ -163,9 +164,14 @@ pub(crate) fn routed_part(message: &str) -> &str {
     if message[limit..].starts_with(char::is_whitespace) {
         return head;
     }
-    match head.rfind(char::is_whitespace) {
-        Some(space) => &head[..space],
-        None => head,
+    let nearest_space = head
+        .char_indices()
+        .rev()
+        .take(ROUTED_CUT_BACKOFF_CHARS)
+        .find(|(_, character)| character.is_whitespace());
+    match nearest_space {
+        Some((space, _)) if space > 0 => head[..space].trim_end(),
+        _ => head,
     }
 }
 
@@ -237,5 +243,14 @@ mod tests {
         );
         let japanese = "東京".repeat(1000);
         assert_eq!(routed_part(&japanese).chars().count(), ROUTED_MESSAGE_CHARS);
+        // A lead-in with spaces, then text without any: the text is kept up
+        // to the limit, not dropped back to the lead-in.
+        let lead_in = format!("Translate to English: {}", "東京".repeat(1000));
+        let part = routed_part(&lead_in);
+        assert_eq!(part.chars().count(), ROUTED_MESSAGE_CHARS, "{part}");
+        assert!(part.starts_with("Translate to English: 東京"), "{part}");
+        // Spaces before the message, then one long word: not an empty part.
+        let one_word = format!("   {}", "x".repeat(500));
+        assert_eq!(routed_part(&one_word).chars().count(), ROUTED_MESSAGE_CHARS);
     }
 }
