@@ -30,10 +30,32 @@ use crate::words::{Part, Word};
 /// the program never blocks on a full pipe.
 const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 
+/// The longest path the kernel opens (`PATH_MAX`); a longer text can't name
+/// a file, so it is not resolved.
+const MAX_PATH_BYTES: usize = usize::MAX;
+
 /// Where a command runs and what its values may not name.
 pub(crate) struct Place<'a> {
     pub(crate) project_dir: &'a Path,
-    pub(crate) protected_paths: &'a [PathBuf],
+    pub(crate) protected_paths: &'a [Protected],
+}
+
+/// A protected path as the settings give it, and where it resolves.
+pub(crate) struct Protected {
+    shown: PathBuf,
+    inside: PathBuf,
+}
+
+/// The protected paths resolved against the project, once, when the tools
+/// are built.
+pub(crate) fn protected(project_dir: &Path, paths: &[PathBuf]) -> Vec<Protected> {
+    paths
+        .iter()
+        .map(|path| Protected {
+            shown: path.clone(),
+            inside: resolve(&project_dir.join(path)),
+        })
+        .collect()
 }
 
 pub(crate) async fn call(
@@ -105,14 +127,20 @@ struct Argv {
 
 fn argv(spec: &CommandSpec, params: &Params) -> Result<Argv, String> {
     let given = |name: &str| params.get(name).map(|value| value_text(value).into_owned());
-    if let Some(script) = &spec.script {
-        let script = script.render(given);
+    if let Some(template) = &spec.script {
+        let script = template.render(given);
         let mut program = vec!["sh".into(), "-c".into(), script.text, "sh".into()];
         program.extend(script.values.iter().cloned());
-        return Ok(Argv {
-            program,
-            values: script.values,
-        });
+        let mut values = script.values;
+        // What `sh` opens is the word a value ends up in (`{dir}/file`,
+        // `> out/{name}`), not the value alone.
+        for word in &template.words {
+            let (filled, filled_values) = fill_word(word, &given);
+            if !filled_values.is_empty() {
+                values.push(filled);
+            }
+        }
+        return Ok(Argv { program, values });
     }
     let mut program = Vec::with_capacity(spec.words.len());
     let mut values = Vec::new();
@@ -160,26 +188,23 @@ fn check_protected(texts: &[String], place: &Place<'_>) -> Result<(), String> {
     if place.protected_paths.is_empty() {
         return Ok(());
     }
-    let protected: Vec<(&PathBuf, PathBuf)> = place
-        .protected_paths
-        .iter()
-        .map(|path| (path, resolve(&place.project_dir.join(path))))
-        .collect();
     for text in texts {
         let after_equals = text.split_once('=').map(|(_, path)| path);
         for candidate in std::iter::once(text.as_str()).chain(after_equals) {
-            if candidate.is_empty() || candidate.contains('\0') {
+            if candidate.is_empty() || candidate.contains('\0') || candidate.len() > MAX_PATH_BYTES
+            {
                 continue;
             }
             let named = resolve(&place.project_dir.join(candidate));
-            if let Some((shown, _)) = protected
+            if let Some(protected) = place
+                .protected_paths
                 .iter()
-                .find(|(_, inside)| named.starts_with(inside))
+                .find(|protected| named.starts_with(&protected.inside))
             {
                 return Err(format!(
                     "{text:?} names {}, which is inside the protected path {}",
                     named.display(),
-                    shown.display()
+                    protected.shown.display()
                 ));
             }
         }

@@ -205,7 +205,7 @@ fn fill_text_body(
     content_type: Option<&str>,
 ) -> Result<String, String> {
     let is = |kind: &str| content_type.is_some_and(|content_type| content_type.contains(kind));
-    if is("json") || (content_type.is_none() && serde_json::from_str::<Value>(template).is_ok()) {
+    if is("json") || (content_type.is_none() && looks_like_json(template)) {
         return Ok(fill_json_text(template, params));
     }
     if is("x-www-form-urlencoded") {
@@ -217,6 +217,22 @@ fn fill_text_body(
         return fill(template, params, |text| Ok(xml_escaped(text)));
     }
     fill(template, params, verbatim)
+}
+
+/// Whether a template is JSON once its placeholders are values: with each
+/// one `null` it parses (`{"n": {a}}`), or it opens an object or a list.
+fn looks_like_json(template: &str) -> bool {
+    if template.trim_start().starts_with(['{', '[']) {
+        return true;
+    }
+    let with_nulls: String = pieces(template)
+        .into_iter()
+        .map(|piece| match piece {
+            Piece::Literal(text) => text,
+            Piece::Placeholder(_) => "null",
+        })
+        .collect();
+    serde_json::from_str::<Value>(&with_nulls).is_ok()
 }
 
 /// Fills a JSON text: inside a string a value is escaped as string content;

@@ -60,7 +60,7 @@ pub struct AgentTool {
     spec: AgentSpec,
     source: ToolSource,
     project_dir: PathBuf,
-    protected_paths: Arc<[PathBuf]>,
+    protected_paths: Arc<[command::Protected]>,
     /// The longest HTTP reply read.
     max_reply_bytes: usize,
     client: reqwest::Client,
@@ -137,7 +137,8 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
             }];
         }
     };
-    let protected_paths: Arc<[PathBuf]> = options.protected_paths.clone().into();
+    let protected_paths: Arc<[command::Protected]> =
+        command::protected(&options.project_dir, &options.protected_paths).into();
     let max_reply_bytes = riverse_tool::reply_limit(options.max_output_bytes);
     let mut found = Vec::new();
     for (file, list) in lists {

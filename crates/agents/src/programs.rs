@@ -7,6 +7,8 @@
 //! `allow_interpreter: true`. The lists below hold the common programs; they
 //! are a guard for mistakes in a template, not a sandbox.
 
+use indexmap::IndexMap;
+
 use crate::words::Word;
 
 /// How one program reads code from its arguments.
@@ -121,6 +123,15 @@ const INTERPRETERS: &[Interpreter] = &[
         rest_is_code: false,
     },
     Interpreter {
+        // `watch` joins its arguments and runs them through `sh -c`.
+        names: &["watch"],
+        code_short: "",
+        code_long: &[],
+        with_argument: "nq",
+        operand_is_code: true,
+        rest_is_code: true,
+    },
+    Interpreter {
         names: &["ssh", "su", "runuser"],
         code_short: "c",
         code_long: &["--command"],
@@ -149,7 +160,6 @@ const WRAPPERS: &[(&str, &str)] = &[
     ("chrt", ""),
     ("taskset", ""),
     ("flock", "wE"),
-    ("watch", "nd"),
     ("unbuffer", ""),
     ("chroot", ""),
     ("strace", "eoposu"),
@@ -166,13 +176,24 @@ const WRAPPERS: &[(&str, &str)] = &[
     ("{", ""),
 ];
 
+/// Wrappers whose first operand is not the program: `flock FILE COMMAND`,
+/// `chroot ROOT COMMAND`.
+const FIRST_OPERAND_FIRST: &[&str] = &["flock", "chroot"];
+
 /// Short options of `env` whose argument is a command line.
 const ENV_SPLIT: &str = "S";
 
-/// Checks one simple command. `fixed` says whether a parameter's values are
-/// listed in `allowed_params`: such a value is the template author's choice.
-pub(crate) fn check_command(words: &[Word], fixed: &dyn Fn(&str) -> bool) -> Result<(), String> {
-    let free = |word: &Word| word.params().find(|param| !fixed(param)).map(str::to_owned);
+/// Checks one simple command. A parameter listed in `allowed_params` has
+/// only the values listed: the template author's choice, checked each.
+pub(crate) fn check_command(
+    words: &[Word],
+    allowed: &IndexMap<String, Vec<String>>,
+) -> Result<(), String> {
+    let free = |word: &Word| {
+        word.params()
+            .find(|param| !allowed.contains_key(*param))
+            .map(str::to_owned)
+    };
     let mut at = 0;
     // `NAME=value` words before a shell command set variables.
     while at < words.len() && is_assignment(&words[at]) {
@@ -187,12 +208,34 @@ pub(crate) fn check_command(words: &[Word], fixed: &dyn Fn(&str) -> bool) -> Res
                 "the program to run comes from parameter \"{param}\"; list its values in allowed_params"
             ));
         }
+        // `{prog} -c {x}` with prog: [bash] is `bash -c {x}`.
+        if let Some(param) = word.params().next() {
+            for value in &allowed[param] {
+                let mut filled = words[at..].to_vec();
+                filled[0] = word.with_value(param, value);
+                check_command(&filled, allowed)?;
+            }
+            return Ok(());
+        }
         let name = program_name(&word.literal().unwrap_or_default());
         if name == "find" {
-            return check_find(&words[at + 1..], fixed);
+            return check_find(&words[at + 1..], allowed);
         }
         if let Some((wrapper, with_argument)) = WRAPPERS.iter().find(|(known, _)| *known == name) {
             at = skip_wrapper_options(wrapper, with_argument, words, at + 1, &free)?;
+            if FIRST_OPERAND_FIRST.contains(wrapper) {
+                at += 1;
+                // `flock FILE -c COMMAND` runs COMMAND through `sh -c`.
+                if *wrapper == "flock"
+                    && let Some(option) = words.get(at).and_then(Word::literal)
+                    && matches!(option.as_str(), "-c" | "--command")
+                {
+                    return match words.get(at + 1).and_then(free) {
+                        Some(param) => Err(code_error("flock -c", &param)),
+                        None => Ok(()),
+                    };
+                }
+            }
             continue;
         }
         return match INTERPRETERS.iter().find(|interpreter| {
@@ -204,8 +247,16 @@ pub(crate) fn check_command(words: &[Word], fixed: &dyn Fn(&str) -> bool) -> Res
     }
 }
 
+/// Whether a literal `--` in this command may end up read as something
+/// other than the end of the program's options: a wrapper's own `--`, or
+/// `find`, which reads its expression (`-delete`) after one.
+pub(crate) fn ignores_double_dash(word: &Word) -> bool {
+    let name = program_name(&word.literal().unwrap_or_default());
+    name == "find" || is_wrapper(word)
+}
+
 /// Whether the word names a program that runs another one.
-pub(crate) fn is_wrapper(word: &Word) -> bool {
+fn is_wrapper(word: &Word) -> bool {
     let name = program_name(&word.literal().unwrap_or_default());
     WRAPPERS.iter().any(|(known, _)| *known == name)
 }
@@ -273,7 +324,9 @@ fn skip_wrapper_options(
             continue;
         }
         // `nice 10`, `timeout 5s`, `taskset 0x3`: a number before the program.
-        if word.literal().is_some_and(|text| is_number_like(&text)) {
+        if !FIRST_OPERAND_FIRST.contains(&wrapper)
+            && word.literal().is_some_and(|text| is_number_like(&text))
+        {
             at += 1;
             continue;
         }
@@ -308,6 +361,10 @@ fn check_interpreter(
     args: &[Word],
     free: &dyn Fn(&Word) -> Option<String>,
 ) -> Result<(), String> {
+    // A literal code argument (`sed -e s/a/b/`) does not end the options:
+    // another may follow (`-e {x}`). Whether the first operand is code is
+    // known only once they are all read.
+    let mut code_given = false;
     let mut at = 0;
     while let Some(word) = args.get(at) {
         let prefix = word.literal_prefix();
@@ -318,15 +375,14 @@ fn check_interpreter(
         if let Some(long) = prefix.strip_prefix("--").filter(|long| !long.is_empty()) {
             let option = format!("--{}", long.split('=').next().unwrap_or(long));
             if interpreter.code_long.contains(&option.as_str()) {
-                let code = if prefix.contains('=') || word.literal().is_none() {
-                    Some(word)
-                } else {
-                    args.get(at + 1)
-                };
-                return match code.and_then(free) {
-                    Some(param) => Err(code_error(name, &param)),
-                    None => Ok(()),
-                };
+                let attached = prefix.contains('=') || word.literal().is_none();
+                let code = if attached { Some(word) } else { args.get(at + 1) };
+                if let Some(param) = code.and_then(free) {
+                    return Err(code_error(name, &param));
+                }
+                code_given = true;
+                at += if attached { 1 } else { 2 };
+                continue;
             }
             at += 1;
             continue;
@@ -341,10 +397,14 @@ fn check_interpreter(
                     } else {
                         args.get(at + 1)
                     };
-                    return match code.and_then(free) {
-                        Some(param) => Err(code_error(name, &param)),
-                        None => Ok(()),
-                    };
+                    if let Some(param) = code.and_then(free) {
+                        return Err(code_error(name, &param));
+                    }
+                    code_given = true;
+                    if !attached {
+                        at += 1;
+                    }
+                    break;
                 }
                 if interpreter.with_argument.contains(letter) {
                     if !attached {
@@ -361,7 +421,7 @@ fn check_interpreter(
     let mut operands = args[at.min(args.len())..].iter();
     if let Some(param) = operands
         .next()
-        .filter(|_| interpreter.operand_is_code)
+        .filter(|_| interpreter.operand_is_code && !code_given)
         .and_then(free)
     {
         return Err(code_error(name, &param));
@@ -376,7 +436,7 @@ fn check_interpreter(
 
 /// `find ... -exec PROGRAM ARGS ;`: the program after each action is a
 /// command of its own.
-fn check_find(args: &[Word], fixed: &dyn Fn(&str) -> bool) -> Result<(), String> {
+fn check_find(args: &[Word], allowed: &IndexMap<String, Vec<String>>) -> Result<(), String> {
     const ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
     let mut at = 0;
     while at < args.len() {
@@ -391,7 +451,7 @@ fn check_find(args: &[Word], fixed: &dyn Fn(&str) -> bool) -> Result<(), String>
             .iter()
             .position(|word| matches!(word.literal().as_deref(), Some(";" | "+")))
             .map_or(args.len(), |end| at + end);
-        check_command(&args[at..end], fixed)?;
+        check_command(&args[at..end], allowed)?;
         at = end;
     }
     Ok(())
@@ -407,7 +467,8 @@ mod tests {
             .iter()
             .map(|word| Word::from_unquoted(word))
             .collect();
-        check_command(&words, &|param| param == "fixed")
+        let allowed = IndexMap::from([("fixed".to_owned(), vec!["ls".to_owned(), "bash".to_owned()])]);
+        check_command(&words, &allowed)
     }
 
     #[test]
@@ -427,10 +488,19 @@ mod tests {
             "node --eval={name}",
             "awk {name} file",
             "sed -e {name} file",
+            "sed -e s/a/b/ -e {name} file",
+            "perl -e1 -e {name}",
+            "awk -f a.awk -f {name}",
+            "node --eval=1 --eval {name}",
             "find . -name x -exec sh -c {name} ;",
             "ssh host ls {name}",
             "{name} --version",
             "eval echo {name}",
+            "watch -n 5 ls {name}",
+            "flock /tmp/lock -c {name}",
+            "flock -w 5 /tmp/lock sh -c {name}",
+            "chroot / sh -c {name}",
+            "{fixed} -c {name}",
         ] {
             assert!(check(template).is_err(), "{template:?} was accepted");
         }
@@ -449,6 +519,8 @@ mod tests {
             "{fixed} --version",
             "sh -c {fixed}",
             "timeout 5 grep -n {name} file",
+            "flock /tmp/lock grep -n {name} file",
+            "chroot / grep -n {name} file",
         ] {
             assert_eq!(check(template), Ok(()), "{template:?}");
         }

@@ -21,6 +21,9 @@ pub(crate) struct ShellTemplate {
     segments: Vec<Segment>,
     /// The top-level simple commands, word by word, for the program checks.
     pub(crate) commands: Vec<Vec<Word>>,
+    /// Every top-level word, redirection targets included: what the
+    /// protected-path check fills and reads.
+    pub(crate) words: Vec<Word>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +104,7 @@ struct Reader<'a> {
     script: String,
     commands: Vec<Vec<Word>>,
     command: Vec<Word>,
+    words: Vec<Word>,
     word: Option<Word>,
     /// The next word names a redirection's file, not an argument.
     redirect_target: bool,
@@ -117,6 +121,7 @@ impl<'a> Reader<'a> {
             script: String::new(),
             commands: Vec::new(),
             command: Vec::new(),
+            words: Vec::new(),
             word: None,
             redirect_target: false,
             heredoc: false,
@@ -144,6 +149,7 @@ impl<'a> Reader<'a> {
         Ok(ShellTemplate {
             segments: self.segments,
             commands: self.commands,
+            words: self.words,
         })
     }
 
@@ -169,6 +175,7 @@ impl<'a> Reader<'a> {
 
     fn end_word(&mut self) {
         if let Some(word) = self.word.take() {
+            self.words.push(word.clone());
             if self.redirect_target {
                 self.redirect_target = false;
             } else {

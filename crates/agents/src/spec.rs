@@ -22,7 +22,7 @@ use indexmap::IndexMap;
 use riverse_tool::ToolManifest;
 use serde_json::{Map, Value};
 
-use crate::programs::{check_command, is_wrapper};
+use crate::programs::{check_command, ignores_double_dash};
 use crate::shell::ShellTemplate;
 use crate::words::Word;
 
@@ -394,9 +394,9 @@ fn command_spec(entry: &Fields<'_>) -> Result<CommandSpec, SpecError> {
         None => vec![words.clone()],
     };
     if !allow_interpreter {
-        let fixed = |param: &str| allowed_params.contains_key(param);
         for words in &commands {
-            check_command(words, &fixed).map_err(|message| command.error("template", message))?;
+            check_command(words, &allowed_params)
+                .map_err(|message| command.error("template", message))?;
         }
     }
     let leading_params = leading_params(&commands, /*after_double_dash*/ !shell);
@@ -458,8 +458,10 @@ fn allow_options(command: &Fields<'_>) -> Result<ParamSet, SpecError> {
 fn leading_params(commands: &[Vec<Word>], after_double_dash: bool) -> Vec<String> {
     let mut leading: Vec<String> = Vec::new();
     for words in commands {
-        // `env -- prog {value}`: that `--` is the wrapper's, not prog's.
-        let honours_double_dash = after_double_dash && !words.first().is_some_and(is_wrapper);
+        // `env -- prog {value}`: that `--` is the wrapper's, not prog's;
+        // `find -- {value}` reads `-delete` after it.
+        let honours_double_dash =
+            after_double_dash && !words.first().is_some_and(ignores_double_dash);
         for word in words {
             if honours_double_dash && word.literal().as_deref() == Some("--") {
                 break;

@@ -40,6 +40,19 @@ impl Word {
         self.parts.push(Part::Value(name.to_owned()));
     }
 
+    /// The word with `param`'s placeholders filled with `value`.
+    pub(crate) fn with_value(&self, param: &str, value: &str) -> Word {
+        let mut filled = Word::default();
+        for part in &self.parts {
+            match part {
+                Part::Value(name) if name == param => filled.push_literal(value),
+                Part::Value(name) => filled.push_value(name),
+                Part::Literal(text) => filled.push_literal(text),
+            }
+        }
+        filled
+    }
+
     /// The whole word when no value goes into it.
     pub(crate) fn literal(&self) -> Option<String> {
         let mut text = String::new();

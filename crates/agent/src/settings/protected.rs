@@ -67,7 +67,7 @@ impl Settings {
             listed.insert(
                 0,
                 (
-                    std::path::absolute(file).unwrap_or_else(|_| file.clone()),
+                    file.clone(),
                     "the settings file in use: its secrets never go to a tool, and changing it changes what tools may do",
                 ),
             );
@@ -75,10 +75,11 @@ impl Settings {
         if let Some(model) = &self.embedded_model_path {
             listed.push((model.clone(), "the embedded model file"));
         }
-        if let Some(models) = riverse_embedded::location::default_cache_dir() {
-            if let Some(cache) = models.parent() {
-                listed.push((cache.join("prompts"), "the embedded model's prompt cache"));
-            }
+        use riverse_embedded::location::{default_cache_dir, default_prompt_cache_dir};
+        if let Some(prompts) = default_prompt_cache_dir() {
+            listed.push((prompts, "the embedded model's prompt cache"));
+        }
+        if let Some(models) = default_cache_dir() {
             listed.push((models, "the embedded model cache"));
         }
         let mut protected: Vec<ProtectedPath> = Vec::new();

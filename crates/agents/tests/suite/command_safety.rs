@@ -309,6 +309,8 @@ agents:
   - {name: dd, type: command, parameters: {to: t}, command: {template: "dd if=notes/readme.txt {to} status=none"}}
   - {name: show_in, type: command, parameters: {dir: d}, command: {template: "cat {dir}/settings.yaml"}}
   - {name: show_shell, type: command, parameters: {file: f}, command: {template: "cat {file}", shell: true}}
+  - {name: show_in_shell, type: command, parameters: {dir: d}, command: {template: "cat {dir}/settings.yaml", shell: true}}
+  - {name: write_shell, type: command, parameters: {f: f}, command: {template: "echo pwned > notes/{f}", shell: true}}
 "#,
     );
     let refused = |result: &ToolResult, what: &str| {
@@ -360,6 +362,21 @@ agents:
         &call(&registry, "show_in", json!({"dir": "."})).await,
         "the filled argument",
     );
+    // With a shell, the word a value ends up in counts, redirection targets
+    // included.
+    refused(
+        &call(&registry, "show_in_shell", json!({"dir": "."})).await,
+        "the filled shell word",
+    );
+    refused(
+        &call(
+            &registry,
+            "write_shell",
+            json!({"f": "../agent/tools/pwn.py"}),
+        )
+        .await,
+        "the redirection target",
+    );
     assert!(!root.join("agent/tools/pwn.py").exists());
     // Other paths are not affected.
     assert_eq!(
@@ -375,4 +392,73 @@ agents:
         .await,
         ToolResult::ok("")
     );
+}
+
+#[test]
+fn a_value_behind_a_literal_code_option_or_a_wrapper_operand_is_refused_when_it_loads() {
+    let rows = load_errors(
+        r#"
+agents:
+  - {name: sed2, type: command, parameters: {x: x}, command: {template: "sed -e s/a/b/ -e {x} file"}}
+  - {name: perl2, type: command, parameters: {x: x}, command: {template: "perl -e1 -e {x}"}}
+  - {name: awk2, type: command, parameters: {x: x}, command: {template: "awk -f a.awk -f {x}"}}
+  - {name: watch, type: command, parameters: {x: x}, command: {template: "watch -n 1 echo {x}"}}
+  - {name: flock, type: command, parameters: {x: x}, command: {template: "flock /tmp/lock -c {x}"}}
+  - {name: chroot, type: command, parameters: {x: x}, command: {template: "chroot / sh -c {x}"}}
+  - {name: prog, type: command, parameters: {prog: p, x: x}, command: {template: "{prog} -c {x}", allowed_params: {prog: [ls, bash]}}}
+  - {name: sed_ok, type: command, parameters: {x: x}, command: {template: "sed -e s/a/b/ {x}"}}
+  - {name: flock_ok, type: command, parameters: {x: x}, command: {template: "flock /tmp/lock grep -n {x} file"}}
+  - {name: prog_ok, type: command, parameters: {prog: p, x: x}, command: {template: "{prog} -l {x}", allowed_params: {prog: [ls, cat]}}}
+"#,
+    );
+    for (name, status, error) in &rows[..7] {
+        assert_eq!(*status, Status::Error, "{name}");
+        assert!(
+            error.as_deref().unwrap().contains("runs its argument as code"),
+            "{name}: {error:?}"
+        );
+    }
+    for (name, status, error) in &rows[7..] {
+        assert_eq!(*status, Status::Available, "{name}: {error:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_dash_after_finds_double_dash_is_still_an_option() {
+    let (project, registry) = agents(
+        "agents:\n  - {name: find, type: command, parameters: {x: x}, command: {template: \"find -- {x}\"}}\n",
+    );
+    let result = call(&registry, "find", json!({"x": "-delete"})).await;
+    assert!(
+        result.error.contains("would be read as an option"),
+        "{result:?}"
+    );
+    assert!(project.path().join("scripts/args.py").exists());
+    assert_eq!(
+        call(&registry, "find", json!({"x": "scripts"})).await,
+        ToolResult::ok("scripts\nscripts/args.py")
+    );
+}
+
+#[tokio::test]
+async fn a_long_value_is_checked_against_protected_paths_quickly() {
+    let project = tempfile::tempdir().unwrap();
+    write(project.path(), "settings.yaml", "serve: {token: secret}\n");
+    let registry = protected(
+        project.path(),
+        "agents:\n  - {name: show, type: command, parameters: {file: f}, command: {template: \"cat {file}\"}}\n",
+    );
+    // Longer than any path the kernel opens, made of many names: resolving
+    // it name by name would take minutes.
+    let file = "a/".repeat(50_000);
+    let started = std::time::Instant::now();
+    let result = call(&registry, "show", json!({"file": file})).await;
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
+    assert!(result.error.starts_with("\"cat\" exited with status 1"), "{}", &result.error[..200.min(result.error.len())]);
+    // A value at the limit is still resolved and refused.
+    let file = format!("{}settings.yaml", "./".repeat(2_000));
+    assert!(file.len() <= 4096);
+    let result = call(&registry, "show", json!({"file": file})).await;
+    assert!(result.error.contains("inside the protected path"), "{}", &result.error[..200.min(result.error.len())]);
 }

@@ -189,6 +189,22 @@ async fn a_value_can_not_change_the_shape_of_a_json_text_body() {
             "{value}"
         );
     }
+    // The same template is JSON without the header: the placeholder outside
+    // a string makes it so.
+    let (_project, registry) = probe(&format!(
+        "{{url: \"{url}\", method: POST, body_template: '{{\"n\": {{a}}, \"admin\": false}}'}}"
+    ));
+    for (value, expected) in [
+        (json!("7"), json!(7)),
+        (json!("1, \"admin\": true"), json!("1, \"admin\": true")),
+    ] {
+        let body = echoed_body(&call(&registry, "probe", json!({"a": value})).await);
+        assert_eq!(
+            serde_json::from_str::<Value>(&body).unwrap(),
+            json!({"n": expected, "admin": false}),
+            "{value}"
+        );
+    }
 }
 
 #[tokio::test]
