@@ -110,33 +110,6 @@ fn an_mcp_server_that_never_finishes_starting_does_not_outlive_riverse() {
     wait_until("the mcp server outlived riverse", || is_gone(server));
 }
 
-/// A tool whose child leaves the worker's group and stays its child (as
-/// `shell_exec` does), and whose grandchild leaves that group too: their
-/// pids go to `pids`, one a line, then the call hangs.
-const LEAVES_ITS_GROUP: &str = r#"
-import subprocess, sys, time
-from agent.tools import BaseTool, ToolManifest, ToolResult
-
-GRANDCHILD = (
-    "import subprocess, sys, time\n"
-    "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
-    "open(sys.argv[1], 'a').write(f'{g.pid}\\n')\n"
-    "time.sleep(600)\n"
-)
-
-class LeavesItsGroup(BaseTool):
-    def manifest(self):
-        return ToolManifest(name="leaves_its_group", description="starts processes in new sessions",
-                            parameters={"pid_file": "where the pids go"})
-
-    def execute(self, params):
-        child = subprocess.Popen([sys.executable, "-c", GRANDCHILD, params["pid_file"]], start_new_session=True)
-        with open(params["pid_file"], "a") as file:
-            file.write(f"{child.pid}\n")
-        while True:
-            time.sleep(60)
-"#;
-
 /// `riverse call TOOL` running until `count` pids are in its pid file: the
 /// riverse process, and the pids.
 fn call_writing_pids(dir: &Path, tool: &str, count: usize) -> (Child, Vec<i32>) {
@@ -154,10 +127,9 @@ fn call_writing_pids(dir: &Path, tool: &str, count: usize) -> (Child, Vec<i32>) 
 /// even one that left the worker's process group with setsid, whether it
 /// is still the worker's descendant or was orphaned before, with workers
 /// forked by the fork server or started fresh.
-fn sigkill_leaves_no_escaped_process(fork: bool, tool_file: (&str, &str), count: usize) {
-    let project = project(&[]);
-    project.file(&format!("agent/tools/{}", tool_file.0), tool_file.1);
-    let tool = tool_file.0.trim_end_matches(".py");
+fn sigkill_leaves_no_escaped_process(fork: bool, fixture: &str, count: usize) {
+    let project = project(&[fixture]);
+    let tool = fixture.trim_end_matches(".py");
     project.settings(&format!(
         "python: {{fork: {fork}}}\ntools:\n  {tool}: {{timeout: 120}}\n"
     ));
@@ -175,29 +147,24 @@ fn sigkill_leaves_no_escaped_process(fork: bool, tool_file: (&str, &str), count:
     }
 }
 
-fn escapes_its_group() -> (&'static str, &'static str) {
-    const FIXTURE: &str = include_str!("../../../test-support/fixtures/escapes_its_group.py");
-    ("escapes_its_group.py", FIXTURE)
-}
-
 #[test]
 fn sigkill_of_riverse_ends_an_orphan_that_left_its_group_in_a_forked_worker() {
-    sigkill_leaves_no_escaped_process(true, escapes_its_group(), 1);
+    sigkill_leaves_no_escaped_process(true, "escapes_its_group.py", 1);
 }
 
 #[test]
 fn sigkill_of_riverse_ends_an_orphan_that_left_its_group_in_a_fresh_worker() {
-    sigkill_leaves_no_escaped_process(false, escapes_its_group(), 1);
+    sigkill_leaves_no_escaped_process(false, "escapes_its_group.py", 1);
 }
 
 #[test]
 fn sigkill_of_riverse_ends_children_in_sessions_of_their_own_in_a_forked_worker() {
-    sigkill_leaves_no_escaped_process(true, ("leaves_its_group.py", LEAVES_ITS_GROUP), 2);
+    sigkill_leaves_no_escaped_process(true, "leaves_its_group.py", 2);
 }
 
 #[test]
 fn sigkill_of_riverse_ends_children_in_sessions_of_their_own_in_a_fresh_worker() {
-    sigkill_leaves_no_escaped_process(false, ("leaves_its_group.py", LEAVES_ITS_GROUP), 2);
+    sigkill_leaves_no_escaped_process(false, "leaves_its_group.py", 2);
 }
 
 /// The pids in `pid_file` once there are `count`.
@@ -254,7 +221,7 @@ fn sigkill_of_riverse_serve_mid_turn_leaves_no_process_and_then_a_failed_answer(
         json!({"pid_file": pid_file.display().to_string()}),
     )]);
     let project = project_for(&llm, "tools:\n  leaves_its_group: {timeout: 120}\n");
-    project.file("agent/tools/leaves_its_group.py", LEAVES_ITS_GROUP);
+    project.fixture("leaves_its_group.py");
     let killed = Server::start(&project, &[]);
     let (status, created) = http(&killed.url, "POST", "/v1/conversations", None);
     assert_eq!(status, 200, "{created}");
