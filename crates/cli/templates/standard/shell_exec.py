@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
-from agent.tools._paths import Scope, hard_link_refusal, is_regular, tool_settings
+from agent.tools._paths import Scope, hard_link_refusal, is_inside, is_regular, tool_settings
 
 
 DEFAULT_WHITELIST = [
@@ -302,6 +302,8 @@ class Checked:
         self.given = set()
         self.options = []    # the arguments that are options, with their values
         self.operands = []
+        # Operands written after `--`: paths, whether or not they exist now.
+        self.after_dashes = []
         self.parse(argv[self.start:], prefix)
 
     def parse(self, args: list, prefix: list) -> None:
@@ -314,6 +316,8 @@ class Checked:
                 continue
             if after_dashes or not arg.startswith("-") or arg == "-":
                 self.operands.append(arg)
+                if after_dashes:
+                    self.after_dashes.append(arg)
                 continue
             if arg == "--":
                 after_dashes = True
@@ -415,7 +419,7 @@ class Checked:
     def argv(self) -> list:
         if self.key not in GIT_READS_FILES:
             return self.full
-        return git_argv(self.scope, self.full[: self.start], self.options, self.operands)
+        return git_argv(self.scope, self.full[: self.start], self.options, self.operands, self.after_dashes)
 
 
 def program_for(argv: list, prefix: list):
@@ -432,15 +436,20 @@ def program_for(argv: list, prefix: list):
     return " ".join(prefix), None
 
 
-def git_argv(scope: Scope, head: list, options: list, operands: list) -> list:
+def git_argv(scope: Scope, head: list, options: list, operands: list, given_as_paths: list) -> list:
     """git with every operand that names a file after `--`, and pathspecs
     that leave out the protected paths and secret files: git reads the
-    repository itself, where a check of the arguments cannot see."""
-    revisions = [operand for operand in operands if not os.path.lexists(os.path.join(scope.project, operand))]
+    repository itself, where a check of the arguments cannot see. An operand
+    the caller put after `--` stays a path (a file since deleted has a log)."""
+    revisions = [
+        operand
+        for operand in operands
+        if operand not in given_as_paths and not os.path.lexists(os.path.join(scope.project, operand))
+    ]
     paths = [operand for operand in operands if operand not in revisions]
     excluded = []
     for path, _reason in scope.protected:
-        if path != scope.project and os.path.commonpath([path, scope.project]) == scope.project:
+        if path != scope.project and is_inside(path, scope.project):
             excluded.append(f":(exclude,icase){os.path.relpath(path, scope.project)}")
     excluded += [f":(exclude,icase,glob)**/{glob}" for glob in scope.secret_files]
     excluded += [f":(exclude,icase,glob)**/{glob}/**" for glob in scope.secret_files]

@@ -533,6 +533,17 @@ fn shell_exec_git_never_shows_protected_files() {
         );
         assert!(text.contains("notes/a.txt"), "{command}: {text}");
     }
+    // A file given after `--` stays a path, even once it is deleted.
+    std::fs::remove_file(wide.path("demo/notes/a.txt")).unwrap();
+    let (succeeded, text) = session.call(
+        "shell_exec",
+        json!({"command": "git log --oneline -- notes/a.txt"}),
+    );
+    assert_eq!(
+        (succeeded, text.contains("everything")),
+        (true, true),
+        "{text}"
+    );
 }
 
 /// H2: a swapper exchanges a file or directory inside the project with a
