@@ -32,7 +32,7 @@ const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 
 /// The longest path the kernel opens (`PATH_MAX`); a longer text can't name
 /// a file, so it is not resolved.
-const MAX_PATH_BYTES: usize = usize::MAX;
+const MAX_PATH_BYTES: usize = 4096;
 
 /// Where a command runs and what its values may not name.
 pub(crate) struct Place<'a> {

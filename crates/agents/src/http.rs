@@ -315,8 +315,10 @@ impl Exchange<'_> {
                 Ok(reply) => reply,
                 Err(error) => return ToolResult::failure(error),
             };
-            let Some(next) = self.redirect_target(&reply) else {
-                break reply;
+            let next = match self.redirect_target(&reply) {
+                Ok(Some(next)) => next,
+                Ok(None) => break reply,
+                Err(error) => return ToolResult::failure(error),
             };
             hops += 1;
             if hops > MAX_REDIRECTS {
@@ -362,13 +364,28 @@ impl Exchange<'_> {
             .map_err(|err| format!("{} failed: {}", self.what, error_chain(&err)))
     }
 
-    /// Where a redirect reply points, when redirects are followed at all.
-    fn redirect_target(&self, reply: &reqwest::Response) -> Option<Url> {
-        if self.spec.redirect == Redirect::None || !reply.status().is_redirection() {
-            return None;
+    /// Where a redirect reply points, when redirects are followed at all;
+    /// `Err` when its Location can't be read.
+    fn redirect_target(&self, reply: &reqwest::Response) -> Result<Option<Url>, String> {
+        if self.spec.redirect == Redirect::None || !is_followed(reply.status()) {
+            return Ok(None);
         }
-        let location = reply.headers().get(LOCATION)?.to_str().ok()?;
-        reply.url().join(location).ok()
+        let Some(location) = reply.headers().get(LOCATION) else {
+            return Ok(None);
+        };
+        let invalid = |why: String| {
+            format!(
+                "{} answered {}, a redirect with an invalid Location {location:?}: {why}",
+                self.what,
+                reply.status()
+            )
+        };
+        let location = location.to_str().map_err(|err| invalid(err.to_string()))?;
+        reply
+            .url()
+            .join(location)
+            .map(Some)
+            .map_err(|err| invalid(err.to_string()))
     }
 
     fn may_follow(&self, first: &Url, next: &Url) -> Result<(), String> {
@@ -436,7 +453,7 @@ impl Exchange<'_> {
             .headers()
             .get(LOCATION)
             .and_then(|value| value.to_str().ok())
-            .filter(|_| status.is_redirection());
+            .filter(|_| is_followed(status) && self.spec.redirect == Redirect::None);
         if let Some(location) = location {
             error.push_str(&format!(
                 ", a redirect to {location} that http.redirect: none does not follow"
@@ -465,10 +482,13 @@ fn redirected(mut request: Prepared, status: StatusCode, next: Url) -> Prepared 
     request
 }
 
+/// The redirects that are followed: 300 and 304 point nowhere to go.
+fn is_followed(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308)
+}
+
 fn same_origin(a: &Url, b: &Url) -> bool {
-    a.scheme() == b.scheme()
-        && a.host_str() == b.host_str()
-        && a.port_or_known_default() == b.port_or_known_default()
+    a.origin() == b.origin()
 }
 
 /// `http://host:port`

@@ -376,7 +376,11 @@ fn check_interpreter(
             let option = format!("--{}", long.split('=').next().unwrap_or(long));
             if interpreter.code_long.contains(&option.as_str()) {
                 let attached = prefix.contains('=') || word.literal().is_none();
-                let code = if attached { Some(word) } else { args.get(at + 1) };
+                let code = if attached {
+                    Some(word)
+                } else {
+                    args.get(at + 1)
+                };
                 if let Some(param) = code.and_then(free) {
                     return Err(code_error(name, &param));
                 }
@@ -467,7 +471,8 @@ mod tests {
             .iter()
             .map(|word| Word::from_unquoted(word))
             .collect();
-        let allowed = IndexMap::from([("fixed".to_owned(), vec!["ls".to_owned(), "bash".to_owned()])]);
+        let allowed =
+            IndexMap::from([("fixed".to_owned(), vec!["ls".to_owned(), "bash".to_owned()])]);
         check_command(&words, &allowed)
     }
 

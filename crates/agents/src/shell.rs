@@ -11,7 +11,9 @@
 //!
 //! A placeholder inside `$(...)`, backquotes, `${...}`, `$'...'` or a
 //! here-document is refused: there the script's own quoting rules differ, and
-//! a template does not need it.
+//! a template does not need it. So is a placeholder in a script that sets
+//! its own positional parameters (`set -- a b`, `shift`, a function): there
+//! `"${1}"` would no longer be the value.
 
 use crate::words::Word;
 
@@ -109,6 +111,8 @@ struct Reader<'a> {
     /// The next word names a redirection's file, not an argument.
     redirect_target: bool,
     heredoc: bool,
+    /// `name() ...`: a function, whose `$1` is not the template's.
+    function: bool,
     placeholders: usize,
 }
 
@@ -125,6 +129,7 @@ impl<'a> Reader<'a> {
             word: None,
             redirect_target: false,
             heredoc: false,
+            function: false,
             placeholders: 0,
         }
     }
@@ -145,6 +150,13 @@ impl<'a> Reader<'a> {
             return Err("a placeholder in a script with a here-document is not supported".into());
         }
         self.end_command();
+        if self.placeholders > 0 && (self.function || self.commands.iter().any(|c| rebinds(c))) {
+            return Err(
+                "the script sets the positional parameters (set --, shift or a function) that \
+                 carry its values; such a script can't have placeholders"
+                    .into(),
+            );
+        }
         self.flush_script();
         Ok(ShellTemplate {
             segments: self.segments,
@@ -225,6 +237,10 @@ impl<'a> Reader<'a> {
         self.take();
         match c {
             ' ' | '\t' => self.end_word(),
+            '(' if self.rest().trim_start_matches([' ', '\t']).starts_with(')') => {
+                self.function = true;
+                self.end_command();
+            }
             '\n' | ';' | '&' | '|' | '(' | ')' => self.end_command(),
             '<' | '>' => {
                 if c == '<' && self.peek() == Some('<') {
@@ -429,6 +445,47 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Whether a simple command sets `$1`, `$2`...: `set` with operands (or
+/// `--`), `shift`, or a `function` definition.
+fn rebinds(command: &[Word]) -> bool {
+    const BEFORE: &[&str] = &[
+        "command", "builtin", "eval", "exec", "then", "else", "elif", "do", "if", "while", "until",
+        "!", "{", "time",
+    ];
+    let literals: Vec<Option<String>> = command.iter().map(Word::literal).collect();
+    let mut words = literals
+        .iter()
+        .map(Option::as_deref)
+        .skip_while(|word| word.is_some_and(|word| BEFORE.contains(&word) || is_assignment(word)));
+    match words.next().flatten() {
+        Some("shift" | "function") => true,
+        Some("set") => {
+            let mut takes_argument = false;
+            words.any(|word| {
+                let option = std::mem::take(&mut takes_argument);
+                match word {
+                    _ if option => false,
+                    Some("-o" | "+o") => {
+                        takes_argument = true;
+                        false
+                    }
+                    Some("-" | "--") | None => true,
+                    Some(word) => !word.starts_with(['-', '+']),
+                }
+            })
+        }
+        _ => false,
+    }
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 /// The name of the `{name}` placeholder `text` starts with.
 fn placeholder_at(text: &str) -> Option<&str> {
     use crate::template::{Piece, pieces};
@@ -494,6 +551,36 @@ mod tests {
             );
         }
         assert!(ShellTemplate::parse("echo \"{a}").is_err());
+    }
+
+    #[test]
+    fn a_script_that_rebinds_its_positional_parameters_has_no_placeholders() {
+        for template in [
+            "set -- a b; echo {x}",
+            "set - a; echo {x}",
+            "set -e a; echo {x}",
+            "if true; then shift; fi; echo {x}",
+            "f() { echo \"$1\"; }; f {x}",
+            "f () { echo; }; echo {x}",
+            "function f { echo; }; echo {x}",
+        ] {
+            assert!(
+                ShellTemplate::parse(template).is_err(),
+                "{template:?} was accepted"
+            );
+        }
+        for template in [
+            "set -e; echo {x}",
+            "set -o pipefail; echo {x} | cat",
+            "echo set -- {x}",
+            "set -- a b; echo \"$1\"",
+            "(echo {x})",
+        ] {
+            assert!(
+                ShellTemplate::parse(template).is_ok(),
+                "{template:?} was refused"
+            );
+        }
     }
 
     #[test]

@@ -86,21 +86,17 @@ pub enum BodyTemplate {
 
 #[derive(Debug, Clone)]
 pub struct CommandSpec {
-    pub template: String,
     pub timeout: Duration,
-    /// Run through `sh -c`, every value a positional parameter.
-    pub shell: bool,
     /// A parameter's permitted values.
     pub allowed_params: IndexMap<String, Vec<String>>,
     /// The parameters whose values may start with `-`.
     pub allow_options: ParamSet,
-    /// `allow_interpreter: true`: values may reach a program's code.
-    pub allow_interpreter: bool,
     /// The parameters whose values may begin an argument (and so be read as
     /// an option). Without a shell, words after a literal `--` are left out.
     pub leading_params: Vec<String>,
     pub(crate) words: Vec<Word>,
-    /// The template as read for `sh`, with `shell: true`.
+    /// The template as read for `sh`, with `shell: true` (every value a
+    /// positional parameter).
     pub(crate) script: Option<ShellTemplate>,
 }
 
@@ -401,12 +397,9 @@ fn command_spec(entry: &Fields<'_>) -> Result<CommandSpec, SpecError> {
     }
     let leading_params = leading_params(&commands, /*after_double_dash*/ !shell);
     Ok(CommandSpec {
-        template,
         timeout: command.seconds("timeout", DEFAULT_COMMAND_TIMEOUT)?,
-        shell,
         allowed_params,
         allow_options: allow_options(&command)?,
-        allow_interpreter,
         leading_params,
         words,
         script,

@@ -414,7 +414,10 @@ agents:
     for (name, status, error) in &rows[..7] {
         assert_eq!(*status, Status::Error, "{name}");
         assert!(
-            error.as_deref().unwrap().contains("runs its argument as code"),
+            error
+                .as_deref()
+                .unwrap()
+                .contains("runs its argument as code"),
             "{name}: {error:?}"
         );
     }
@@ -441,24 +444,63 @@ async fn a_dash_after_finds_double_dash_is_still_an_option() {
 }
 
 #[tokio::test]
-async fn a_long_value_is_checked_against_protected_paths_quickly() {
+async fn a_value_longer_than_any_path_is_left_to_the_program_and_one_at_the_limit_is_checked() {
     let project = tempfile::tempdir().unwrap();
     write(project.path(), "settings.yaml", "serve: {token: secret}\n");
     let registry = protected(
         project.path(),
         "agents:\n  - {name: show, type: command, parameters: {file: f}, command: {template: \"cat {file}\"}}\n",
     );
-    // Longer than any path the kernel opens, made of many names: resolving
-    // it name by name would take minutes.
-    let file = "a/".repeat(50_000);
-    let started = std::time::Instant::now();
-    let result = call(&registry, "show", json!({"file": file})).await;
-    let took = started.elapsed();
-    assert!(took < std::time::Duration::from_secs(3), "took {took:?}");
-    assert!(result.error.starts_with("\"cat\" exited with status 1"), "{}", &result.error[..200.min(result.error.len())]);
+    // Longer than any path the kernel opens (resolving it name by name
+    // would cost minutes, so it is not resolved): the program can't open
+    // it, even when it spells a protected file.
+    for file in [
+        "a/".repeat(50_000),
+        format!("{}settings.yaml", "./".repeat(3_000)),
+    ] {
+        let result = call(&registry, "show", json!({"file": file})).await;
+        assert!(
+            result.error.starts_with("\"cat\" exited with status 1")
+                && !result.data.contains("secret"),
+            "{}",
+            &result.error[..200.min(result.error.len())]
+        );
+    }
     // A value at the limit is still resolved and refused.
     let file = format!("{}settings.yaml", "./".repeat(2_000));
     assert!(file.len() <= 4096);
     let result = call(&registry, "show", json!({"file": file})).await;
-    assert!(result.error.contains("inside the protected path"), "{}", &result.error[..200.min(result.error.len())]);
+    assert!(
+        result.error.contains("inside the protected path"),
+        "{}",
+        &result.error[..200.min(result.error.len())]
+    );
+}
+
+#[tokio::test]
+async fn a_shell_template_that_rebinds_its_positional_parameters_is_refused_when_it_loads() {
+    let project = project(
+        r#"
+agents:
+  - {name: rebind, type: command, parameters: {x: x}, command: {template: "set -- -n; printf '%s' {x}", shell: true}}
+  - {name: function, type: command, parameters: {x: x}, command: {template: "f() { printf '%s' \"$1\"; }; f other; printf '%s' {x}", shell: true}}
+  - {name: plain, type: command, parameters: {x: x}, command: {template: "set -e; printf '%s' {x}", shell: true}}
+"#,
+    );
+    let registry = registry(&options(project.path(), "en"));
+    let entries = registry.entries();
+    for (index, name) in ["rebind", "function"].iter().enumerate() {
+        assert_eq!(entries[index].status(), Status::Error, "{name}");
+        let error = entries[index].error().unwrap();
+        assert!(
+            error.starts_with(&format!(
+                "agent/config/agents_en.yaml: agents[{index}] \"{name}\": command.template: the script sets the positional parameters"
+            )),
+            "{error}"
+        );
+    }
+    assert_eq!(
+        call(&registry, "plain", json!({"x": "a b"})).await,
+        ToolResult::ok("a b")
+    );
 }

@@ -25,7 +25,7 @@ const LIMIT: usize = 12 * 64 * 1024 + 64 * 1024;
 
 #[tokio::test]
 async fn an_endless_reply_fails_once_the_limit_is_read() {
-    let server = RawServer::start(|_| RawReply::Endless(4 << 30));
+    let server = RawServer::start(|_| RawReply::Endless("200 OK", 4 << 30));
     for http in [
         format!("{{url: \"{}/big\"}}", server.url()),
         format!("{{url: \"{}/big\", result_path: a.b}}", server.url()),
@@ -48,11 +48,12 @@ async fn an_endless_reply_fails_once_the_limit_is_read() {
 
 #[tokio::test]
 async fn a_reply_announcing_a_length_over_the_limit_is_not_read() {
-    let body = "x".repeat(LIMIT + 1);
-    let server = RawServer::start(move |_| RawReply::Full("200 OK", Vec::new(), body.clone()));
+    let server = RawServer::start(|_| RawReply::Announced(LIMIT as u64 + 1));
     let (_project, registry) = probe(&format!("{{url: \"{}/big\"}}", server.url()));
     let result = call(&registry, "probe", json!({})).await;
     assert!(result.error.contains("longer than"), "{result:?}");
+    // The client hung up after the head: the server never wrote the body.
+    assert_eq!(server.streamed.load(Ordering::Relaxed), 0);
     // A reply at the limit is read.
     let body = "y".repeat(LIMIT);
     let server = RawServer::start(move |_| RawReply::Full("200 OK", Vec::new(), body.clone()));
@@ -71,7 +72,7 @@ async fn an_endless_error_reply_fails_with_its_start() {
                 "boom ".repeat(10_000),
             )
         } else {
-            RawReply::Endless(4 << 30)
+            RawReply::Endless("503 Service Unavailable", 4 << 30)
         }
     });
     let (_project, registry) = probe(&format!("{{url: \"{}/first\"}}", server.url()));
@@ -84,6 +85,19 @@ async fn an_endless_error_reply_fails_with_its_start() {
         "{}",
         result.error
     );
+    // An error body without end: its start is read, the rest never is.
+    let (_project, registry) = probe(&format!("{{url: \"{}/endless\"}}", server.url()));
+    let result = call(&registry, "probe", json!({})).await;
+    assert!(
+        result.error.starts_with(&format!(
+            "GET {}/endless answered 503 Service Unavailable: AAAA",
+            server.url()
+        )),
+        "{}",
+        &result.error[..200.min(result.error.len())]
+    );
+    let streamed = server.streamed.load(Ordering::Relaxed);
+    assert!(streamed < 256 << 20, "{streamed} bytes were streamed");
 }
 
 fn echoed_path(result: &ToolResult) -> String {
@@ -275,8 +289,6 @@ const SECRET_HEADERS: &str =
 async fn redirects_stay_on_the_templates_host_by_default() {
     let elsewhere = redirector(Vec::new());
     // The same host and port, then another port: the second hop is refused.
-    let first = RawServer::start(|_| RawReply::Full("200 OK", Vec::new(), "unused".into()));
-    drop(first);
     let local = redirector(vec![
         "/landed".into(),
         "/go/2".into(),
@@ -376,4 +388,48 @@ async fn a_redirect_loop_stops() {
         call(&registry, "probe", json!({})).await,
         ToolResult::failure(format!("GET {}/go/0: more than 10 redirects", local.url()))
     );
+}
+
+#[tokio::test]
+async fn only_redirect_statuses_with_a_readable_location_are_followed() {
+    let server = RawServer::start(|request| {
+        let location = if request.line.contains("/multiple") {
+            "/landed"
+        } else {
+            "http://[::1"
+        };
+        match request.line.contains("/landed") {
+            true => RawReply::Full("200 OK", Vec::new(), "landed".into()),
+            false => RawReply::Full(
+                if request.line.contains("/multiple") {
+                    "300 Multiple Choices"
+                } else {
+                    "302 Found"
+                },
+                vec![("Location".into(), location.into())],
+                String::new(),
+            ),
+        }
+    });
+    // A 300 is not followed, and the message does not blame http.redirect.
+    let (_project, registry) = probe(&format!("{{url: \"{}/multiple\"}}", server.url()));
+    assert_eq!(
+        call(&registry, "probe", json!({})).await,
+        ToolResult::failure(format!(
+            "GET {}/multiple answered 300 Multiple Choices",
+            server.url()
+        ))
+    );
+    assert_eq!(server.requests().len(), 1);
+    let (_project, registry) = probe(&format!("{{url: \"{}/broken\"}}", server.url()));
+    let result = call(&registry, "probe", json!({})).await;
+    assert!(
+        result.error.starts_with(&format!(
+            "GET {}/broken answered 302 Found, a redirect with an invalid Location \"http://[::1\": ",
+            server.url()
+        )),
+        "{}",
+        result.error
+    );
+    assert!(!result.error.contains("http.redirect"), "{}", result.error);
 }

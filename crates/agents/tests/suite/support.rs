@@ -68,9 +68,12 @@ impl RawRequest {
 pub enum RawReply {
     /// A status line's code and reason, extra headers, a body.
     Full(&'static str, Vec<(String, String)>, String),
-    /// 200 with this many bytes of `A`, without a length, until the client
-    /// stops reading.
-    Endless(u64),
+    /// This status with this many bytes of `A`, without a length, until the
+    /// client stops reading.
+    Endless(&'static str, u64),
+    /// 200 announcing a body of this many bytes of `x`, written only when
+    /// the client has not closed the connection a second after the head.
+    Announced(u64),
 }
 
 /// An HTTP/1.1 server on a loopback port, written on plain sockets so a test
@@ -79,7 +82,7 @@ pub enum RawReply {
 pub struct RawServer {
     pub port: u16,
     requests: std::sync::Arc<std::sync::Mutex<Vec<RawRequest>>>,
-    /// Bytes of `Endless` bodies written so far.
+    /// Bytes of `Endless` and `Announced` bodies written so far.
     pub streamed: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -162,8 +165,10 @@ fn serve_one(
             }
             let _ = stream.write_all(format!("{head}\r\n{body}").as_bytes());
         }
-        RawReply::Endless(total) => {
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n";
+        RawReply::Endless(status, total) => {
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+            );
             if stream.write_all(head.as_bytes()).is_err() {
                 return;
             }
@@ -175,6 +180,22 @@ fn serve_one(
                 }
                 sent += chunk.len() as u64;
                 written.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        RawReply::Announced(length) => {
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n");
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            // A client that will not read the body closes the connection.
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(1)));
+            if matches!(reader.read(&mut [0; 1]), Ok(0)) {
+                return;
+            }
+            let body = vec![b'x'; length as usize];
+            if stream.write_all(&body).is_ok() {
+                written.fetch_add(length, std::sync::atomic::Ordering::Relaxed);
             }
         }
     }
