@@ -24,7 +24,7 @@ fn parent_of(pid: i32) -> i32 {
     rest.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+pub(super) fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
         assert!(start.elapsed() < Duration::from_secs(20), "{what}");

@@ -7,7 +7,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -15,6 +15,7 @@ use riverse_test_support::{Project, is_gone};
 use serde_json::{Value, json};
 
 use super::command::{riverse, riverse_in};
+use super::signals::wait_until;
 
 /// `PROJECT/demo` made by `riverse init --tools standard` with every tool
 /// allowed everywhere (`allowed_dirs: ["/"]`), so that only protection
@@ -633,14 +634,6 @@ impl Drop for Swapper {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(20), "{what}");
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
