@@ -122,7 +122,7 @@ fn main() {
         .cases
         .clone()
         .unwrap_or_else(|| dir.join("routing-cases.json"));
-    let cases = load_cases(&cases_path, args.split);
+    let cases = load_cases(&cases_path, args.split, &tools);
 
     let mut options = EmbeddedOptions::default();
     if let Some(dir) = &args.prompt_cache {
@@ -187,11 +187,17 @@ fn main() {
             let scores: Vec<Value> = report
                 .scores
                 .iter()
-                .map(|s| serde_json::json!({"name": s.name, "model": s.model, "similarity": s.similarity}))
+                .map(|s| {
+                    serde_json::json!({
+                        "name": s.name, "model": s.model, "similarity": s.similarity,
+                        "combined": s.combined,
+                    })
+                })
                 .collect();
             let line = serde_json::json!({
                 "lang": case.lang, "message": case.message, "expected": case.tool,
                 "chosen": chosen, "right_call": right_call, "scores": scores,
+                "form": report.form.name(),
             });
             writeln!(dump, "{line}").unwrap();
         }
@@ -203,9 +209,10 @@ fn main() {
                 .map(|s| format!("{}={:.1}/{:.2}", s.name, s.model, s.similarity))
                 .collect();
             println!(
-                "{mark} [{}] {:?} -> {} (expected {}) [{}]",
+                "{mark} [{}] {:?} ({}) -> {} (expected {}) [{}]",
                 case.lang,
                 case.message,
+                report.form.name(),
                 describe(&report.route),
                 case.tool.as_deref().unwrap_or("none"),
                 scores.join(" ")
@@ -284,7 +291,7 @@ fn cold(model: &EmbeddedModel, load_time: Duration, tools: &[ToolManifest], mess
         });
     }
     let started = Instant::now();
-    let answer = model.answer(&conversation, &mut |_| {}).unwrap();
+    let answer = model.answer(&conversation, tools, &mut |_| {}).unwrap();
     let answer_time = started.elapsed();
     println!("route: {}", describe(&route));
     println!("answer: {answer}");
@@ -297,25 +304,49 @@ fn cold(model: &EmbeddedModel, load_time: Duration, tools: &[ToolManifest], mess
     );
 }
 
-fn load_cases(path: &Path, split: Split) -> Vec<Case> {
+fn load_cases(path: &Path, split: Split, tools: &[ToolManifest]) -> Vec<Case> {
     let raw: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     raw.into_iter()
         .filter(|case| split == Split::All || case["split"] == split.name())
-        .map(|case| Case {
-            lang: case["lang"].as_str().unwrap().to_owned(),
-            message: case["message"].as_str().unwrap().to_owned(),
-            tool: case["tool"].as_str().map(str::to_owned),
-            params: case["params"]
+        .map(|case| {
+            let tool = case["tool"]
+                .as_str()
+                .filter(|tool| *tool != "none")
+                .map(str::to_owned);
+            let manifest = tools
+                .iter()
+                .find(|manifest| Some(&manifest.name) == tool.as_ref());
+            let params = case["params"]
                 .as_object()
                 .map(|params| {
                     params
                         .iter()
-                        .map(|(key, values)| (key.clone(), values.as_array().unwrap().clone()))
+                        .map(|(key, values)| (key.clone(), accepted_values(manifest, key, values)))
                         .collect()
                 })
-                .unwrap_or_default(),
+                .unwrap_or_default();
+            Case {
+                lang: case["lang"].as_str().unwrap().to_owned(),
+                message: case["message"].as_str().unwrap().to_owned(),
+                tool,
+                params,
+            }
         })
         .collect()
+}
+
+/// The values a case accepts for parameter `key`: an array lists them,
+/// but for a parameter declared a list it is the one value; anything
+/// else is the one value.
+fn accepted_values(manifest: Option<&ToolManifest>, key: &str, values: &Value) -> Vec<Value> {
+    let declared_list = manifest
+        .and_then(|manifest| manifest.parameter_types.get(key))
+        .and_then(|declared| declared.conversion())
+        .is_some_and(|kind| kind == riverse_tool::Kind::List);
+    match values {
+        Value::Array(values) if !declared_list => values.clone(),
+        value => vec![value.clone()],
+    }
 }
 
 /// The confusion of tools over every language: one row per expected tool,
@@ -385,10 +416,20 @@ fn params_match(
     !extra && each
 }
 
+/// Whether `got` is the value `want`: numbers as numbers, strings without
+/// case, lists in any order, objects key by key.
 fn same(want: &Value, got: &Value) -> bool {
     match (want, got) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         (Value::String(a), Value::String(b)) => a.trim().eq_ignore_ascii_case(b.trim()),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().all(|item| b.iter().any(|other| same(item, other)))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, value)| b.get(key).is_some_and(|other| same(value, other)))
+        }
         _ => want == got,
     }
 }

@@ -9,9 +9,11 @@
 //!   The answer is always a valid call: a name from the offered manifests and
 //!   only their declared parameters, typed as declared, with string values
 //!   copied from the message.
-//! - [`EmbeddedModel::answer`] writes a short reply, grounded in the tool
-//!   results the conversation carries (or gives the results as they are
-//!   when its reply does not use them).
+//! - [`EmbeddedModel::answer`] gives the tool results the conversation
+//!   carries, laid out plainly, or a fixed reply in the message's language
+//!   to small talk: measured, the model's own sentences were worse (with
+//!   [`EmbeddedModel::with_generated_replies`] it writes checked English
+//!   ones).
 //! - [`EmbeddedProvider`] is both as a [`riverse_llm::Provider`], loading
 //!   the model on first use. Its model work is bounded: at most
 //!   [`tuning::MODEL_JOBS`] at once, each stopped (through its [`ModelJob`])
@@ -24,7 +26,7 @@
 //! policy, and [`tuning`] holds every tuned number. Left out: reading
 //! settings (callers pass [`EmbeddedOptions`]) and running tools (the agent
 //! does). The model is small: it routes by constrained scoring rather than
-//! free generation, and its answers are brief.
+//! free generation, and it writes no answers of its own by default.
 
 mod answer;
 mod error;
@@ -99,6 +101,9 @@ impl Default for EmbeddedOptions {
 #[derive(Clone)]
 pub struct EmbeddedModel {
     inner: Arc<Inner>,
+    /// Whether English replies are generated (and checked) rather than
+    /// fixed; off by default (see [`EmbeddedModel::with_generated_replies`]).
+    generated_replies: bool,
 }
 
 struct Inner {
@@ -139,7 +144,18 @@ impl EmbeddedModel {
                 engine,
                 router: Router::new(disk),
             }),
+            generated_replies: false,
         })
+    }
+
+    /// This model, generating English replies (answers to tool results and
+    /// small talk) with the model and giving each only once it passes its
+    /// check, instead of giving the results laid out and fixed replies.
+    /// Off by default: on the dev splits the model's replies passed too
+    /// rarely, and read worse when they did (docs/performance.md).
+    pub fn with_generated_replies(mut self, generated: bool) -> Self {
+        self.generated_replies = generated;
+        self
     }
 
     /// The GGUF file the model was loaded from.
@@ -166,23 +182,30 @@ impl EmbeddedModel {
         self.inner.router.route(&self.inner.engine, message, tools)
     }
 
-    /// Writes the reply to the conversation's last user message, passing each
-    /// piece of text to `on_piece`, and returns the whole. Without tool
-    /// results the pieces stream as they are generated.
-    /// [`Message::Tool`] results after that message ground the answer: it
-    /// can only state numbers the results (or the question) contain, and it
-    /// is given whole once checked to use them; an answer that does not, a
-    /// turn whose calls all failed, and a Japanese or Chinese question get
-    /// the results as they are (`tool: data` lines). The conversation's
-    /// system message is not used: the model keeps its own.
+    /// Writes the reply to the conversation's last user message, passing it
+    /// to `on_piece`, and returns it. The [`Message::Tool`] results after
+    /// that message are the answer, laid out plainly (the model does not
+    /// state them reliably: docs/performance.md); without results the reply
+    /// is a fixed one in the message's language: to a greeting, thanks or a
+    /// goodbye, to a question no tool answered (naming `tools`), or a
+    /// friendly acknowledgement. [`EmbeddedModel::with_generated_replies`]
+    /// has English replies generated instead, each given only once checked.
+    /// The conversation's system message is not used.
     pub fn answer(
         &self,
         conversation: &[Message],
+        tools: &[ToolManifest],
         on_piece: &mut dyn FnMut(&str),
     ) -> Result<String> {
-        let (prompt, grounding) = match answer::plan(conversation) {
-            answer::Plan::Generate { prompt, grounding } => (prompt, grounding),
-            answer::Plan::Verbatim(text) => {
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+        let plan = answer::plan(conversation, &names, self.generated_replies);
+        let (prompt, grounding, check) = match plan {
+            answer::Plan::Generate {
+                prompt,
+                grounding,
+                check,
+            } => (prompt, grounding, check),
+            answer::Plan::Given(text) => {
                 on_piece(&text);
                 return Ok(text);
             }
@@ -190,17 +213,16 @@ impl EmbeddedModel {
         let engine = &self.inner.engine;
         let state = engine.prefill(&prompt)?;
         let limits = GenerationLimits::new(ANSWER_MAX_TOKENS);
-        if grounding.is_none() {
-            let generated = engine.generate(&state, &limits, None, on_piece)?;
-            return Ok(generated.text.trim().to_owned());
-        }
-        // An answer to tool results is checked before anyone sees it: a
-        // model this small sometimes ignores them, and then the results
-        // themselves are the better answer.
+        // A reply is checked before anyone sees it, so it is given whole.
         let generated = engine.generate(&state, &limits, grounding.as_ref(), &mut |_| {})?;
         let text = generated.text.trim();
-        let text =
-            answer::ungrounded_replacement(conversation, text).unwrap_or_else(|| text.to_owned());
+        let text = match check.verify(text) {
+            Ok(()) => text.to_owned(),
+            Err(flaw) => {
+                tracing::debug!(?flaw, reply = text, "generated reply replaced");
+                check.fallback
+            }
+        };
         on_piece(&text);
         Ok(text)
     }

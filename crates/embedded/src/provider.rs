@@ -154,9 +154,10 @@ impl Provider for EmbeddedProvider {
             }
         }
         let conversation = request.messages.to_vec();
+        let tools = request.tools.to_vec();
         let (pieces_tx, mut pieces) = mpsc::unbounded_channel::<String>();
         let answering = self.blocking(move || {
-            model.answer(&conversation, &mut |piece: &str| {
+            model.answer(&conversation, &tools, &mut |piece: &str| {
                 let _ = pieces_tx.send(piece.to_owned());
             })
         });

@@ -10,10 +10,16 @@
 //! - [`candidates`]: the spans of a message that may be a string value,
 //!   with tokens of a distinctive shape ([`shaped_tokens`]) whole and words
 //!   that name the tool ([`Triggers`]) and Japanese predicates left out.
+//! - [`implied_flag`]: the boolean a message implies for a parameter it
+//!   speaks of.
+//! - [`enumerations`]: candidates joined into lists ("coffee and oat
+//!   milk"), the values of a list parameter.
 //! - [`ParamAffinity`]: how well a candidate fits each parameter's
 //!   description and the shapes of its examples.
 //! - [`extend_expression`] and [`is_whole_request`]: what makes an arithmetic
 //!   expression whole, and a span that is the whole request.
+//! - [`message_form`]: whether a message asks a question, asks for
+//!   something, states something, or is a bare fragment.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -25,7 +31,10 @@ mod affinity;
 mod arithmetic;
 mod boundaries;
 mod candidates;
+mod flags;
+mod form;
 pub mod glossary;
+mod lists;
 mod message;
 mod numbers;
 mod request;
@@ -40,6 +49,9 @@ pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
+pub use flags::implied_flag;
+pub use form::{MessageForm, message_form};
+pub use lists::{Enumeration, enumerations};
 pub use message::{MessageSpans, tool_texts};
 pub use numbers::{NumberSpan, numbers};
 pub use request::{RequestLength, is_whole_request};

@@ -92,6 +92,12 @@ word_list!(
     "arithmetic_words.txt"
 );
 
+word_list!(
+    /// Words that negate (`data/negations.txt`).
+    NEGATIONS,
+    "negations.txt"
+);
+
 /// Whether `c` is one of the [`PARTICLES`].
 pub fn is_particle(c: char) -> bool {
     let mut buffer = [0u8; 4];
@@ -99,7 +105,7 @@ pub fn is_particle(c: char) -> bool {
 }
 
 /// Every word list, by file name, for checks over all of them.
-pub fn all() -> [(&'static str, &'static WordList); 8] {
+pub fn all() -> [(&'static str, &'static WordList); 9] {
     [
         ("small_talk.txt", &*SMALL_TALK),
         ("small_talk_shots.txt", &*SMALL_TALK_SHOTS),
@@ -109,6 +115,7 @@ pub fn all() -> [(&'static str, &'static WordList); 8] {
         ("honorifics.txt", &*HONORIFICS),
         ("particles.txt", &*PARTICLES),
         ("arithmetic_words.txt", &*ARITHMETIC_WORDS),
+        ("negations.txt", &*NEGATIONS),
     ]
 }
 

@@ -149,10 +149,9 @@ fn ask_on_the_embedded_default_calls_a_python_tool_and_answers_from_its_result()
     assert_eq!(calls[0]["params"], json!({"city": "Tokyo"}));
     assert_eq!(calls[0]["success"], true);
     assert_eq!(calls[0]["data"], "Tokyo: 21°C, sunny");
-    let answer = document["answer"].as_str().unwrap();
-    assert!(
-        answer.contains("21"),
-        "the answer uses the result: {document}"
+    assert_eq!(
+        document["answer"], "Tokyo: 21°C, sunny",
+        "the answer is the result, stated plainly: {document}"
     );
 }
 
@@ -176,6 +175,22 @@ fn ask_on_the_embedded_default_shows_the_chosen_call_and_answers_small_talk_with
     assert!(output.status.success(), "{}", text(&output.stderr));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(document["tool_calls"], json!([]), "{document}");
+    assert_eq!(document["answer"], "You're welcome. Anything else?");
+
+    // A remark on the tool's topic asks for nothing: no tool, a friendly
+    // reply in the message's language.
+    for (remark, reply) in [
+        ("The sunsets here have been unreal this week.", "I see."),
+        ("この週末はずっと雨だったね", "そうなんですね。"),
+        ("这几天的雾霾真严重", "原来如此。"),
+    ] {
+        let output = ask(&project, &[remark, "--json"]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(document["tool_calls"], json!([]), "{remark}: {document}");
+        let answer = document["answer"].as_str().unwrap();
+        assert!(answer.starts_with(reply), "{remark}: {answer}");
+    }
 }
 
 #[test]

@@ -3,14 +3,17 @@
 use riverse_route::words::SMALL_TALK;
 use std::collections::BTreeSet;
 
-use riverse_route::{Shape, SimilarityIndex, shaped_tokens, tool_shapes, tool_texts};
+use riverse_route::{MessageForm, Shape, SimilarityIndex, shaped_tokens, tool_shapes, tool_texts};
 use riverse_tool::ToolManifest;
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State, logprob};
 use crate::inference::prompt_cache::PromptCache;
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
-use crate::tuning::{CALL_MARGIN, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT};
+use crate::tuning::{
+    CALL_MARGIN, FRAGMENT_MARGIN, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT,
+    STATEMENT_MARGIN,
+};
 
 /// The choice prompt of one tool set, prefilled, with everything derived
 /// from the manifests alone.
@@ -258,13 +261,25 @@ fn candidate_tokens(engine: &Engine, candidates: &[String]) -> Result<Vec<Vec<u3
 }
 
 /// The winning tool's index among `scores`, or `None` for no tool.
-pub(crate) fn decide(scores: &[CandidateScore]) -> Option<usize> {
+///
+/// A tool must beat `none` by [`CALL_MARGIN`], and by more when the
+/// message's form asks for nothing (see [`form_margin`]).
+pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usize> {
     let (none, tools) = scores.split_last()?;
     let (best, top) = tools
         .iter()
         .enumerate()
         .max_by(|a, b| a.1.combined.total_cmp(&b.1.combined))?;
-    (top.combined > none.combined + CALL_MARGIN).then_some(best)
+    (top.combined > none.combined + CALL_MARGIN + form_margin(form)).then_some(best)
+}
+
+/// What a tool must win by beyond [`CALL_MARGIN`] for a message of `form`.
+fn form_margin(form: MessageForm) -> f32 {
+    match form {
+        MessageForm::Question | MessageForm::Request => 0.0,
+        MessageForm::Fragment => FRAGMENT_MARGIN,
+        MessageForm::Statement => STATEMENT_MARGIN,
+    }
 }
 
 #[cfg(test)]
@@ -288,19 +303,34 @@ mod tests {
 
     #[test]
     fn a_tool_is_called_only_when_clearly_ahead_of_none() {
-        assert_eq!(decide(&scores(&[1.0, 9.0, 3.0, 4.5])), Some(1));
+        let question = MessageForm::Question;
+        assert_eq!(decide(&scores(&[1.0, 9.0, 3.0, 4.5]), question), Some(1));
         assert_eq!(
-            decide(&scores(&[1.0, 8.0, 3.0, 4.5])),
+            decide(&scores(&[1.0, 8.0, 3.0, 4.5]), question),
             None,
             "8 is ahead of none by less than the margin"
         );
         assert_eq!(
-            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0])),
+            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0]), question),
             None,
             "a tie with the margin is not enough"
         );
-        assert_eq!(decide(&scores(&[2.0])), None, "only none on offer");
-        assert_eq!(decide(&[]), None);
+        assert_eq!(
+            decide(&scores(&[2.0]), question),
+            None,
+            "only none on offer"
+        );
+        assert_eq!(decide(&[], question), None);
+    }
+
+    #[test]
+    fn a_statement_needs_a_tool_further_ahead() {
+        let ahead = CALL_MARGIN + STATEMENT_MARGIN.min(FRAGMENT_MARGIN) / 2.0 + 0.5;
+        let close_call = scores(&[ahead, 0.0]);
+        assert_eq!(decide(&close_call, MessageForm::Request), Some(0));
+        assert_eq!(decide(&close_call, MessageForm::Statement), None);
+        let far_ahead = scores(&[CALL_MARGIN + STATEMENT_MARGIN + 0.5, 0.0]);
+        assert_eq!(decide(&far_ahead, MessageForm::Statement), Some(0));
     }
 
     /// A small deterministic generator (an LCG), for many varied cases.

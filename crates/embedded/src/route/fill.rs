@@ -1,7 +1,8 @@
 //! Filling the chosen tool's parameters from the message.
 //!
-//! Numbers and booleans come first, each decoded on its own as the first
-//! key of the JSON object (see [`super::values`]). The string parameters
+//! Numbers come first, each decoded on its own as the first key of the JSON
+//! object (see [`super::values`]); a boolean is what the message implies of
+//! it ([`implied_flag`]), or left out. The string parameters
 //! are then filled together, each asked for right after the numbers (so no
 //! string's value depends on another string's guess): every candidate span
 //! of the message (see [`riverse_route::candidates`]) and `null` are scored
@@ -11,8 +12,10 @@
 
 use std::ops::Range;
 
-use riverse_route::{Candidate, Fit, MessageSpans, ParamAffinity, candidates};
-use riverse_tool::{ParamType, Params, ToolManifest};
+use riverse_route::{
+    Candidate, Fit, MessageSpans, ParamAffinity, candidates, enumerations, implied_flag,
+};
+use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
 
 use crate::error::Result;
@@ -53,6 +56,13 @@ pub(crate) fn fill_params(
         if kind == ParamType::String {
             continue;
         }
+        if kind == ParamType::Bool {
+            // The model picks `true` or `false` for almost any message;
+            // what the message says of the flag is the better guide.
+            let description = tool.parameters.get(name).map_or("", String::as_str);
+            values[index] = implied_flag(message, name, description).map(Value::Bool);
+            continue;
+        }
         let state = engine.extend(&base, &prompt::param_key(0, name))?;
         let decoded = decode_value(engine, &state, kind, &spans, &taken, "}")?;
         if let Some(value) = &decoded.value {
@@ -62,15 +72,42 @@ pub(crate) fn fill_params(
         taken.extend(decoded.taken);
         values[index] = decoded.value;
     }
+    // Text parameters, lists among them; an object's keys and values are
+    // beyond span copying, so an object parameter is left out.
     let strings: Vec<usize> = tool
         .parameters
         .keys()
         .enumerate()
-        .filter(|(_, name)| tool.param_type(name) == ParamType::String)
+        .filter(|(_, name)| {
+            tool.param_type(name) == ParamType::String && declared(tool, name) != Some(Kind::Object)
+        })
         .map(|(index, _)| index)
         .collect();
+    let lists: Vec<bool> = strings
+        .iter()
+        .map(|&index| {
+            let name = tool
+                .parameters
+                .get_index(index)
+                .map_or("", |(name, _)| name);
+            declared(tool, name) == Some(Kind::List)
+        })
+        .collect();
     if !strings.is_empty() {
-        let found = candidates(&spans, &taken, WHOLE_REQUEST);
+        let mut found = candidates(&spans, &taken, WHOLE_REQUEST);
+        // A list parameter may also take an enumeration ("coffee and oat
+        // milk"), scored as its text and given as its items.
+        let mut items: Vec<Option<Vec<String>>> = vec![None; found.len()];
+        if lists.contains(&true) {
+            for enumeration in enumerations(message, &found) {
+                found.push(Candidate {
+                    value: message[enumeration.bytes.clone()].trim().to_owned(),
+                    bytes: enumeration.bytes,
+                    shape: None,
+                });
+                items.push(Some(enumeration.items));
+            }
+        }
         let before = engine.extend(&base, &object)?;
         let keys: Vec<Vec<u32>> = strings
             .iter()
@@ -86,13 +123,19 @@ pub(crate) fn fill_params(
         let anchor = taken.last().cloned();
         let slots = StringSlots {
             strings: &strings,
+            lists: &lists,
             before: &before,
             keys: &keys,
             anchor,
         };
-        let chosen = assign_strings(engine, tokens, tool, &slots, &found, &spans)?;
-        for (index, choice) in strings.iter().zip(chosen) {
-            values[*index] = choice.map(|c| Value::String(found[c].value.clone()));
+        let enumerated: Vec<bool> = items.iter().map(Option::is_some).collect();
+        let chosen = assign_strings(engine, tokens, tool, &slots, &found, &enumerated, &spans)?;
+        for ((index, choice), list) in strings.iter().zip(chosen).zip(&lists) {
+            values[*index] = choice.map(|c| match (list, &items[c]) {
+                (true, Some(items)) => Value::from(items.clone()),
+                (true, None) => Value::from(vec![found[c].value.clone()]),
+                (false, _) => Value::String(found[c].value.clone()),
+            });
         }
     }
     for (name, value) in tool.parameters.keys().zip(values) {
@@ -103,10 +146,17 @@ pub(crate) fn fill_params(
     Ok(params)
 }
 
+/// The single kind `name` is declared as, if it is one.
+fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
+    tool.parameter_types.get(name)?.conversion()
+}
+
 /// The string parameters to fill, and where they are asked for.
 struct StringSlots<'a> {
     /// Their indices in the manifest.
     strings: &'a [usize],
+    /// Whether each is declared a list.
+    lists: &'a [bool],
     /// The state before their keys: the prompt and the object's numbers.
     before: &'a State,
     /// Each one's key, as tokens.
@@ -128,10 +178,12 @@ fn assign_strings(
     tool: &ToolManifest,
     slots: &StringSlots<'_>,
     found: &[Candidate],
+    enumerated: &[bool],
     spans: &MessageSpans<'_>,
 ) -> Result<Vec<Option<usize>>> {
     let StringSlots {
         strings,
+        lists,
         before,
         keys,
         anchor,
@@ -171,7 +223,11 @@ fn assign_strings(
     let weight = CLOSE_WEIGHT;
     let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
     let mut nulls = Vec::with_capacity(strings.len());
-    for (&index, options) in strings.iter().zip(all.chunks(1 + 2 * found.len())) {
+    for ((&index, &list), options) in strings
+        .iter()
+        .zip(lists.iter())
+        .zip(all.chunks(1 + 2 * found.len()))
+    {
         let (null, values) = options.split_at(1);
         let (copied, closed) = values.split_at(found.len());
         nulls.push(null[0] - NULL_PENALTY);
@@ -181,7 +237,12 @@ fn assign_strings(
                 .zip(closed)
                 .zip(&fits)
                 .zip(&coverage)
-                .map(|(((copied, closed), fits), coverage)| {
+                .zip(enumerated)
+                .map(|((((copied, closed), fits), coverage), &enumeration)| {
+                    if enumeration && !list {
+                        // Only a list takes an enumeration whole.
+                        return f32::NEG_INFINITY;
+                    }
                     let fit = fits[index];
                     let shape = if fit.shape {
                         SHAPE_FIT_BONUS

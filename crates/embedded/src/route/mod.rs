@@ -21,6 +21,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use riverse_route::{MessageForm, message_form};
 use riverse_tool::{Params, ToolManifest};
 
 use crate::error::Result;
@@ -48,6 +49,8 @@ pub struct RouteReport {
     pub route: Route,
     /// Every offered tool, then `none`.
     pub scores: Vec<CandidateScore>,
+    /// The message's form, which sets how far ahead of `none` a tool must be.
+    pub form: MessageForm,
 }
 
 /// Routing state shared by every call on one model: prefilled prompts and
@@ -79,12 +82,14 @@ impl Router {
             return Ok(RouteReport {
                 route: Route::None,
                 scores: Vec::new(),
+                form: message_form(message),
             });
         }
         let message = routed_part(message);
         let choice = self.choice_prefix(engine, tools)?;
         let scores = choice.score(engine, message)?;
-        let route = match decide(&scores) {
+        let form = message_form(message);
+        let route = match decide(&scores, form) {
             None => Route::None,
             Some(index) => {
                 let tool = &tools[index];
@@ -94,7 +99,11 @@ impl Router {
                 }
             }
         };
-        Ok(RouteReport { route, scores })
+        Ok(RouteReport {
+            route,
+            scores,
+            form,
+        })
     }
 
     fn choice_prefix(&self, engine: &Engine, tools: &[ToolManifest]) -> Result<Arc<ChoicePrefix>> {

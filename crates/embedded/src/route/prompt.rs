@@ -65,13 +65,21 @@ fn choice_reply(name: &str) -> String {
 
 /// Examples interleaved across tools (first example of every tool, then the
 /// second, ...) so no tool benefits from being shown last; small talk shots
-/// go between them.
+/// go between them. A tool without examples (as MCP servers' and YAML
+/// agents' tools often are) is shown once with its description as the
+/// message: otherwise only `none` would have shots, and the model learns
+/// from the prompt that the answer is almost always `none`.
 fn shots(tools: &[ToolManifest]) -> Vec<(String, String)> {
     let mut shots = Vec::new();
     for round in 0..SHOTS_PER_TOOL {
         for tool in tools {
-            if let Some(example) = tool.examples.get(round) {
-                shots.push((example.clone(), tool.name.clone()));
+            let example = match (tool.examples.get(round), round) {
+                (Some(example), _) => Some(example.clone()),
+                (None, 0) if tool.examples.is_empty() => Some(clip_text(&tool.description)),
+                (None, _) => None,
+            };
+            if let Some(example) = example {
+                shots.push((example, tool.name.clone()));
             }
         }
         if let Some(talk) = SMALL_TALK_SHOTS.entries().get(round) {
@@ -174,6 +182,21 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_without_examples_is_shown_with_its_description() {
+        let mut bare = manifest("bare", &[]);
+        bare.description = "Does a thing".into();
+        let tools = [manifest("a", &["a1"]), bare];
+        let shown: Vec<(String, String)> = shots(&tools).into_iter().take(2).collect();
+        assert_eq!(
+            shown,
+            [
+                ("a1".to_owned(), "a".to_owned()),
+                ("Does a thing".to_owned(), "bare".to_owned())
+            ]
+        );
+    }
+
+    #[test]
     fn a_shot_reply_is_the_prefix_and_candidate_together() {
         assert_eq!(choice_reply("clock"), "{\"tool\": \"clock\"}");
         assert!(choice_suffix("hi").ends_with("<|im_start|>assistant\n{\"tool\": \""));
@@ -199,8 +222,22 @@ mod tests {
             .to_lowercase()
     }
 
-    /// Covers both test splits: the one beside the dev split, and the one
-    /// written from the manifests alone (`independent-cases.json`).
+    /// The entries of a `class: word` (or `LANG KIND? word`) data file.
+    fn data_entries(
+        file: &'static str,
+        data: &'static str,
+    ) -> impl Iterator<Item = (&'static str, &'static str)> {
+        data.lines()
+            .filter(|line| !line.trim_start().starts_with('#'))
+            .filter_map(|line| line.split_once(": ").or_else(|| line.split_once("? ")))
+            .map(move |(_, entry)| (file, entry.trim()))
+    }
+
+    /// Covers every test split: the one beside the dev split, and those
+    /// written from the manifests alone (independent, small talk, tools
+    /// without examples, answers), and the message-form words, which
+    /// routing reads. (The fixed replies' markers are not: they choose a
+    /// reply's wording after routing, which no split measures.)
     #[test]
     fn no_test_message_appears_in_a_prompt_or_word_list() {
         let mut cases: Vec<serde_json::Value> =
@@ -208,11 +245,20 @@ mod tests {
         let independent: Vec<serde_json::Value> =
             serde_json::from_str(include_str!("../../eval/independent-cases.json")).unwrap();
         cases.extend(independent);
+        for split in [
+            include_str!("../../eval/smalltalk-cases.json"),
+            include_str!("../../eval/noexample-cases.json"),
+            include_str!("../../eval/answer-cases.json"),
+        ] {
+            let split: Vec<serde_json::Value> = serde_json::from_str(split).unwrap();
+            cases.extend(split);
+        }
         let mut prompts: Vec<String> = CONTENT_FREE.iter().map(|text| text.to_string()).collect();
         for tools in [
             include_str!("../../eval/routing-tools.json"),
             include_str!("../../eval/template-tools.json"),
             include_str!("../../eval/independent-tools.json"),
+            include_str!("../../eval/noexample-tools.json"),
         ] {
             let tools: Vec<ToolManifest> = serde_json::from_str(tools).unwrap();
             prompts.push(choice_prefix(&tools));
@@ -223,6 +269,14 @@ mod tests {
             .into_iter()
             .flat_map(|(file, list)| list.entries().iter().map(move |entry| (file, *entry)))
             .chain(riverse_route::glossary::terms().map(|term| ("glossary.txt", term)))
+            .chain(data_entries(
+                "form_english.txt",
+                include_str!("../../../route/data/form_english.txt"),
+            ))
+            .chain(data_entries(
+                "form_cjk.txt",
+                include_str!("../../../route/data/form_cjk.txt"),
+            ))
             .collect();
         let test_messages = cases
             .iter()

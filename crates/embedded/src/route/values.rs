@@ -1,10 +1,6 @@
-//! Constrained decoding of one number or boolean parameter (strings are
-//! chosen in [`super::fill`]).
-//!
-//! Only what the type allows can be written:
-//! - a number is one of the numbers the message contains, chosen by score;
-//! - a boolean is `true` or `false`;
-//! - any parameter may be `null`, which leaves it out of the call.
+//! Constrained decoding of one number parameter (strings and booleans are
+//! chosen in [`super::fill`]): a number is one of the numbers the message
+//! contains, chosen by score, or `null`, which leaves it out of the call.
 
 use std::ops::Range;
 
@@ -102,19 +98,8 @@ pub(crate) fn decode_value(
                 _ => Ok(omitted()),
             }
         }
-        ParamType::Bool => {
-            let sequences = [closed(" null")?, closed(" true")?, closed(" false")?];
-            let scores = engine.score_many(state, &sequences)?;
-            let literal = match best_index(&scores) {
-                Some(1) => true,
-                Some(2) => false,
-                _ => return Ok(omitted()),
-            };
-            Ok(Decoded {
-                value: Some(Value::Bool(literal)),
-                taken: None,
-            })
-        }
+        // Booleans are read from the message's words (see `fill`).
+        ParamType::Bool => Ok(omitted()),
     }
 }
 

@@ -62,7 +62,13 @@ fn work_cancelled_before_it_starts_runs_no_forward_pass() {
     let tools = template_tools();
     let routed = job.run(|| model().route("What's the weather in Oslo?", &tools));
     assert!(matches!(routed, Err(Error::Cancelled)), "{routed:?}");
-    let answered = job.run(|| model().answer(&[Message::User("hi".into())], &mut |_| {}));
+    let answered = job.run(|| {
+        model().clone().with_generated_replies(true).answer(
+            &[Message::User("hi".into())],
+            &tools,
+            &mut |_| {},
+        )
+    });
     assert!(matches!(answered, Err(Error::Cancelled)), "{answered:?}");
     assert_eq!(job.tokens(), 0);
 }
@@ -112,7 +118,12 @@ fn a_megabyte_question_and_result_are_answered_from_a_bounded_prompt() {
     ];
     let job = ModelJob::new();
     let answer = job
-        .run(|| model().answer(&conversation, &mut |_| {}))
+        .run(|| {
+            model()
+                .clone()
+                .with_generated_replies(true)
+                .answer(&conversation, &[], &mut |_| {})
+        })
         .expect("the prompt fits the context");
     assert!(!answer.is_empty());
     // Tokens are at most bytes, and the prompt at most 7,000 bytes (see

@@ -1,0 +1,132 @@
+//! Boolean parameters a message implies: one it speaks of ("hold it there"
+//! for `hold`, "don't send me notifications" for `notify`, 一日中 for
+//! `all_day` through the glossary) is true, or false when negated; one it
+//! does not speak of is left out.
+
+use crate::glossary::glosses;
+use crate::script::mostly_cjk;
+use crate::words::{FUNCTION_WORDS, NEGATIONS};
+
+/// Shortest word of a parameter's description that counts as a mention:
+/// shorter ones are too common ("Mark as favorite" is no mention of Mark).
+const MIN_DESCRIPTION_WORD: usize = 5;
+
+/// Prefixes that make a word the negation of the word it is put before.
+const NEGATING_PREFIXES: [&str; 3] = ["un", "non", "dis"];
+
+/// English words before a mention that can negate it.
+const NEGATION_REACH: usize = 3;
+
+/// The value `message` implies for boolean parameter `name` described by
+/// `description`, or `None` when it does not speak of it.
+pub fn implied_flag(message: &str, name: &str, description: &str) -> Option<bool> {
+    // A Japanese or Chinese message meets English names through the
+    // glossary; an English one is read as written.
+    let words = match mostly_cjk(message) {
+        true => english_words(&glosses(message)),
+        false => english_words(message),
+    };
+    let named: Vec<String> = english_words(name)
+        .into_iter()
+        .filter(|word| word.chars().count() >= 3)
+        .chain(
+            english_words(description)
+                .into_iter()
+                .filter(|word| word.chars().count() >= MIN_DESCRIPTION_WORD),
+        )
+        .filter(|word| !FUNCTION_WORDS.contains(word))
+        .collect();
+    // A mention, and whether its word is a negated form ("unfavourite").
+    let (at, negated_word) = words.iter().enumerate().find_map(|(at, word)| {
+        named.iter().find_map(|named| {
+            if mentions(word, named) {
+                return Some((at, false));
+            }
+            NEGATING_PREFIXES
+                .iter()
+                .any(|prefix| {
+                    word.strip_prefix(prefix)
+                        .is_some_and(|rest| mentions(rest, named))
+                })
+                .then_some((at, true))
+        })
+    })?;
+    let negated = if mostly_cjk(message) {
+        NEGATIONS
+            .entries()
+            .iter()
+            .any(|negation| !negation.is_ascii() && message.contains(negation))
+    } else {
+        let before = &words[at.saturating_sub(NEGATION_REACH)..at];
+        negated_word
+            || NEGATIONS.entries().iter().any(|negation| {
+                let wanted: Vec<&str> = negation.split_whitespace().collect();
+                before
+                    .windows(wanted.len())
+                    .any(|window| window.iter().zip(&wanted).all(|(w, n)| w == n))
+            })
+    };
+    Some(!negated)
+}
+
+fn english_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\''))
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether message word `word` is a form of `named` ("notifications" of
+/// "notify", "holds" of "hold"): the same word, one of four letters or more
+/// starting the other, or the two sharing their first five letters ("set"
+/// is no form of "setting").
+fn mentions(word: &str, named: &str) -> bool {
+    if word.is_empty() || named.is_empty() {
+        return false;
+    }
+    let shared = word
+        .chars()
+        .zip(named.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let shorter = word.chars().count().min(named.chars().count());
+    word == named || (shared == shorter && shorter >= 4) || shared >= 5
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flag_spoken_of_is_true_or_negated() {
+        let notify = ("notify", "Send status updates");
+        assert_eq!(
+            implied_flag("track it and notify me", notify.0, notify.1),
+            Some(true)
+        );
+        assert_eq!(
+            implied_flag("track it, no notifications please", notify.0, notify.1),
+            Some(false)
+        );
+        assert_eq!(implied_flag("track it", notify.0, notify.1), None);
+        let hold = ("hold", "Keep setting until changed manually");
+        assert_eq!(implied_flag("set it to 20", hold.0, hold.1), None);
+        assert_eq!(
+            implied_flag("set it to 20 and hold", hold.0, hold.1),
+            Some(true)
+        );
+        assert_eq!(
+            implied_flag("Delete Mark", "favorite", "Mark as favorite"),
+            None
+        );
+        assert_eq!(
+            implied_flag("make her a favourite", "favourite", "Starred contact"),
+            Some(true)
+        );
+        assert_eq!(
+            implied_flag("unfavourite her", "favourite", "Starred contact"),
+            Some(false)
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! A message's grammatical form: whether it asks a question, asks for
+//! something, states something, or is a bare fragment ("weather Paris").
+//!
+//! Small talk is mostly statements ("The weather has been lovely lately",
+//! 最近いい天気が続いてるね), and a statement about a tool's topic asks for
+//! nothing; the tool choice asks more of a tool before it answers one. The
+//! form is read from closed-class words only (question words, auxiliaries,
+//! subjects, request markers, Japanese and Chinese sentence endings; the
+//! data files `form_english.txt` and `form_cjk.txt`), never from topics.
+
+use std::sync::LazyLock;
+
+use crate::script::{is_cjk, mostly_cjk};
+use crate::words::data_lines;
+
+/// What a message does, as its grammar shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MessageForm {
+    /// Asks a question ("What time is it?", 何時？, 几点).
+    Question,
+    /// Asks for something to be done ("Please convert…", 教えて, 帮我).
+    Request,
+    /// A fragment without a verb of its own ("weather in Paris", 東京の天気):
+    /// usually a terse request.
+    Fragment,
+    /// States or exclaims something and asks for nothing.
+    Statement,
+}
+
+impl MessageForm {
+    pub fn name(self) -> &'static str {
+        match self {
+            MessageForm::Question => "question",
+            MessageForm::Request => "request",
+            MessageForm::Fragment => "fragment",
+            MessageForm::Statement => "statement",
+        }
+    }
+}
+
+/// The form of `message`: a question or request if any of its sentences is
+/// one (English puts the ask anywhere: "My flight lands at 8. What time is
+/// it there?"); for Japanese and Chinese, whose sentences end in their form,
+/// the form of how the message ends.
+pub fn message_form(message: &str) -> MessageForm {
+    let message = message.trim();
+    if mostly_cjk(message) {
+        return cjk_form(message);
+    }
+    let sentences: Vec<(&str, MessageForm)> = sentences(message)
+        .map(|sentence| (sentence, english_form(sentence)))
+        .collect();
+    let has = |wanted: MessageForm| sentences.iter().any(|(_, form)| *form == wanted);
+    // Beside a statement, a fragment closed by a full stop is a remark
+    // ("Rain again. Of course it rains today.").
+    let remarks = sentences
+        .iter()
+        .all(|(sentence, form)| *form != MessageForm::Fragment || sentence.ends_with(['.', '!']));
+    if has(MessageForm::Question) {
+        MessageForm::Question
+    } else if has(MessageForm::Request) {
+        MessageForm::Request
+    } else if has(MessageForm::Fragment) && !(has(MessageForm::Statement) && remarks) {
+        MessageForm::Fragment
+    } else {
+        MessageForm::Statement
+    }
+}
+
+/// The closed-class words of one data file: `class: word` lines.
+struct FormWords {
+    entries: Vec<(&'static str, &'static str)>,
+}
+
+impl FormWords {
+    fn parse(data: &'static str) -> Self {
+        FormWords {
+            entries: data_lines(data)
+                .filter_map(|line| line.split_once(':'))
+                .map(|(class, word)| (class.trim(), word.trim()))
+                .collect(),
+        }
+    }
+
+    fn of<'a>(&'a self, class: &'a str) -> impl Iterator<Item = &'static str> + 'a {
+        self.entries
+            .iter()
+            .filter(move |(entry_class, _)| *entry_class == class)
+            .map(|(_, word)| *word)
+    }
+}
+
+/// How many words after the first may hold the finite verb that makes a
+/// sentence a statement: a subject comes first ("The old bridge was
+/// closed"), while a request's verb comes first and a later "is" belongs to
+/// what it asks about ("Write to Tom saying the party is on Friday").
+const VERB_WITHIN: usize = 4;
+
+static ENGLISH: LazyLock<FormWords> =
+    LazyLock::new(|| FormWords::parse(include_str!("../data/form_english.txt")));
+static CJK: LazyLock<FormWords> =
+    LazyLock::new(|| FormWords::parse(include_str!("../data/form_cjk.txt")));
+
+/// The sentences of a spaced-script message, each with its final mark.
+fn sentences(message: &str) -> impl Iterator<Item = &str> {
+    message
+        .split_inclusive(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
+}
+
+/// The lower-case words of an English sentence outside quotations (a
+/// quoted phrase is what a request is about, not its grammar), curly
+/// apostrophes made straight and punctuation around words dropped.
+fn english_words(sentence: &str) -> Vec<String> {
+    without_quotations(&sentence.to_lowercase().replace('’', "'"))
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether `words` holds the words of `phrase` in a row, from `at` on only
+/// when `anchored`.
+fn has_phrase(words: &[String], phrase: &str, anchored: bool) -> bool {
+    let wanted: Vec<&str> = phrase.split_whitespace().collect();
+    let fits = |start: usize| {
+        words.len() >= start + wanted.len()
+            && wanted
+                .iter()
+                .zip(&words[start..])
+                .all(|(want, word)| word == want)
+    };
+    if anchored {
+        fits(0)
+    } else {
+        (0..words.len()).any(fits)
+    }
+}
+
+/// `text` with its quoted phrases ('…', "…", “…”, 「…」) left out. An
+/// apostrophe inside a word ("don't", "IBM's") opens no quotation.
+fn without_quotations(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut closing: Option<char> = None;
+    let mut previous = ' ';
+    for c in text.chars() {
+        match closing {
+            Some(close) if c == close => closing = None,
+            Some(_) => {}
+            None => {
+                let opens = match c {
+                    '\'' if !previous.is_alphanumeric() => Some('\''),
+                    '"' => Some('"'),
+                    '“' => Some('”'),
+                    '「' => Some('」'),
+                    '『' => Some('』'),
+                    _ => None,
+                };
+                match opens {
+                    Some(close) => {
+                        closing = Some(close);
+                        kept.push(' ');
+                    }
+                    None => kept.push(c),
+                }
+            }
+        }
+        previous = c;
+    }
+    kept
+}
+
+fn english_form(sentence: &str) -> MessageForm {
+    let mut words = english_words(sentence);
+    // Words before the content ("hey", "ok so", "btw") say nothing of form.
+    loop {
+        let lead = ENGLISH
+            .of("lead")
+            .find(|lead| has_phrase(&words, lead, true));
+        match lead {
+            Some(lead) if words.len() > lead.split_whitespace().count() => {
+                words.drain(..lead.split_whitespace().count());
+            }
+            _ => break,
+        }
+    }
+    let Some(first) = words.first() else {
+        return MessageForm::Fragment;
+    };
+    let exclaims = sentence.ends_with('!');
+    if ENGLISH
+        .of("request")
+        .any(|request| has_phrase(&words, request, false))
+    {
+        return MessageForm::Request;
+    }
+    if sentence.ends_with('?') {
+        return MessageForm::Question;
+    }
+    if ENGLISH.of("question").any(|word| word == first) {
+        let exclamation = words
+            .get(1)
+            .is_some_and(|second| ENGLISH.of("exclamation").any(|word| word == second));
+        return if exclamation || exclaims {
+            MessageForm::Statement
+        } else {
+            MessageForm::Question
+        };
+    }
+    if exclaims || ENGLISH.of("subject").any(|word| word == first) {
+        return MessageForm::Statement;
+    }
+    let verb = words.iter().skip(1).take(VERB_WITHIN).any(|word| {
+        ENGLISH
+            .of("verb")
+            .any(|verb| word == verb || (verb.starts_with('\'') && word.ends_with(verb)))
+    });
+    if verb {
+        MessageForm::Statement
+    } else {
+        MessageForm::Fragment
+    }
+}
+
+fn cjk_form(message: &str) -> MessageForm {
+    let message = without_quotations(message);
+    let message = message.trim();
+    let asks = message.ends_with(['？', '?']);
+    // The ending without its closing marks, emoticons and laughter.
+    let end = message.trim_end_matches(|c: char| {
+        !(is_cjk(c) || c.is_alphanumeric()) || matches!(c, 'w' | 'ｗ' | '笑')
+    });
+    let ends_with = |class: &str| CJK.of(class).any(|ending| end.ends_with(ending));
+    let holds = |class: &str| CJK.of(class).any(|word| message.contains(word));
+    if asks {
+        MessageForm::Question
+    } else if ends_with("request-ending") {
+        MessageForm::Request
+    } else if ends_with("question-ending") {
+        MessageForm::Question
+    } else if holds("request-word") {
+        MessageForm::Request
+    } else if ends_with("statement-ending") || message.ends_with(['！', '!']) {
+        MessageForm::Statement
+    } else if asks_with_a_word(message) {
+        MessageForm::Question
+    } else if holds("statement-word")
+        || CJK
+            .of("subject")
+            .any(|subject| message.starts_with(subject))
+    {
+        MessageForm::Statement
+    } else {
+        MessageForm::Fragment
+    }
+}
+
+/// Whether a question word asks in `message`: one followed by 都 or 也 is
+/// an indefinite ("什么都没干成": got nothing done), not a question.
+fn asks_with_a_word(message: &str) -> bool {
+    CJK.of("question-word").any(|word| {
+        message
+            .match_indices(word)
+            .any(|(at, _)| !message[at + word.len()..].starts_with(['都', '也']))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Made-up messages of every form; the evaluation's are not repeated
+    /// here.
+    #[test]
+    fn english_forms() {
+        for (message, form) in [
+            ("What's the exchange rate today", MessageForm::Question),
+            ("so how far is Rome from Milan", MessageForm::Question),
+            ("Is the museum open on Sundays?", MessageForm::Question),
+            ("Could you look up the opening hours", MessageForm::Request),
+            ("I'd like a summary of report.txt", MessageForm::Request),
+            ("Send it to Dana please", MessageForm::Request),
+            ("temperature in Lima", MessageForm::Fragment),
+            ("12 inches to cm", MessageForm::Fragment),
+            (
+                "The museum was packed this morning.",
+                MessageForm::Statement,
+            ),
+            (
+                "I walked all the way to the harbour.",
+                MessageForm::Statement,
+            ),
+            ("What a view from up here!", MessageForm::Statement),
+            ("Snow again!", MessageForm::Statement),
+            (
+                "Well, of course it snows on a Sunday.",
+                MessageForm::Statement,
+            ),
+            ("Snow again. It always snows here.", MessageForm::Statement),
+            ("I'm in Oslo. weather tomorrow", MessageForm::Fragment),
+            ("Paris is beautiful in spring", MessageForm::Statement),
+            ("You're a star", MessageForm::Statement),
+            ("Check Nike's stock", MessageForm::Fragment),
+            ("Spell 'it is raining' backwards", MessageForm::Fragment),
+            (
+                "Send a text to Ana saying the bus is late",
+                MessageForm::Fragment,
+            ),
+            (
+                "My train leaves at 6. How cold is it in Bern?",
+                MessageForm::Question,
+            ),
+        ] {
+            assert_eq!(message_form(message), form, "{message}");
+        }
+    }
+
+    #[test]
+    fn japanese_and_chinese_forms() {
+        for (message, form) in [
+            ("札幌の気温は何度？", MessageForm::Question),
+            ("明日は晴れるかな", MessageForm::Question),
+            ("この文を英語にして", MessageForm::Request),
+            ("「雨が降った」を英訳", MessageForm::Fragment),
+            ("札幌の気温を調べてください", MessageForm::Request),
+            ("札幌の気温", MessageForm::Fragment),
+            ("昨日は札幌に行った", MessageForm::Statement),
+            ("札幌は寒いね", MessageForm::Statement),
+            ("广州现在几点", MessageForm::Question),
+            ("帮我查一下汇率", MessageForm::Request),
+            ("广州今天好热啊", MessageForm::Statement),
+            ("我昨天去了广州", MessageForm::Statement),
+            ("这里的咖啡真香", MessageForm::Statement),
+            ("在广州什么也没买", MessageForm::Fragment),
+            ("札幌の冬は長い", MessageForm::Statement),
+            ("札幌の天気が知りたい", MessageForm::Request),
+        ] {
+            assert_eq!(message_form(message), form, "{message}");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Enumerations in a message ("coffee and oat milk", "TSLA, AMZN, GOOGL",
+//! 牛乳と卵と食パン): the values of a list parameter.
+
+use std::ops::Range;
+
+use crate::candidates::Candidate;
+
+/// What may stand between two items of an enumeration, spaces aside.
+const SEPARATORS: &[&str] = &[
+    ",", ", and", ", or", "and", "or", "&", "/", "、", "，", "と", "や", "和", "及", "与", "跟",
+];
+
+/// Most items of one enumeration.
+const MAX_ITEMS: usize = 12;
+
+/// An enumeration: candidates joined by separators.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enumeration {
+    /// From the first item's start to the last one's end.
+    pub bytes: Range<usize>,
+    pub items: Vec<String>,
+}
+
+/// The enumerations of `text` made of `found`, its candidate values: from
+/// every candidate, the chain that takes the longest next item each time,
+/// and each of that chain's prefixes of two items or more.
+pub fn enumerations(text: &str, found: &[Candidate]) -> Vec<Enumeration> {
+    let joins = |before: &Candidate, after: &Candidate| {
+        before.bytes.end <= after.bytes.start
+            && SEPARATORS.contains(&text[before.bytes.end..after.bytes.start].trim())
+    };
+    let mut enumerations: Vec<Enumeration> = Vec::new();
+    for first in found {
+        let mut chain = vec![first];
+        while chain.len() < MAX_ITEMS {
+            let last = chain[chain.len() - 1];
+            let next = found
+                .iter()
+                .filter(|candidate| joins(last, candidate))
+                .max_by_key(|candidate| candidate.bytes.len());
+            match next {
+                Some(next) => chain.push(next),
+                None => break,
+            }
+        }
+        for length in 2..=chain.len() {
+            let items = &chain[..length];
+            let enumeration = Enumeration {
+                bytes: items[0].bytes.start..items[length - 1].bytes.end,
+                items: items.iter().map(|item| item.value.clone()).collect(),
+            };
+            if !enumerations.contains(&enumeration) {
+                enumerations.push(enumeration);
+            }
+        }
+    }
+    enumerations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Candidates at the given words of `text`.
+    fn at(text: &str, words: &[&str]) -> Vec<Candidate> {
+        words
+            .iter()
+            .map(|word| {
+                let start = text.find(word).unwrap();
+                Candidate {
+                    bytes: start..start + word.len(),
+                    value: (*word).to_owned(),
+                    shape: None,
+                }
+            })
+            .collect()
+    }
+
+    fn items(found: &[Enumeration]) -> Vec<Vec<&str>> {
+        found
+            .iter()
+            .map(|e| e.items.iter().map(String::as_str).collect())
+            .collect()
+    }
+
+    #[test]
+    fn items_joined_by_separators_make_enumerations() {
+        let text = "buy pears, figs and dates";
+        let found = at(text, &["pears", "figs", "dates", "buy"]);
+        assert_eq!(
+            items(&enumerations(text, &found)),
+            [
+                vec!["pears", "figs"],
+                vec!["pears", "figs", "dates"],
+                vec!["figs", "dates"]
+            ]
+        );
+        let text = "りんごとみかんを買う";
+        let found = at(text, &["りんご", "みかん"]);
+        assert_eq!(
+            items(&enumerations(text, &found)),
+            [vec!["りんご", "みかん"]]
+        );
+    }
+
+    #[test]
+    fn the_longest_next_item_is_taken() {
+        let text = "tea and oat milk";
+        let found = at(text, &["tea", "oat", "oat milk"]);
+        assert_eq!(
+            items(&enumerations(text, &found)),
+            [vec!["tea", "oat milk"]]
+        );
+    }
+
+    #[test]
+    fn words_between_items_break_the_chain() {
+        let text = "pears are better than figs";
+        let found = at(text, &["pears", "figs"]);
+        assert!(enumerations(text, &found).is_empty());
+    }
+}
