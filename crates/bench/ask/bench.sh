@@ -13,9 +13,9 @@ riverse=$(realpath "${1:-target/release/riverse}")
 runs=${2:-5}
 project=$(mktemp -d)
 trap 'rm -rf "$project"' EXIT
-"$riverse" init "$project/demo" >/dev/null
+"$riverse" init "$project/demo" >/dev/null 2>&1
 cp "$here/tools.py" "$project/demo/agent/tools/bench_tools.py"
-echo "riverse: $riverse; tools: $("$riverse" --dir "$project/demo" tools --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+echo "riverse: $riverse; tools: $("$riverse" --dir "$project/demo" tools --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tools"]))')"
 for message in \
   "What time is it in Tokyo?" \
   "Convert 5 miles to km" \

@@ -79,6 +79,10 @@ pub struct EmbeddedOptions {
     /// twice the prompt speed (so a faster first route for a new tool set)
     /// for about 450 MB more memory and a second more at load.
     pub dense_prefill: bool,
+    /// Generate English replies with the model (each checked before it is
+    /// given) instead of the results laid out and fixed replies; see
+    /// [`EmbeddedModel::with_generated_replies`].
+    pub generated_replies: bool,
 }
 
 impl Default for EmbeddedOptions {
@@ -91,6 +95,7 @@ impl Default for EmbeddedOptions {
             progress: true,
             prompt_cache_dir: location::default_prompt_cache_dir(),
             dense_prefill: false,
+            generated_replies: false,
         }
     }
 }
@@ -128,7 +133,8 @@ impl EmbeddedModel {
             .prompt_cache_dir
             .clone()
             .map(|dir| PromptCache::new(dir, &path));
-        Self::build(&path, disk, options.dense_prefill)
+        Ok(Self::build(&path, disk, options.dense_prefill)?
+            .with_generated_replies(options.generated_replies))
     }
 
     /// Loads a GGUF file directly, keeping prefilled prompts in memory only.

@@ -257,13 +257,15 @@ fn cjk_form(message: &str) -> MessageForm {
     }
 }
 
-/// Whether a question word asks in `message`: one followed by 都 or 也 is
-/// an indefinite ("什么都没干成": got nothing done), not a question.
+/// Whether a question word asks in `message`: one followed by 都 or 也
+/// ("什么都没干成": got nothing done) or after 这, 那 or 好 ("这几天": these
+/// few days) is an indefinite, not a question.
 fn asks_with_a_word(message: &str) -> bool {
     CJK.of("question-word").any(|word| {
-        message
-            .match_indices(word)
-            .any(|(at, _)| !message[at + word.len()..].starts_with(['都', '也']))
+        message.match_indices(word).any(|(at, _)| {
+            !message[at + word.len()..].starts_with(['都', '也'])
+                && !message[..at].ends_with(['这', '那', '好', '這'])
+        })
     })
 }
 
@@ -334,6 +336,7 @@ mod tests {
             ("我昨天去了广州", MessageForm::Statement),
             ("这里的咖啡真香", MessageForm::Statement),
             ("在广州什么也没买", MessageForm::Fragment),
+            ("这几天广州很闷", MessageForm::Fragment),
             ("札幌の冬は長い", MessageForm::Statement),
             ("札幌の天気が知りたい", MessageForm::Request),
         ] {

@@ -8,7 +8,6 @@ use std::time::Duration;
 use riverse_embedded::tuning::{ANSWER_MAX_TOKENS, MODEL_JOBS, ROUTED_MESSAGE_CHARS};
 use riverse_embedded::{EmbeddedOptions, EmbeddedProvider, Error, ModelJob};
 use riverse_llm::{ChatRequest, Message, Provider, ToolCall};
-use tokio::sync::oneshot;
 
 use super::{model, template_tools};
 
@@ -19,6 +18,7 @@ fn provider_of_the_test_model() -> EmbeddedProvider {
     EmbeddedProvider::new(EmbeddedOptions {
         model_path: Some(model().path().to_path_buf()),
         prompt_cache_dir: None,
+        generated_replies: true,
         ..EmbeddedOptions::default()
     })
 }
@@ -144,26 +144,40 @@ fn ask(text: &str) -> Vec<Message> {
 #[tokio::test]
 async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
     let provider = provider_of_the_test_model();
-    let counting = ask("Count from 1 to 500, one number per line.");
-    let (first_piece, streaming) = oneshot::channel::<()>();
-    let mut first_piece = Some(first_piece);
-    let mut on_text = |_: &str| {
-        if let Some(first_piece) = first_piece.take() {
-            let _ = first_piece.send(());
-        }
+    // The model is loaded first, so the only job below is the answer's.
+    let hello = ask("Say hello in one short sentence.");
+    let warm = ChatRequest {
+        messages: &hello,
+        tools: &[],
+        temperature: None,
     };
+    provider.complete(warm, None).await.unwrap();
+    let counting = ask("Count from 1 to 500, one number per line.");
     let request = ChatRequest {
         messages: &counting,
         tools: &[],
         temperature: None,
     };
-    tokio::select! {
-        biased;
-        _ = streaming => {}
-        answered = provider.complete(request, Some(&mut on_text)) => {
-            panic!("answered before its first piece was seen: {answered:?}");
+    // A generated reply is given whole once checked, so the call is dropped
+    // as soon as its job runs: mid-answer, far from its last token.
+    // Boxed, so that dropping it drops the call itself.
+    let mut answering = Box::pin(provider.complete(request, None));
+    let mut polls = 0;
+    loop {
+        tokio::select! {
+            biased;
+            answered = &mut answering => {
+                panic!("answered before the test saw its job run: {answered:?}");
+            }
+            _ = tokio::time::sleep(Duration::from_millis(5)) => {}
         }
+        if provider.running_jobs() == 1 {
+            break;
+        }
+        polls += 1;
+        assert!(polls < 20_000, "the answer's job never ran");
     }
+    drop(answering);
     // The call is dropped now, its job mid-generation.
     let mut seen_by_the_next = None;
     let mut on_text = |_: &str| {
