@@ -178,7 +178,10 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         assert!(polls < 20_000, "the answer's job never ran");
     }
     drop(answering);
-    // The call is dropped now, its job mid-generation.
+    // The call is dropped now, its job mid-generation. A job is counted as
+    // cancelled before it gives its slot back, and the provider runs one job
+    // at a time, so the next call's reply (given once its job has run) can
+    // only come with the dropped job counted as stopped.
     let mut seen_by_the_next = None;
     let mut on_text = |_: &str| {
         seen_by_the_next.get_or_insert((provider.cancelled_jobs(), provider.running_jobs()));
@@ -189,11 +192,9 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         temperature: None,
     };
     provider.complete(next, Some(&mut on_text)).await.unwrap();
-    assert_eq!(
-        seen_by_the_next,
-        Some((1, MODEL_JOBS)),
-        "when the next call streams, the dropped job has stopped and only the next runs"
-    );
+    let (cancelled, running) = seen_by_the_next.expect("the next call replied");
+    assert_eq!(cancelled, 1, "the dropped job had stopped");
+    assert!(running <= MODEL_JOBS, "{running} jobs ran at once");
     until_idle(&provider).await;
 }
 
