@@ -85,13 +85,7 @@ pub(crate) fn fill_params(
         .collect();
     let lists: Vec<bool> = strings
         .iter()
-        .map(|&index| {
-            let name = tool
-                .parameters
-                .get_index(index)
-                .map_or("", |(name, _)| name);
-            declared(tool, name) == Some(Kind::List)
-        })
+        .map(|&index| declared(tool, param_name(tool, index)) == Some(Kind::List))
         .collect();
     if !strings.is_empty() {
         let mut found = candidates(&spans, &taken, WHOLE_REQUEST);
@@ -112,10 +106,7 @@ pub(crate) fn fill_params(
         let keys: Vec<Vec<u32>> = strings
             .iter()
             .map(|&index| {
-                let name = tool
-                    .parameters
-                    .get_index(index)
-                    .map_or("", |(name, _)| name);
+                let name = param_name(tool, index);
                 let key = prompt::param_key(usize::from(!object.is_empty()), name);
                 engine.tokenizer.encode(&key)
             })
@@ -144,6 +135,13 @@ pub(crate) fn fill_params(
         }
     }
     Ok(params)
+}
+
+/// The name of `tool`'s parameter at `index` in its manifest.
+fn param_name(tool: &ToolManifest, index: usize) -> &str {
+    tool.parameters
+        .get_index(index)
+        .map_or("", |(name, _)| name)
 }
 
 /// The single kind `name` is declared as, if it is one.
