@@ -42,15 +42,21 @@ fn layout(content: &str) -> String {
     }
 }
 
+/// `value` as lines. Each value is laid out once: a nested one's lines are
+/// reused, not recomputed, so a deep result costs its size, not twice per
+/// level.
 fn json_lines(value: &Value) -> String {
     match value {
         Value::Object(fields) if !fields.is_empty() => fields
             .iter()
-            .map(|(key, value)| match value {
-                Value::Object(_) | Value::Array(_) if json_lines(value).contains('\n') => {
-                    format!("{key}:\n{}", indent(&json_lines(value)))
+            .map(|(key, value)| {
+                let lines = json_lines(value);
+                let nested = matches!(value, Value::Object(_) | Value::Array(_));
+                if nested && lines.contains('\n') {
+                    format!("{key}:\n{}", indent(&lines))
+                } else {
+                    format!("{key}: {lines}")
                 }
-                _ => format!("{key}: {}", json_lines(value)),
             })
             .collect::<Vec<_>>()
             .join("\n"),
@@ -140,6 +146,13 @@ mod tests {
             render(&results),
             "symbol: AAPL\nprice: 231.5\ntags: tech, us\nnews:\n  - title: A\n    url: https://a.example"
         );
+        // As deep as serde_json reads (its limit is 128 levels): each level
+        // is laid out once, so this ends at once rather than after 2^100
+        // layouts.
+        let deep = format!("{}1{}", "{\"a\": ".repeat(100), "}".repeat(100));
+        let laid_out = render(&[result("t", &deep, false)]);
+        assert_eq!(laid_out.lines().count(), 1, "{laid_out}");
+        assert!(laid_out.ends_with("a: 1"));
         assert_eq!(
             render(&[result("t", "[1, 2]", false)]),
             "1, 2",
