@@ -15,7 +15,7 @@ use futures_util::stream::FuturesUnordered;
 use parking_lot::Mutex;
 use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, Usage};
 use riverse_tool::{
-    CallError, LiveRegistry, Params, Registry, ToolManifest, ToolResult, WeakRegistry,
+    CallError, FailureKind, LiveRegistry, Params, Registry, ToolManifest, ToolResult, WeakRegistry,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -65,6 +65,9 @@ pub struct ToolCallRecord {
     pub success: bool,
     pub data: String,
     pub error: String,
+    /// Why the call failed; absent when it succeeded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
     #[serde(rename = "duration_ms", serialize_with = "milliseconds")]
     pub duration: Duration,
 }
@@ -503,6 +506,7 @@ impl Agent {
                 tool: planned.tool.clone(),
                 params: Value::Object(planned.params.clone()),
                 success: result.success,
+                failure: result.failure_kind(),
                 data: result.data,
                 error: result.error,
                 duration,
@@ -524,12 +528,10 @@ impl Agent {
                     .available_manifests()
                     .map(|m| m.name.as_str())
                     .collect();
-                ToolResult::failure(format!(
-                    "{err}; the available tools are: {}",
-                    names.join(", ")
-                ))
+                let message = format!("{err}; the available tools are: {}", names.join(", "));
+                ToolResult::failed(FailureKind::Unavailable, message)
             }
-            Err(err) => ToolResult::failure(err.to_string()),
+            Err(err) => ToolResult::failed(FailureKind::Unavailable, err.to_string()),
         }
     }
 }
@@ -609,6 +611,7 @@ fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions)
                         success: false,
                         data: String::new(),
                         error: reason,
+                        failure: Some(FailureKind::BadParameters),
                         duration: Duration::ZERO,
                     }),
                 });
@@ -730,12 +733,24 @@ mod tests {
             success: true,
             data: "sunny".into(),
             error: String::new(),
+            failure: None,
             duration: Duration::from_micros(12_900),
         };
         assert_eq!(
             serde_json::to_value(&record).unwrap(),
             json!({"tool": "weather", "params": {"city": "Tokyo"}, "success": true,
                    "data": "sunny", "error": "", "duration_ms": 12})
+        );
+        let failed = ToolCallRecord {
+            success: false,
+            data: String::new(),
+            error: "tool \"weather\" timed out after 1s".into(),
+            failure: Some(FailureKind::Timeout),
+            ..record
+        };
+        assert_eq!(
+            serde_json::to_value(&failed).unwrap()["failure"],
+            json!("timeout")
         );
     }
 }

@@ -14,10 +14,8 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use riverse_process::Registered;
-use riverse_tool::{Params, ToolResult, seconds};
+use riverse_tool::{FailureKind, Params, ToolResult, seconds};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
@@ -64,19 +62,19 @@ pub(crate) async fn call(
     place: &Place<'_>,
     deadline: Duration,
 ) -> ToolResult {
-    let checked = check_allowed(spec, params)
-        .and_then(|()| check_options(spec, params))
-        .and_then(|()| argv(spec, params))
-        .and_then(|argv| {
-            check_protected(&argv.values, place)?;
-            Ok(argv.program)
-        });
-    let argv = match checked {
+    let denied = |error| ToolResult::failed(FailureKind::Denied, error);
+    if let Err(error) = check_allowed(spec, params).and_then(|()| check_options(spec, params)) {
+        return denied(error);
+    }
+    let argv = match argv(spec, params) {
         Ok(argv) => argv,
-        Err(error) => return ToolResult::failure(error),
+        Err(error) => return ToolResult::failed(FailureKind::BadParameters, error),
     };
+    if let Err(error) = check_protected(&argv.values, place) {
+        return denied(error);
+    }
     let timeout = spec.timeout.min(deadline);
-    run(&argv, place.project_dir, timeout).await
+    run(&argv.program, place.project_dir, timeout).await
 }
 
 /// `allowed_params`: a listed parameter's value must be one of its values.
@@ -215,7 +213,7 @@ fn check_protected(texts: &[String], place: &Place<'_>) -> Result<(), String> {
 /// The path with symlinks followed as far as it exists, and the rest made
 /// plain (`..` drops a name): where opening or creating it would land.
 fn resolve(path: &Path) -> PathBuf {
-    let components: Vec<Component> = path.components().collect();
+    let components: Vec<Component<'_>> = path.components().collect();
     let (mut resolved, rest) = (0..=components.len())
         .rev()
         .find_map(|split| {
@@ -245,55 +243,65 @@ async fn run(argv: &[String], project_dir: &Path, timeout: Duration) -> ToolResu
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
     // Registered until the end of the call, so that Riverse's sweep for
-    // escaped processes leaves the command alone.
-    let (mut child, _registered) = match Registered::spawn(&mut command) {
+    // escaped processes leaves the command alone; the group is killed then.
+    let (mut child, group) = match Registered::spawn(&mut command) {
         Ok(spawned) => spawned,
-        Err(err) => return ToolResult::failure(format!("can't run {:?}: {err}", argv[0])),
+        Err(err) => {
+            let message = format!("can't run {:?}: {err}", argv[0]);
+            return ToolResult::failed(FailureKind::Unavailable, message);
+        }
     };
-    let group = child.id().map(|pid| ProcessGroup(pid as i32));
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        return ToolResult::failure(format!("can't read the output of {:?}", argv[0]));
+        let message = format!("can't read the output of {:?}", argv[0]);
+        return ToolResult::failed(FailureKind::Crashed, message);
     };
     let waited = async {
         let status = child.wait().await;
         // Whatever the program left running would hold the pipes open.
-        if let Some(group) = &group {
-            group.kill();
-        }
+        group.kill();
         status
     };
     let finished = async { tokio::join!(waited, read_capped(stdout), read_capped(stderr)) };
     let (status, stdout, stderr) = match tokio::time::timeout(timeout, finished).await {
         Ok(done) => done,
         Err(_elapsed) => {
-            drop(group);
-            return ToolResult::failure(format!(
-                "{:?} timed out after {}; it was killed",
-                argv[0],
-                seconds(timeout)
-            ));
+            return ToolResult::failed(
+                FailureKind::Timeout,
+                format!(
+                    "{:?} timed out after {}; it was killed",
+                    argv[0],
+                    seconds(timeout)
+                ),
+            );
         }
     };
-    drop(group);
     let status = match status {
         Ok(status) => status,
-        Err(err) => return ToolResult::failure(format!("{:?}: {err}", argv[0])),
+        Err(err) => {
+            return ToolResult::failed(FailureKind::Crashed, format!("{:?}: {err}", argv[0]));
+        }
     };
     if !status.success() {
         use std::os::unix::process::ExitStatusExt;
-        let how = match (status.code(), status.signal()) {
-            (Some(code), _) => format!("exited with status {code}"),
-            (None, Some(signal)) => format!("was killed by signal {signal}"),
-            (None, None) => "failed".to_owned(),
+        // A program's own failure is its exit status; a signal ended it from outside.
+        let (kind, how) = match (status.code(), status.signal()) {
+            (Some(code), _) => (FailureKind::ToolError, format!("exited with status {code}")),
+            (None, Some(signal)) => (
+                FailureKind::Crashed,
+                format!("was killed by signal {signal}"),
+            ),
+            (None, None) => (FailureKind::ToolError, "failed".to_owned()),
         };
         let stderr = String::from_utf8_lossy(&stderr);
-        return ToolResult::failure(match stderr.trim() {
-            "" => format!("{:?} {how}", argv[0]),
-            text => format!("{:?} {how}: {}", argv[0], excerpt(text)),
-        });
+        return ToolResult::failed(
+            kind,
+            match stderr.trim() {
+                "" => format!("{:?} {how}", argv[0]),
+                text => format!("{:?} {how}: {}", argv[0], excerpt(text)),
+            },
+        );
     }
     ToolResult::ok(String::from_utf8_lossy(&stdout).trim().to_owned())
 }
@@ -310,23 +318,6 @@ async fn read_capped(mut stream: impl AsyncRead + Unpin) -> Vec<u8> {
                 kept.extend_from_slice(&buffer[..read.min(room)]);
             }
         }
-    }
-}
-
-/// The program's process group, killed whole when dropped: what it started
-/// in the background goes with it.
-struct ProcessGroup(i32);
-
-impl ProcessGroup {
-    fn kill(&self) {
-        // ESRCH means the group is already gone.
-        let _ = killpg(Pid::from_raw(self.0), Signal::SIGKILL);
-    }
-}
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

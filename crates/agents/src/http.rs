@@ -13,7 +13,7 @@ use std::time::Duration;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use reqwest::{Method, StatusCode, Url};
-use riverse_tool::{Params, ToolResult, seconds};
+use riverse_tool::{FailureKind, Params, ToolResult, seconds};
 use serde_json::Value;
 
 use crate::excerpt;
@@ -72,7 +72,7 @@ pub(crate) async fn call(
     let timeout = spec.timeout.min(deadline);
     let request = match Prepared::new(spec, params) {
         Ok(request) => request,
-        Err(error) => return ToolResult::failure(error),
+        Err((kind, error)) => return ToolResult::failed(kind, error),
     };
     let what = format!("{} {}", spec.method, request.url);
     let exchange = Exchange {
@@ -83,9 +83,10 @@ pub(crate) async fn call(
     };
     match tokio::time::timeout(timeout, exchange.run(request)).await {
         Ok(result) => result,
-        Err(_elapsed) => {
-            ToolResult::failure(format!("{what} timed out after {}", seconds(timeout)))
-        }
+        Err(_elapsed) => ToolResult::failed(
+            FailureKind::Timeout,
+            format!("{what} timed out after {}", seconds(timeout)),
+        ),
     }
 }
 
@@ -100,11 +101,17 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(spec: &HttpSpec, params: &Params) -> Result<Prepared, String> {
-        let url = url(spec, params)?;
-        let method = Method::from_bytes(spec.method.as_bytes())
-            .map_err(|err| format!("http.method {:?}: {err}", spec.method))?;
-        let mut headers = headers(spec)?;
+    /// `Err` says why the request can't be made: a value that doesn't fit
+    /// its place (bad parameters), or a template that can't be sent as it
+    /// is (the agent is unavailable).
+    fn new(spec: &HttpSpec, params: &Params) -> Result<Prepared, (FailureKind, String)> {
+        let bad_value = |error| (FailureKind::BadParameters, error);
+        let url = url(spec, params).map_err(bad_value)?;
+        let method = Method::from_bytes(spec.method.as_bytes()).map_err(|err| {
+            let message = format!("http.method {:?}: {err}", spec.method);
+            (FailureKind::Unavailable, message)
+        })?;
+        let mut headers = headers(spec).map_err(|error| (FailureKind::Unavailable, error))?;
         let body = match &spec.body {
             None => None,
             Some(BodyTemplate::Json(template)) => {
@@ -113,7 +120,7 @@ impl Prepared {
                 }
                 Some(
                     serde_json::to_vec(&fill_json(template, params))
-                        .map_err(|err| format!("body_template: {err}"))?,
+                        .map_err(|err| bad_value(format!("body_template: {err}")))?,
                 )
             }
             Some(BodyTemplate::Text(template)) => {
@@ -121,7 +128,8 @@ impl Prepared {
                     .get(CONTENT_TYPE)
                     .and_then(|value| value.to_str().ok())
                     .map(str::to_ascii_lowercase);
-                Some(fill_text_body(template, params, content_type.as_deref())?.into_bytes())
+                let body = fill_text_body(template, params, content_type.as_deref());
+                Some(body.map_err(bad_value)?.into_bytes())
             }
         };
         Ok(Prepared {
@@ -313,22 +321,22 @@ impl Exchange<'_> {
         let reply = loop {
             let reply = match self.send(&first, &request).await {
                 Ok(reply) => reply,
-                Err(error) => return ToolResult::failure(error),
+                Err(error) => return ToolResult::failed(FailureKind::Unavailable, error),
             };
             let next = match self.redirect_target(&reply) {
                 Ok(Some(next)) => next,
                 Ok(None) => break reply,
-                Err(error) => return ToolResult::failure(error),
+                Err(error) => return ToolResult::tool_error(error),
             };
             hops += 1;
             if hops > MAX_REDIRECTS {
-                return ToolResult::failure(format!(
+                return ToolResult::tool_error(format!(
                     "{}: more than {MAX_REDIRECTS} redirects",
                     self.what
                 ));
             }
             if let Err(error) = self.may_follow(&first.url, &next) {
-                return ToolResult::failure(error);
+                return ToolResult::failed(FailureKind::Denied, error);
             }
             request = redirected(request, reply.status(), next);
         };
@@ -407,10 +415,13 @@ impl Exchange<'_> {
             ERROR_BODY_BYTES
         };
         let too_long = || {
-            ToolResult::failure(format!(
-                "{}: the reply is longer than {} bytes, the limit for an HTTP agent; it was not read further",
-                self.what, self.max_reply_bytes
-            ))
+            ToolResult::failed(
+                FailureKind::OutputTooLarge,
+                format!(
+                    "{}: the reply is longer than {} bytes, the limit for an HTTP agent; it was not read further",
+                    self.what, self.max_reply_bytes
+                ),
+            )
         };
         if status.is_success()
             && reply
@@ -422,23 +433,26 @@ impl Exchange<'_> {
         let (body, complete) = match read_capped(&mut reply, limit).await {
             Ok(read) => read,
             Err(err) => {
-                return ToolResult::failure(format!(
-                    "{}: the reply could not be read: {}",
-                    self.what,
-                    error_chain(&err)
-                ));
+                return ToolResult::failed(
+                    FailureKind::Crashed,
+                    format!(
+                        "{}: the reply could not be read: {}",
+                        self.what,
+                        error_chain(&err)
+                    ),
+                );
             }
         };
         let body = String::from_utf8_lossy(&body);
         if !status.is_success() {
-            return ToolResult::failure(self.error_status(&reply, &body));
+            return ToolResult::tool_error(self.error_status(&reply, &body));
         }
         if !complete {
             return too_long();
         }
         match extract(&body, &self.spec.result_path) {
             Ok(data) => ToolResult::ok(data),
-            Err(error) => ToolResult::failure(format!("{}: {error}", self.what)),
+            Err(error) => ToolResult::tool_error(format!("{}: {error}", self.what)),
         }
     }
 }

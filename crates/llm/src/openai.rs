@@ -10,7 +10,7 @@ use std::time::Duration;
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use reqwest::header::CONTENT_TYPE;
-use riverse_tool::{ToolManifest, input_schema};
+use riverse_tool::{ToolManifest, described, input_schema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -229,20 +229,11 @@ impl Provider for OpenAiProvider {
 /// A manifest as a function the model may call: the description with the
 /// examples appended, and the JSON Schema of its parameters.
 pub fn function_definition(manifest: &ToolManifest) -> Value {
-    let mut description = manifest.description.clone();
-    if !manifest.examples.is_empty() {
-        let examples: Vec<String> = manifest
-            .examples
-            .iter()
-            .map(|e| format!("\"{e}\""))
-            .collect();
-        description.push_str(&format!("\nExamples: {}", examples.join(", ")));
-    }
     json!({
         "type": "function",
         "function": {
             "name": manifest.name,
-            "description": description,
+            "description": described(manifest),
             "parameters": input_schema(manifest),
         }
     })
@@ -510,7 +501,7 @@ mod tests {
             function_definition(&manifest),
             json!({"type": "function", "function": {
                 "name": "weather",
-                "description": "Get the weather\nExamples: \"Weather in Tokyo?\", \"Rain in London?\"",
+                "description": "Get the weather\n\nExamples:\n- Weather in Tokyo?\n- Rain in London?",
                 "parameters": {"type": "object", "properties": {
                     "city": {"type": "string", "description": "City name"},
                     "days": {"type": "integer", "description": "How many days"}

@@ -8,12 +8,15 @@ use parking_lot::Mutex;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use riverse_process::{BoundedLines, Replace, leading_id};
+use riverse_process::{BoundedLines, Replace};
+use riverse_protocol::leading_id;
 use riverse_tool::{
-    Found, Params, Tool, ToolManifest, ToolResult, ToolSource, reply_limit, sanitize_name,
+    FailureKind, Found, Params, Tool, ToolManifest, ToolResult, ToolSource, reply_limit,
+    sanitize_name,
 };
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
+    ProtocolVersion,
 };
 use rmcp::service::{ClientInitializeError, NotificationContext, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -21,10 +24,10 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio::time::Instant;
 
-use crate::Error;
 use crate::manifest::{restore_structured, translate};
 use crate::process::{Launch, ServerProcess};
 use crate::vet::NotMcp;
+use crate::{Error, FAILURE_META_KEY};
 
 /// How long a call that lost its server waits for the exit status, to say how
 /// the server ended.
@@ -195,21 +198,28 @@ impl Tool for McpTool {
         let server = &self.link.spec.name;
         let deadline = Instant::now() + timeout;
         let timed_out = || {
-            ToolResult::failure(format!(
-                "tool \"{name}\" timed out after {}; mcp server \"{server}\" was sent notifications/cancelled",
-                seconds(timeout)
-            ))
+            ToolResult::failed(
+                FailureKind::Timeout,
+                format!(
+                    "tool \"{name}\" timed out after {}; mcp server \"{server}\" was sent notifications/cancelled",
+                    seconds(timeout)
+                ),
+            )
         };
         let connected = match tokio::time::timeout_at(deadline, self.link.connected()).await {
             Ok(Ok(connected)) => connected,
             Ok(Err(err)) => {
-                return ToolResult::failure(format!("tool \"{name}\" could not run: {err}"));
+                let message = format!("tool \"{name}\" could not run: {err}");
+                return ToolResult::failed(FailureKind::Unavailable, message);
             }
             Err(_elapsed) => {
-                return ToolResult::failure(format!(
-                    "tool \"{name}\" timed out after {} while mcp server \"{server}\" restarted",
-                    seconds(timeout)
-                ));
+                return ToolResult::failed(
+                    FailureKind::Timeout,
+                    format!(
+                        "tool \"{name}\" timed out after {} while mcp server \"{server}\" restarted",
+                        seconds(timeout)
+                    ),
+                );
             }
         };
         restore_structured(&mut params, &self.structured);
@@ -235,31 +245,52 @@ impl Tool for McpTool {
                     text = structured.to_string();
                 }
                 if result.is_error == Some(true) {
-                    ToolResult::failure(text)
+                    // Another Riverse says why; any other server's failure is its own.
+                    let kind = result
+                        .meta
+                        .as_ref()
+                        .and_then(|meta| meta.get(FAILURE_META_KEY))
+                        .and_then(|kind| serde_json::from_value(kind.clone()).ok())
+                        .unwrap_or(FailureKind::ToolError);
+                    ToolResult::failed(kind, text)
                 } else {
                     ToolResult::ok(text)
                 }
             }
-            Err(ServiceError::McpError(error)) => ToolResult::failure(format!(
-                "tool \"{name}\": mcp server \"{server}\" refused the call: {}",
-                error.message
-            )),
+            Err(ServiceError::McpError(error)) => {
+                let kind = match error.code {
+                    ErrorCode::INVALID_PARAMS => FailureKind::BadParameters,
+                    _ => FailureKind::ToolError,
+                };
+                let message = format!(
+                    "tool \"{name}\": mcp server \"{server}\" refused the call: {}",
+                    error.message
+                );
+                ToolResult::failed(kind, message)
+            }
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                 if let Some(cause) = connected.not_mcp.cause() {
-                    return ToolResult::failure(format!(
-                        "tool \"{name}\": mcp server \"{server}\" failed during the call: {cause}; it will be restarted on the next call"
-                    ));
+                    return ToolResult::failed(
+                        FailureKind::Crashed,
+                        format!(
+                            "tool \"{name}\": mcp server \"{server}\" failed during the call: {cause}; it will be restarted on the next call"
+                        ),
+                    );
                 }
                 let death = match &connected.process {
                     Some(process) => process.death(DEATH_GRACE).await,
                     None => "the connection was closed".to_owned(),
                 };
-                ToolResult::failure(format!(
-                    "tool \"{name}\": mcp server \"{server}\" died during the call ({death}); it will be restarted on the next call"
-                ))
+                ToolResult::failed(
+                    FailureKind::Crashed,
+                    format!(
+                        "tool \"{name}\": mcp server \"{server}\" died during the call ({death}); it will be restarted on the next call"
+                    ),
+                )
             }
             Err(other) => {
-                ToolResult::failure(format!("tool \"{name}\": mcp server \"{server}\": {other}"))
+                let message = format!("tool \"{name}\": mcp server \"{server}\": {other}");
+                ToolResult::failed(FailureKind::Crashed, message)
             }
         }
     }

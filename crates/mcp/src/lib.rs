@@ -36,3 +36,8 @@ pub use error::Error;
 pub use http::{BoundedSessions, HttpEndpoint, HttpOptions, McpService, SessionsError};
 pub use manifest::manifest_from_schema;
 pub use server::{RegistryServer, Serving, serve, serve_stdio};
+
+/// The `_meta` key of a failed `tools/call` result that says why it failed,
+/// as a [`riverse_tool::FailureKind`] name (`timeout`, `tool_error`, …).
+/// Riverse writes it as a server and reads it as a client.
+pub const FAILURE_META_KEY: &str = "riverse/failure";

@@ -6,12 +6,15 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use riverse_process::{BoundedLines, Replace, leading_id};
-use riverse_tool::{CallError, LiveRegistry, Registry, ToolManifest, ToolResult, input_schema};
+use riverse_process::{BoundedLines, Replace};
+use riverse_protocol::leading_id;
+use riverse_tool::{
+    CallError, LiveRegistry, Registry, ToolManifest, ToolResult, described, input_schema,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, MetaObject,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RunningService, ServerInitializeError,
@@ -19,13 +22,13 @@ use rmcp::service::{
 };
 use rmcp::transport::IntoTransport;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, BufReader};
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
-use crate::Error;
 use crate::lines::LineTransport;
+use crate::{Error, FAILURE_META_KEY};
 
 /// The longest request line `riverse mcp` reads (arguments of a few MiB are
 /// fine). A longer one is discarded as it streams by and answered with an
@@ -217,34 +220,21 @@ fn mcp_tool(manifest: &ToolManifest) -> Tool {
     Tool::new(manifest.name.clone(), described(manifest), Arc::new(schema))
 }
 
-/// The description followed by the examples, as native function calling shows
-/// them to an LLM.
-fn described(manifest: &ToolManifest) -> String {
-    if manifest.examples.is_empty() {
-        return manifest.description.clone();
-    }
-    let examples: Vec<String> = manifest
-        .examples
-        .iter()
-        .map(|example| format!("- {example}"))
-        .collect();
-    format!(
-        "{}\n\nExamples:\n{}",
-        manifest.description,
-        examples.join("\n")
-    )
-}
-
+/// A failed call says why as data too, in `_meta` under [`FAILURE_META_KEY`].
 fn call_result(result: ToolResult) -> CallToolResult {
-    if result.success {
+    let Some(kind) = result.failure_kind() else {
         return CallToolResult::success(vec![ContentBlock::text(result.data)]);
-    }
+    };
     let text = if result.error.is_empty() {
         "the tool failed without saying why".to_owned()
     } else {
         result.error
     };
-    CallToolResult::error(vec![ContentBlock::text(text)])
+    let mut meta = MetaObject::new();
+    meta.insert(FAILURE_META_KEY.to_owned(), json!(kind));
+    let mut failed = CallToolResult::error(vec![ContentBlock::text(text)]);
+    failed.meta = Some(meta);
+    failed
 }
 
 /// A registry being served to one client.

@@ -43,9 +43,8 @@ impl NotMcp {
                 return Verdict::Pass;
             }
             let quoted = quote(line);
-            let message = match serde_json::from_slice::<Value>(line) {
-                Ok(Value::Object(message)) => message,
-                _ => return end(&noted, quoted),
+            let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+                return end(&noted, quoted);
             };
             if message.contains_key("method") {
                 return Verdict::Pass;

@@ -5,10 +5,9 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use riverse_protocol::KEPT_OF_TOO_LONG;
 use tokio::io::{AsyncRead, ReadBuf};
 
-/// How much of an over-long line is kept: enough to read its id.
-const KEPT_OF_TOO_LONG: usize = 4096;
 /// How much is read from the inner stream at a time.
 const CHUNK: usize = 8192;
 
@@ -169,33 +168,10 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
     }
 }
 
-/// The id of a JSON-RPC message from the start of its line, as JSON text
-/// (`7`, `"abc"`), when it can be read there.
-pub fn leading_id(start: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(start);
-    let after = text.find("\"id\"")? + 4;
-    let rest = text[after..].trim_start().strip_prefix(':')?.trim_start();
-    if let Some(quoted) = rest.strip_prefix('"') {
-        let mut escaped = false;
-        for (at, character) in quoted.char_indices() {
-            match character {
-                '\\' if !escaped => escaped = true,
-                '"' if !escaped => return Some(format!("\"{}\"", &quoted[..at])),
-                _ => escaped = false,
-            }
-        }
-        return None;
-    }
-    let number: String = rest
-        .chars()
-        .take_while(|character| character.is_ascii_digit() || *character == '-')
-        .collect();
-    (!number.is_empty() && rest.len() > number.len()).then_some(number)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use riverse_protocol::leading_id;
     use tokio::io::AsyncReadExt;
 
     #[tokio::test]
@@ -225,16 +201,5 @@ mod tests {
         let mut output = String::new();
         bounded.read_to_string(&mut output).await.unwrap();
         assert_eq!(output, "keep\nswapped\nkeep\n");
-    }
-
-    #[test]
-    fn ids_are_read_from_the_start_of_a_line() {
-        assert_eq!(
-            leading_id(br#"{"jsonrpc":"2.0","id": 12,"#),
-            Some("12".into())
-        );
-        assert_eq!(leading_id(br#"{"id":"x","#), Some("\"x\"".into()));
-        assert_eq!(leading_id(br#"{"jsonrpc":"2.0","id":12"#), None);
-        assert_eq!(leading_id(br#"{"jsonrpc":"2.0","method":"#), None);
     }
 }

@@ -46,16 +46,17 @@ pub(crate) fn forget(pid: i32) {
 /// [`crate::Child`] (a YAML command tool), known to Riverse as supervised while
 /// this lives: the sweep for escaped descendants leaves it alone (else it
 /// would take the group's leader for an escaped process, kill it and reap it
-/// under its waiting task), and [`kill_all`] kills it.
+/// under its waiting task), and [`kill_all`] kills it. Dropped, it kills the
+/// group: what the program started in the background goes with it.
 #[derive(Debug)]
 pub struct Registered(i32);
 
 impl Registered {
-    /// Spawns `command`, which must put the child in a process group of its
-    /// own (`process_group(0)`), and records that group.
+    /// Spawns `command` in a process group of its own and records that group.
     pub fn spawn(
         command: &mut tokio::process::Command,
     ) -> std::io::Result<(tokio::process::Child, Registered)> {
+        command.process_group(0);
         let mut live = registering();
         let child = command.spawn()?;
         let pid = child
@@ -67,8 +68,16 @@ impl Registered {
     }
 }
 
+impl Registered {
+    /// Kills the whole group (a group already gone is no error).
+    pub fn kill(&self) {
+        let _ = killpg(Pid::from_raw(self.0), Signal::SIGKILL);
+    }
+}
+
 impl Drop for Registered {
     fn drop(&mut self) {
+        self.kill();
         forget(self.0);
     }
 }

@@ -32,7 +32,7 @@ mod lines;
 mod relay;
 
 pub use adopted::{Adopted, ExitReport};
-pub use bounded::{BoundedLines, Replace, Verdict, Vet, leading_id};
+pub use bounded::{BoundedLines, Replace, Verdict, Vet};
 pub use child::{Child, Spawned};
 pub use exit::Exit;
 pub use groups::{Registered, shutdown};

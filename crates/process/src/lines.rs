@@ -1,9 +1,7 @@
 //! Reading a protocol line with a bound on its length.
 
+use riverse_protocol::KEPT_OF_TOO_LONG;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
-
-/// How much of an over-long line is kept: enough to read its id.
-const KEPT_OF_TOO_LONG: usize = 4096;
 
 /// One line of a protocol stream, without its newline.
 #[derive(Debug, Clone, PartialEq, Eq)]

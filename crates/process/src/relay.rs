@@ -209,7 +209,7 @@ mod tests {
         };
         let mut lines = Vec::new();
         forward(std::io::Cursor::new(input), relay, |label, text| {
-            lines.push(format!("{label}: {text}"))
+            lines.push(format!("{label}: {text}"));
         });
         assert_eq!(
             lines,

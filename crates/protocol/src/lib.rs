@@ -14,10 +14,12 @@
 //! goes through `rmcp` and its own model types, in `riverse-mcp`.
 
 mod jsonrpc;
+mod line;
 mod mcp;
 mod worker;
 
 pub use jsonrpc::{ErrorObject, Incoming, Message, OutgoingRequest, RequestId, error_codes};
+pub use line::{KEPT_OF_TOO_LONG, leading_id};
 pub use mcp::{ClientInfo, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION, ServerInfo};
 pub use worker::{
     CallOutcome, CallParams, DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED,

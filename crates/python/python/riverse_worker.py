@@ -45,6 +45,11 @@ SCHEMA_TYPES = {
     "list": "array", "array": "array",
     "dict": "object", "object": "object",
 }
+# What a type name is trimmed of, as Rust's `str::trim` (Unicode White_Space):
+# `str.strip()` would also strip \x1c-\x1f.
+TYPE_NAME_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(
+    map(chr, range(0x2000, 0x200B))
+)
 # Starts a stderr line naming whose output follows; the host reads and drops it.
 # The host's key follows it (see `Server.initialize`).
 LABEL_MARKER = b"\0riverse-label:"
@@ -560,10 +565,11 @@ def mcp_call_result(result: dict) -> dict:
 
 
 def schema_type(declared: str):
-    """A type name, a list of them for a union, or None when one is unknown."""
+    """A type name, a list of them for a union, or None when one is unknown
+    (as `DeclaredType::schema_type` in riverse-tool)."""
     names = []
     for member in declared.split("|"):
-        name = SCHEMA_TYPES.get(member.strip().lower())
+        name = SCHEMA_TYPES.get(member.strip(TYPE_NAME_SPACE).lower())
         if name is None:
             return None
         if name not in names:
@@ -587,20 +593,34 @@ def cut(text: str) -> tuple[str, int | None]:
     return start, len(encoded)
 
 
+# `input_schema` and `described` are riverse-tool's functions of the same names,
+# which crates/tool/tests/schema_golden.rs holds this code to.
+
+
 def input_schema(manifest: dict) -> dict:
     types_ = manifest["parameter_types"]
-    properties = {}
-    for key, text in manifest["parameters"].items():
+
+    def typed(key: str) -> dict:
         kind = schema_type(types_.get(key, "string"))
-        properties[key] = {"description": text} if kind is None else {"type": kind, "description": text}
+        return {} if kind is None else {"type": kind}
+
+    properties = {key: {**typed(key), "description": text} for key, text in manifest["parameters"].items()}
+    for key in types_:
+        if key not in properties:
+            properties[key] = typed(key)
     return {"type": "object", "properties": properties}
 
 
-def listed_tool(manifest: dict) -> dict:
-    description = manifest["description"]
+def described(manifest: dict) -> str:
+    """The description followed by the examples, one a line."""
+    text = manifest["description"]
     if manifest["examples"]:
-        description += "\nExamples: " + " | ".join(manifest["examples"])
-    return {"name": manifest["name"], "description": description, "inputSchema": input_schema(manifest)}
+        text += "\n\nExamples:" + "".join(f"\n- {example}" for example in manifest["examples"])
+    return text
+
+
+def listed_tool(manifest: dict) -> dict:
+    return {"name": manifest["name"], "description": described(manifest), "inputSchema": input_schema(manifest)}
 
 
 # ---------------------------------------------------------------------------

@@ -261,7 +261,7 @@ pub(crate) async fn read_messages<R: AsyncRead + Unpin>(
             Line::Complete(text) => text,
             Line::Unterminated(_) => return Ending::Eof,
             Line::TooLong { start, total } => {
-                let Some(id) = leading_id(&start) else {
+                let Some(id) = reply_id(&start) else {
                     return Ending::Corrupted(format!(
                         "a line of {total} bytes that is not a reply"
                     ));
@@ -329,13 +329,9 @@ fn read_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Option<T> {
     serde_json::from_str(params.map_or("{}", RawValue::get)).ok()
 }
 
-/// The id of a reply whose line starts as the worker writes it:
-/// `{"jsonrpc":"2.0","id":N,`.
-fn leading_id(start: &[u8]) -> Option<i64> {
-    let text = String::from_utf8_lossy(&start[..start.len().min(64)]);
-    let rest = text.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
-    let digits = rest.split(',').next()?;
-    digits.parse().ok()
+/// The id of a reply from the start of its line: the host's ids are numbers.
+fn reply_id(start: &[u8]) -> Option<i64> {
+    riverse_protocol::leading_id(start)?.parse().ok()
 }
 
 /// The start of a line, as messages quote it.
@@ -343,7 +339,7 @@ fn quote(line: &[u8]) -> String {
     let shown = &line[..line.len().min(QUOTED_BYTES)];
     let text = String::from_utf8_lossy(shown);
     let ellipsis = if line.len() > QUOTED_BYTES { "..." } else { "" };
-    format!("{:?}{ellipsis}", text)
+    format!("{text:?}{ellipsis}")
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 use std::io::IoSlice;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -31,11 +31,11 @@ use rustix::net::{
 use rustix::pipe::PipeFlags;
 use serde_json::json;
 use tokio::net::unix::pipe;
-use tokio::process::Command;
 use tokio::sync::mpsc;
 
 use crate::Error;
 use crate::connection::RequestError;
+use crate::fork_link::ForkServerLink;
 use crate::worker::{Process, SpawnOptions, Streams, Worker, describe, label_key, relay};
 
 /// Why a worker could not be forked.
@@ -48,33 +48,6 @@ pub(crate) enum ForkError {
     ServerFailed(String),
     /// The forked worker failed its handshake, as a spawned one could.
     Worker(Error),
-}
-
-/// What a fork server is spawned with.
-pub(crate) struct ForkServerLink {
-    /// The fork server's end of the socket descriptors travel on.
-    socket: OwnedFd,
-    /// Where its reader sends the exits the fork server reports.
-    pub exited: mpsc::UnboundedSender<ExitedNotification>,
-}
-
-impl ForkServerLink {
-    /// Lets the child `command` starts inherit the socket; its descriptor.
-    #[allow(unsafe_code)]
-    pub(crate) fn pass_socket(&self, command: &mut Command) -> i32 {
-        let fd = self.socket.as_raw_fd();
-        // SAFETY: the closure runs in the forked child before exec and makes
-        // one system call, which is async-signal-safe; `fd` is open there,
-        // since `self` outlives the spawn.
-        unsafe {
-            command.pre_exec(move || {
-                let fd = std::os::fd::BorrowedFd::borrow_raw(fd);
-                rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::empty())
-                    .map_err(std::io::Error::from)
-            });
-        }
-        fd
-    }
 }
 
 /// A running fork server.

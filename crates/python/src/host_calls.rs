@@ -15,7 +15,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use riverse_protocol::{ErrorObject, error_codes, methods};
-use riverse_tool::{Registry, ToolResult, WeakRegistry};
+use riverse_tool::{FailureKind, Registry, ToolResult, WeakRegistry};
 use serde_json::{Value, json};
 
 /// The host's registry, once it is built.
@@ -67,7 +67,7 @@ impl HostLink {
                 let registry = self.registry()?;
                 let result = match registry.call(&name, arguments).await {
                     Ok(result) => result,
-                    Err(err) => ToolResult::failure(err.to_string()),
+                    Err(err) => ToolResult::failed(FailureKind::Unavailable, err.to_string()),
                 };
                 Ok(json!(result))
             }

@@ -24,6 +24,7 @@ mod deadlines;
 mod env;
 mod error;
 mod fork;
+mod fork_link;
 mod host_calls;
 mod interpreter;
 mod pool;

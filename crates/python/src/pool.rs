@@ -6,8 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use riverse_protocol::{DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, methods};
-use riverse_tool::{Params, ToolResult, reply_limit};
+use riverse_protocol::{
+    DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, error_codes, methods,
+};
+use riverse_tool::{FailureKind, Params, ToolResult, reply_limit};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -177,7 +179,10 @@ impl WorkerPool {
             let (worker, _permit) = match self.checkout().await {
                 Ok(checked_out) => checked_out,
                 Err(err) => {
-                    return ToolResult::failure(format!("tool \"{name}\" could not run: {err}"));
+                    return ToolResult::failed(
+                        FailureKind::Unavailable,
+                        format!("tool \"{name}\" could not run: {err}"),
+                    );
                 }
             };
             let previous = worker.last_tool();
@@ -194,20 +199,32 @@ impl WorkerPool {
                 Some(Err(error)) => error,
                 None => {
                     worker.kill();
-                    return ToolResult::failure(format!(
-                        "tool \"{name}\" timed out after {}; its worker was killed and a fresh one will serve later calls",
-                        seconds(timeout)
-                    ));
+                    return ToolResult::failed(
+                        FailureKind::Timeout,
+                        format!(
+                            "tool \"{name}\" timed out after {}; its worker was killed and a fresh one will serve later calls",
+                            seconds(timeout)
+                        ),
+                    );
                 }
             };
             match error {
                 RequestError::Rpc(error) => {
                     self.checkin(worker);
-                    return ToolResult::failure(format!("tool \"{name}\": {}", error.message));
+                    let kind = match error.code {
+                        error_codes::INVALID_PARAMS => FailureKind::BadParameters,
+                        _ => FailureKind::ToolError,
+                    };
+                    return ToolResult::failed(kind, format!("tool \"{name}\": {}", error.message));
                 }
                 error @ (RequestError::TooLarge { .. } | RequestError::Unreadable(_)) => {
                     self.checkin(worker);
-                    return ToolResult::failure(format!("tool \"{name}\": {}", describe(&error)));
+                    let kind = match error {
+                        RequestError::TooLarge { .. } => FailureKind::OutputTooLarge,
+                        _ => FailureKind::Crashed,
+                    };
+                    let message = format!("tool \"{name}\": {}", describe(&error));
+                    return ToolResult::failed(kind, message);
                 }
                 RequestError::Closed(closed @ Closed::Corrupted(_))
                 | RequestError::NotSent(closed)
@@ -217,9 +234,12 @@ impl WorkerPool {
                     retried = true;
                 }
                 RequestError::Closed(closed) | RequestError::NotSent(closed) => {
-                    return ToolResult::failure(format!(
-                        "tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
-                    ));
+                    return ToolResult::failed(
+                        FailureKind::Crashed,
+                        format!(
+                            "tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
+                        ),
+                    );
                 }
             }
         }
@@ -267,7 +287,7 @@ impl WorkerPool {
             match worker.closed() {
                 None => return Ok((worker, permit)),
                 Some(closed @ Closed::Corrupted(_)) => {
-                    retire(&closed, worker.last_tool().as_deref())
+                    retire(&closed, worker.last_tool().as_deref());
                 }
                 Some(_) => {}
             }

@@ -1,7 +1,7 @@
 //! A `riverse/call` reply read into a `ToolResult`.
 
 use riverse_protocol::CallOutcome;
-use riverse_tool::{ToolResult, mark_cut};
+use riverse_tool::{FailureKind, ToolResult, mark_cut};
 
 /// The tool's result as the worker sent it, its cut parts marked as such.
 pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
@@ -16,5 +16,6 @@ pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
         success: outcome.success,
         data: restore(outcome.data, outcome.data_bytes),
         error: restore(outcome.error, outcome.error_bytes),
+        failure: (!outcome.success).then_some(FailureKind::ToolError),
     }
 }

@@ -31,7 +31,7 @@ use crate::connection::{
     Closed, Connection, Ending, Inbound, Pending, RequestError, WorkerRequest, read_messages,
 };
 use crate::env::EnvPolicy;
-use crate::fork::ForkServerLink;
+use crate::fork_link::ForkServerLink;
 use crate::script::{BOOTSTRAP, cached_script_dir};
 use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
 

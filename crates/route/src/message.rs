@@ -166,15 +166,6 @@ fn latin_words(text: &str) -> Vec<Range<usize>> {
     })
 }
 
-/// The texts a tool is recognised by: its description, its name with
-/// separators as spaces (`convert_units` reads "convert units"), and its
-/// examples.
-pub fn tool_texts(tool: &ToolManifest) -> Vec<String> {
-    let mut texts = vec![tool.description.clone(), tool.name.replace(['_', '-'], " ")];
-    texts.extend(tool.examples.iter().cloned());
-    texts
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

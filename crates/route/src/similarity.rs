@@ -87,7 +87,9 @@ impl SimilarityIndex {
             .collect();
         let norm = vector.values().map(|w| w * w).sum::<f32>().sqrt();
         if norm > 0.0 {
-            vector.values_mut().for_each(|w| *w /= norm);
+            for w in vector.values_mut() {
+                *w /= norm;
+            }
         }
         vector
     }

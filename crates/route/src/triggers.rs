@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use riverse_tool::ToolManifest;
 
 use crate::glossary;
-use crate::message::tool_texts;
 use crate::script::is_cjk;
+use crate::tool_texts::tool_texts;
 
 /// Letters two words must share at their start to be one word's forms
 /// ("calculate" and "calculator", "remind" and "reminder").

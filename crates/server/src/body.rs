@@ -1,16 +1,20 @@
 //! Request bodies: each must arrive within `serve.body_timeout`
-//! ([`with_deadline`], on every route), read up to `serve.max_body_bytes`,
-//! then parsed as JSON.
+//! ([`with_deadline`], on every route); a `/v1` route's is read up to
+//! `serve.max_body_bytes` and parsed as JSON into the route's own type
+//! ([`Body`]).
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::{Body, HttpBody};
-use axum::extract::{Request, State};
+use axum::body::HttpBody;
+use axum::extract::{FromRequest, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::AppState;
 use crate::error::AppError;
 
 /// A body that was still arriving at its deadline.
@@ -42,13 +46,29 @@ pub async fn with_deadline(
             Err(_) => Some((Err(axum::BoxError::from(BodyTimedOut(limit))), None)),
         }
     });
-    next.run(Request::from_parts(parts, Body::from_stream(timed)))
-        .await
+    next.run(Request::from_parts(
+        parts,
+        axum::body::Body::from_stream(timed),
+    ))
+    .await
 }
 
-/// The body as JSON; 413 past `limit` bytes (without reading further), 400
-/// when it is not JSON.
-pub async fn json_body(body: Body, limit: usize) -> Result<Value, AppError> {
+/// A request's body as `T`: 413 past `serve.max_body_bytes` (without
+/// reading further), an empty body read as `{}`, and a 400 when it is not
+/// a JSON object or not a `T`, naming the field at fault.
+#[derive(Debug)]
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for Body<T> {
+    type Rejection = AppError;
+
+    async fn from_request(request: Request, state: &Arc<AppState>) -> Result<Self, AppError> {
+        let value = json_body(request.into_body(), state.options.max_body_bytes).await?;
+        parse(value).map(Body)
+    }
+}
+
+async fn json_body(body: axum::body::Body, limit: usize) -> Result<Value, AppError> {
     let mut bytes = Vec::new();
     let mut data = body.into_data_stream();
     while let Some(piece) = data.next().await {
@@ -72,19 +92,36 @@ fn read_error(err: axum::Error) -> AppError {
     }
 }
 
-/// The body as a JSON object.
-pub async fn object_body(body: Body, limit: usize) -> Result<Map<String, Value>, AppError> {
-    match json_body(body, limit).await? {
-        Value::Object(object) => Ok(object),
-        other => Err(AppError::invalid(
+/// A JSON object as `T`, or a 400 whose `param` is the field that is
+/// missing or of the wrong type (`body` for the body itself).
+pub(crate) fn parse<T: DeserializeOwned>(value: Value) -> Result<T, AppError> {
+    // serde would also take an array for a struct, its fields in order.
+    if !value.is_object() {
+        return Err(AppError::invalid(
             "body",
-            format!("expected a JSON object, got {}", kind_of(&other)),
-        )),
+            format!("expected a JSON object, got {}", kind_of(&value)),
+        ));
     }
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path();
+        let at = path.iter().next().is_some().then(|| path.to_string());
+        let why = err.into_inner().to_string();
+        // serde names a missing field in its message, at the path of the
+        // object that lacks it.
+        let missing = why
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        match (at, missing) {
+            (Some(at), Some(field)) => AppError::invalid(&format!("{at}.{field}"), "missing"),
+            (None, Some(field)) => AppError::invalid(field, "missing"),
+            (Some(at), None) => AppError::invalid(&at, why),
+            (None, None) => AppError::invalid("body", why),
+        }
+    })
 }
 
 /// A JSON value's kind, for messages.
-pub fn kind_of(value: &Value) -> &'static str {
+fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -92,36 +129,5 @@ pub fn kind_of(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-/// An optional boolean field.
-pub fn optional_bool(
-    object: &Map<String, Value>,
-    field: &str,
-    default: bool,
-) -> Result<bool, AppError> {
-    match object.get(field) {
-        None | Some(Value::Null) => Ok(default),
-        Some(Value::Bool(value)) => Ok(*value),
-        Some(other) => Err(AppError::invalid(
-            field,
-            format!("expected true or false, got {}", kind_of(other)),
-        )),
-    }
-}
-
-/// A required string field.
-pub fn required_string<'a>(
-    object: &'a Map<String, Value>,
-    field: &str,
-) -> Result<&'a str, AppError> {
-    match object.get(field) {
-        Some(Value::String(text)) => Ok(text),
-        None | Some(Value::Null) => Err(AppError::invalid(field, "missing")),
-        Some(other) => Err(AppError::invalid(
-            field,
-            format!("expected a string, got {}", kind_of(other)),
-        )),
     }
 }

@@ -8,20 +8,55 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Body;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use riverse_llm::Message;
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::body::{kind_of, object_body, optional_bool};
+use crate::body::Body;
 use crate::error::AppError;
 use crate::sse::{Completion, record_json, stream_response};
 use crate::turns::{self, Update};
 
 /// The name `GET /v1/models` lists; any other name is served the same way.
 pub const MODEL: &str = "riverse";
+
+/// What a client sends. The other fields of OpenAI's request
+/// (`temperature`, `user`, `n`, ...) are accepted and ignored.
+#[derive(Debug, Deserialize)]
+pub struct CompletionBody {
+    /// `riverse` when absent or empty.
+    model: Option<String>,
+    stream: Option<bool>,
+    messages: Vec<ChatMessage>,
+    tools: Option<Vec<IgnoredAny>>,
+    functions: Option<Vec<IgnoredAny>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(expecting = "a message object")]
+struct ChatMessage {
+    role: String,
+    content: Option<Content>,
+    tool_calls: Option<IgnoredAny>,
+}
+
+/// A message's text: a string, or an array of text parts.
+#[derive(Debug, Deserialize)]
+#[serde(untagged, expecting = "expected a string or an array of text parts")]
+enum Content {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    Text { text: String },
+}
 
 /// A request, checked.
 #[derive(Debug, PartialEq)]
@@ -34,9 +69,11 @@ struct CompletionRequest {
     stream: bool,
 }
 
-pub async fn create(State(state): State<Arc<AppState>>, body: Body) -> Result<Response, AppError> {
-    let object = object_body(body, state.options.max_body_bytes).await?;
-    let request = parse(&object)?;
+pub async fn create(
+    State(state): State<Arc<AppState>>,
+    Body(body): Body<CompletionBody>,
+) -> Result<Response, AppError> {
+    let request = body.check()?;
     let permit = turns::reserve(&state)?;
     let (task, mut updates) = turns::start(&state, permit, request.history, request.message);
     let completion = Completion::new(&request.model);
@@ -70,125 +107,74 @@ pub async fn create(State(state): State<Arc<AppState>>, body: Body) -> Result<Re
     Ok(Json(reply).into_response())
 }
 
-fn parse(object: &Map<String, Value>) -> Result<CompletionRequest, AppError> {
-    for field in ["tools", "functions"] {
-        if object
-            .get(field)
-            .is_some_and(|tools| !tools.is_null() && tools.as_array().is_none_or(|t| !t.is_empty()))
-        {
-            return Err(AppError::invalid(
-                field,
-                "client-side tools are not supported: Riverse runs its own tools on the server \
-                 (see GET /v1/tools); send the request without them",
-            ));
-        }
-    }
-    let model = match object.get("model") {
-        None | Some(Value::Null) => MODEL.to_owned(),
-        Some(Value::String(model)) if !model.is_empty() => model.clone(),
-        Some(Value::String(_)) => MODEL.to_owned(),
-        Some(other) => {
-            return Err(AppError::invalid(
-                "model",
-                format!("expected a string, got {}", kind_of(other)),
-            ));
-        }
-    };
-    let stream = optional_bool(object, "stream", false)?;
-    let messages = match object.get("messages") {
-        Some(Value::Array(messages)) if !messages.is_empty() => messages,
-        Some(Value::Array(_)) => return Err(AppError::invalid("messages", "must not be empty")),
-        None | Some(Value::Null) => return Err(AppError::invalid("messages", "missing")),
-        Some(other) => {
-            return Err(AppError::invalid(
-                "messages",
-                format!("expected an array, got {}", kind_of(other)),
-            ));
-        }
-    };
-    let mut history = Vec::with_capacity(messages.len());
-    for (index, message) in messages.iter().enumerate() {
-        history.push(parse_message(index, message)?);
-    }
-    let last = messages.len() - 1;
-    let Some(Message::User(message)) = history.pop() else {
-        return Err(AppError::invalid(
-            &format!("messages[{last}].role"),
-            "the last message must be the user's",
-        ));
-    };
-    Ok(CompletionRequest {
-        model,
-        history,
-        message,
-        stream,
-    })
-}
-
-fn parse_message(index: usize, message: &Value) -> Result<Message, AppError> {
-    let field = |name: &str| format!("messages[{index}].{name}");
-    let Value::Object(message) = message else {
-        return Err(AppError::invalid(
-            &format!("messages[{index}]"),
-            format!("expected an object, got {}", kind_of(message)),
-        ));
-    };
-    let role = match message.get("role") {
-        Some(Value::String(role)) => role.as_str(),
-        _ => return Err(AppError::invalid(&field("role"), "missing")),
-    };
-    let content = content_text(message.get("content"))
-        .map_err(|why| AppError::invalid(&field("content"), why))?;
-    match role {
-        "system" | "developer" => Ok(Message::System(content)),
-        "user" => Ok(Message::User(content)),
-        "assistant" => {
-            if message
-                .get("tool_calls")
-                .is_some_and(|calls| !calls.is_null())
-            {
+impl CompletionBody {
+    fn check(self) -> Result<CompletionRequest, AppError> {
+        for (field, tools) in [("tools", &self.tools), ("functions", &self.functions)] {
+            if tools.as_ref().is_some_and(|tools| !tools.is_empty()) {
                 return Err(AppError::invalid(
-                    &field("tool_calls"),
-                    "client-side tool calls are not supported: Riverse runs its own tools on the server",
+                    field,
+                    "client-side tools are not supported: Riverse runs its own tools on the server \
+                     (see GET /v1/tools); send the request without them",
                 ));
             }
-            Ok(Message::assistant(content))
         }
-        "tool" | "function" => Err(AppError::invalid(
-            &field("role"),
-            "tool results from the client are not supported: Riverse runs its own tools on the server",
-        )),
-        other => Err(AppError::invalid(
-            &field("role"),
-            format!("expected system, user or assistant, got {other:?}"),
-        )),
+        let Some(last) = self.messages.len().checked_sub(1) else {
+            return Err(AppError::invalid("messages", "must not be empty"));
+        };
+        let mut history = self
+            .messages
+            .into_iter()
+            .enumerate()
+            .map(|(index, message)| message.check(index))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(Message::User(message)) = history.pop() else {
+            return Err(AppError::invalid(
+                &format!("messages[{last}].role"),
+                "the last message must be the user's",
+            ));
+        };
+        Ok(CompletionRequest {
+            model: self
+                .model
+                .filter(|model| !model.is_empty())
+                .unwrap_or_else(|| MODEL.to_owned()),
+            history,
+            message,
+            stream: self.stream.unwrap_or(false),
+        })
     }
 }
 
-/// A message's text: a string, or the text parts of an array of parts.
-fn content_text(content: Option<&Value>) -> Result<String, String> {
-    match content {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(text)) => Ok(text.clone()),
-        Some(Value::Array(parts)) => {
-            let mut text = String::new();
-            for part in parts {
-                match (part.get("type").and_then(Value::as_str), part.get("text")) {
-                    (Some("text"), Some(Value::String(piece))) => text.push_str(piece),
-                    (kind, _) => {
-                        return Err(format!(
-                            "only text parts are supported, got a part of type {}",
-                            kind.unwrap_or("?")
-                        ));
-                    }
-                }
-            }
-            Ok(text)
+impl ChatMessage {
+    fn check(self, index: usize) -> Result<Message, AppError> {
+        let field = |name: &str| format!("messages[{index}].{name}");
+        let content = self.content.map(Content::text).unwrap_or_default();
+        match self.role.as_str() {
+            "system" | "developer" => Ok(Message::System(content)),
+            "user" => Ok(Message::User(content)),
+            "assistant" if self.tool_calls.is_some() => Err(AppError::invalid(
+                &field("tool_calls"),
+                "client-side tool calls are not supported: Riverse runs its own tools on the server",
+            )),
+            "assistant" => Ok(Message::assistant(content)),
+            "tool" | "function" => Err(AppError::invalid(
+                &field("role"),
+                "tool results from the client are not supported: Riverse runs its own tools on the server",
+            )),
+            other => Err(AppError::invalid(
+                &field("role"),
+                format!("expected system, user or assistant, got {other:?}"),
+            )),
         }
-        Some(other) => Err(format!(
-            "expected a string or an array of parts, got {}",
-            kind_of(other)
-        )),
+    }
+}
+
+impl Content {
+    fn text(self) -> String {
+        match self {
+            Content::Text(text) => text,
+            Content::Parts(parts) => parts.into_iter().map(|Part::Text { text }| text).collect(),
+        }
     }
 }
 
@@ -199,7 +185,9 @@ mod tests {
     use super::*;
 
     fn parsed(body: Value) -> Result<CompletionRequest, String> {
-        parse(body.as_object().unwrap()).map_err(|err| err.message)
+        crate::body::parse(body)
+            .and_then(CompletionBody::check)
+            .map_err(|err| err.message)
     }
 
     #[test]
@@ -235,12 +223,24 @@ mod tests {
         assert_eq!(parsed(json!({})).unwrap_err(), "messages: missing");
         assert_eq!(
             parsed(json!({"messages": "hi"})).unwrap_err(),
-            "messages: expected an array, got a string"
+            "messages: invalid type: string \"hi\", expected a sequence"
         );
         assert_eq!(
             parsed(json!({"messages": [{"role": "user", "content": "hi"}], "stream": "yes"}))
                 .unwrap_err(),
-            "stream: expected true or false, got a string"
+            "stream: invalid type: string \"yes\", expected a boolean"
+        );
+        assert_eq!(
+            parsed(json!({"messages": []})).unwrap_err(),
+            "messages: must not be empty"
+        );
+        assert_eq!(
+            parsed(json!({"messages": [{"content": "hi"}]})).unwrap_err(),
+            "messages[0].role: missing"
+        );
+        assert_eq!(
+            parsed(json!({"messages": ["hi"]})).unwrap_err(),
+            "messages[0]: invalid type: string \"hi\", expected a message object"
         );
         assert_eq!(
             parsed(json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "x"}]}))
@@ -249,12 +249,12 @@ mod tests {
         );
         assert_eq!(
             parsed(json!({"messages": [{"role": "user", "content": 3}]})).unwrap_err(),
-            "messages[0].content: expected a string or an array of parts, got a number"
+            "messages[0].content: expected a string or an array of text parts"
         );
         assert_eq!(
             parsed(json!({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}))
                 .unwrap_err(),
-            "messages[0].content: only text parts are supported, got a part of type image_url"
+            "messages[0].content: expected a string or an array of text parts"
         );
     }
 

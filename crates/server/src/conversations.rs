@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use riverse_agent::TurnEvent;
@@ -19,11 +18,12 @@ use riverse_store::{
     Conversation, ConversationSummary, MAX_TITLE_CHARS, MessageStatus, Role, Store, StoreError,
     ToolCallOutcome,
 };
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use crate::AppState;
-use crate::body::{object_body, optional_bool, required_string};
+use crate::body::Body;
 use crate::completions::MODEL;
 use crate::error::AppError;
 use crate::sse::{Completion, stream_response};
@@ -77,14 +77,18 @@ pub async fn get(
     Ok(Json(conversation_json(&conversation)).into_response())
 }
 
+#[derive(Debug, Deserialize)]
+pub struct Rename {
+    title: String,
+}
+
 /// `PATCH` with `{"title": ...}`.
 pub async fn rename(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    body: Body,
+    Body(Rename { title }): Body<Rename>,
 ) -> Result<Response, AppError> {
-    let object = object_body(body, state.options.max_body_bytes).await?;
-    let title = required_string(&object, "title")?.trim().to_owned();
+    let title = title.trim();
     let chars = title.chars().count();
     if chars > MAX_TITLE_CHARS {
         return Err(AppError::invalid(
@@ -92,7 +96,7 @@ pub async fn rename(
             format!("{chars} characters long, at most {MAX_TITLE_CHARS} allowed"),
         ));
     }
-    if !state.store.rename_conversation(&id, &title).await? {
+    if !state.store.rename_conversation(&id, title).await? {
         return Err(not_found(&id));
     }
     let conversation = find(&state, &id).await?;
@@ -109,20 +113,24 @@ pub async fn delete(
     Ok(Json(json!({"id": id, "object": "conversation.deleted", "deleted": true})).into_response())
 }
 
+#[derive(Debug, Deserialize)]
+pub struct NewMessage {
+    content: String,
+    /// On unless the client turns it off.
+    stream: Option<bool>,
+}
+
 /// `POST .../messages` with `{"content": ..., "stream": true}`: one turn,
 /// streamed as chat completion chunks (or, with `"stream": false`, the
 /// stored answer once the turn is over).
 pub async fn post_message(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
-    body: Body,
+    Body(NewMessage { content, stream }): Body<NewMessage>,
 ) -> Result<Response, AppError> {
-    let object = object_body(body, state.options.max_body_bytes).await?;
-    let content = required_string(&object, "content")?.to_owned();
     if content.trim().is_empty() {
         return Err(AppError::invalid("content", "must not be empty"));
     }
-    let stream = optional_bool(&object, "stream", true)?;
     let conversation = find(&state, &id).await?;
     let permit = turns::reserve(&state)?;
     let history = history_of(&conversation);
@@ -144,7 +152,7 @@ pub async fn post_message(
         updates,
         forward,
     ));
-    if stream {
+    if stream.unwrap_or(true) {
         let first = turns::first_update(&mut updates_out).await?;
         return Ok(stream_response(
             Completion::new(MODEL),
@@ -235,6 +243,7 @@ async fn store_update(
                 success: record.success,
                 data: record.data.clone(),
                 error: record.error.clone(),
+                failure: record.failure,
                 duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
             };
             store

@@ -6,7 +6,7 @@
 //! `riverse` field that standard clients ignore:
 //!
 //! - `{"type": "tool_call.started", "call_id", "tool", "params"}`
-//! - `{"type": "tool_call.finished", "call_id", "tool", "params", "success", "data", "error", "duration_ms"}`
+//! - `{"type": "tool_call.finished", "call_id", "tool", "params", "success", "data", "error", "failure" (when it failed: a `FailureKind` name), "duration_ms"}`
 //! - `{"type": "done", "answer"}` on the last chunk: the answer as stored,
 //!   which a front end shows in place of the deltas.
 //!

@@ -3,14 +3,13 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use riverse_tool::CallError;
+use riverse_tool::{CallError, Params};
 use serde_json::json;
 
 use crate::AppState;
-use crate::body::object_body;
+use crate::body::Body;
 use crate::completions::MODEL;
 use crate::error::AppError;
 
@@ -33,9 +32,8 @@ pub async fn list(State(state): State<Arc<AppState>>) -> Response {
 pub async fn call(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
-    body: Body,
+    Body(params): Body<Params>,
 ) -> Result<Response, AppError> {
-    let params = object_body(body, state.options.max_body_bytes).await?;
     match state.agent.registry().call(&name, params).await {
         Ok(result) => Ok(Json(result).into_response()),
         Err(err @ CallError::UnknownTool(_)) => Err(AppError::not_found(err)),

@@ -25,6 +25,7 @@ mod sqlite;
 
 use std::time::Duration;
 
+use riverse_tool::FailureKind;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -183,6 +184,9 @@ pub struct StoredToolCall {
     pub success: Option<bool>,
     pub data: String,
     pub error: String,
+    /// Why the call failed, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
     pub duration_ms: Option<u64>,
 }
 
@@ -192,6 +196,8 @@ pub struct ToolCallOutcome {
     pub success: bool,
     pub data: String,
     pub error: String,
+    /// `None` exactly when `success`.
+    pub failure: Option<FailureKind>,
     pub duration_ms: u64,
 }
 
@@ -328,6 +334,18 @@ fn attach_tool_calls(messages: &mut [StoredMessage], calls: Vec<(String, StoredT
 /// Stored params text as JSON (as text when it somehow isn't).
 fn params_value(text: String) -> Value {
     serde_json::from_str(&text).unwrap_or(Value::String(text))
+}
+
+/// Why a stored call failed: its kind's name, a tool error for a failed
+/// call stored before kinds were (or under a name this version doesn't know).
+fn stored_failure(success: Option<bool>, name: Option<String>) -> Option<FailureKind> {
+    match success {
+        Some(false) => Some(
+            name.and_then(|name| serde_json::from_value(Value::String(name)).ok())
+                .unwrap_or(FailureKind::ToolError),
+        ),
+        _ => None,
+    }
 }
 
 /// The longest title taken from a first message, in characters.

@@ -39,6 +39,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     CREATE INDEX tool_calls_by_message ON tool_calls (message_id, seq);",
     ),
     (2, SQLITE_OWNERS),
+    (3, FAILURE_KINDS),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -87,6 +88,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     CREATE INDEX tool_calls_by_message ON tool_calls (message_id, seq);",
     ),
     (2, POSTGRES_OWNERS),
+    (3, FAILURE_KINDS),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -96,3 +98,8 @@ const POSTGRES_OWNERS: &str = "ALTER TABLE messages ADD COLUMN owner TEXT;
     UPDATE messages SET heartbeat_at = (EXTRACT(EPOCH FROM now()) * 1000)::BIGINT
         WHERE status = 'running';
     CREATE INDEX messages_running ON messages (heartbeat_at) WHERE status = 'running';";
+
+/// Step 3, the same in both: why a failed call failed, as a
+/// `riverse_tool::FailureKind` name (`timeout`, `tool_error`, …). Calls stored
+/// before it have none; a reader takes a failure without one for a tool error.
+const FAILURE_KINDS: &str = "ALTER TABLE tool_calls ADD COLUMN failure TEXT;";

@@ -13,8 +13,9 @@ use tokio_postgres::{Client, NoTls, Row};
 use crate::{
     Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
     StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
-    migrations, new_id, now_millis, params_value, title_from,
+    migrations, new_id, now_millis, params_value, stored_failure, title_from,
 };
+use riverse_tool::FailureKind;
 
 /// The database's clock in milliseconds since the Unix epoch. Heartbeats
 /// are written and judged by it, never by a server's clock, so servers whose
@@ -105,7 +106,7 @@ impl PostgresStore {
                              AND ($3::TEXT IS NULL OR conversation_id = $3)
                          RETURNING id),
                      calls AS (
-                         UPDATE tool_calls SET success = FALSE, error = $1
+                         UPDATE tool_calls SET success = FALSE, error = $1, failure = 'crashed'
                          WHERE success IS NULL AND message_id IN (SELECT id FROM failed))
                      SELECT COUNT(*) FROM failed"
                 ),
@@ -196,7 +197,7 @@ impl PostgresStore {
         let calls = self
             .client
             .query(
-                "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms
+                "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure
                  FROM tool_calls t JOIN messages m ON m.id = t.message_id
                  WHERE m.conversation_id = $1 ORDER BY t.seq",
                 &[&id],
@@ -214,6 +215,7 @@ impl PostgresStore {
                         data: row.get(5),
                         error: row.get(6),
                         duration_ms: row.get::<_, Option<i64>>(7).map(|ms| ms.max(0) as u64),
+                        failure: stored_failure(row.get(4), row.get(8)),
                     },
                 )
             })
@@ -327,7 +329,8 @@ impl PostgresStore {
     ) -> Result<(), StoreError> {
         self.client
             .execute(
-                "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6
+                "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6,
+                     failure = $7
                  WHERE message_id = $1 AND call_id = $2",
                 &[
                     &message_id,
@@ -336,6 +339,7 @@ impl PostgresStore {
                     &outcome.data,
                     &outcome.error,
                     &i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
+                    &outcome.failure.map(FailureKind::as_str),
                 ],
             )
             .await?;

@@ -11,8 +11,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::{
     Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
     StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
-    migrations, new_id, now_millis, params_value, title_from,
+    migrations, new_id, now_millis, params_value, stored_failure, title_from,
 };
+use riverse_tool::FailureKind;
 
 /// How long a statement waits for a lock held by another process (another
 /// server on the same file) before failing.
@@ -189,7 +190,7 @@ impl SqliteStore {
             };
             let calls = {
                 let mut statement = transaction.prepare_cached(
-                    "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms
+                    "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure
                      FROM tool_calls t JOIN messages m ON m.id = t.message_id
                      WHERE m.conversation_id = ?1 ORDER BY t.seq",
                 )?;
@@ -207,6 +208,7 @@ impl SqliteStore {
                                 duration_ms: row
                                     .get::<_, Option<i64>>(7)?
                                     .map(|ms| ms.max(0) as u64),
+                                failure: stored_failure(row.get(4)?, row.get(8)?),
                             },
                         ))
                     })?
@@ -344,7 +346,8 @@ impl SqliteStore {
             (message_id.to_owned(), call_id.to_owned(), outcome.clone());
         self.run(move |connection| {
             connection.execute(
-                "UPDATE tool_calls SET success = ?3, data = ?4, error = ?5, duration_ms = ?6
+                "UPDATE tool_calls SET success = ?3, data = ?4, error = ?5, duration_ms = ?6,
+                     failure = ?7
                  WHERE message_id = ?1 AND call_id = ?2",
                 params![
                     message_id,
@@ -352,7 +355,8 @@ impl SqliteStore {
                     outcome.success,
                     outcome.data,
                     outcome.error,
-                    i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX)
+                    i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
+                    outcome.failure.map(FailureKind::as_str)
                 ],
             )?;
             Ok(())
@@ -384,7 +388,7 @@ fn fail_stale_answers(
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     transaction.execute(
         &format!(
-            "UPDATE tool_calls SET success = 0, error = ?3
+            "UPDATE tool_calls SET success = 0, error = ?3, failure = 'crashed'
              WHERE success IS NULL AND message_id IN (SELECT id FROM messages WHERE {STALE})"
         ),
         params![bound, conversation, INTERRUPTED],

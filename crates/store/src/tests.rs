@@ -51,14 +51,30 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
             .start_tool_call(&answer, "c2", "clock", &json!({}))
             .await
             .unwrap();
+        store
+            .start_tool_call(&answer, "c3", "slow", &json!({}))
+            .await
+            .unwrap();
         let outcome = ToolCallOutcome {
             success: true,
             data: "sunny".into(),
             error: String::new(),
+            failure: None,
             duration_ms: 12,
         };
         store
             .finish_tool_call(&answer, "c1", &outcome)
+            .await
+            .unwrap();
+        let timed_out = ToolCallOutcome {
+            success: false,
+            data: String::new(),
+            error: "too slow".into(),
+            failure: Some(FailureKind::Timeout),
+            duration_ms: 1000,
+        };
+        store
+            .finish_tool_call(&answer, "c3", &timed_out)
             .await
             .unwrap();
         let stored = store.conversation(&conversation.id).await.unwrap().unwrap();
@@ -75,6 +91,7 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     success: Some(true),
                     data: "sunny".into(),
                     error: String::new(),
+                    failure: None,
                     duration_ms: Some(12),
                 },
                 StoredToolCall {
@@ -84,7 +101,18 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     success: None,
                     data: String::new(),
                     error: String::new(),
+                    failure: None,
                     duration_ms: None,
+                },
+                StoredToolCall {
+                    call_id: "c3".into(),
+                    tool: "slow".into(),
+                    params: json!({}),
+                    success: Some(false),
+                    data: String::new(),
+                    error: "too slow".into(),
+                    failure: Some(FailureKind::Timeout),
+                    duration_ms: Some(1000),
                 },
             ]
         );
@@ -104,7 +132,7 @@ async fn the_list_is_newest_first_and_paged() {
         let mut ids = Vec::new();
         for _ in 0..5 {
             ids.push(store.create_conversation().await.unwrap().id);
-            tokio::time::sleep(std::time::Duration::from_millis(3)).await;
+            tokio::time::sleep(Duration::from_millis(3)).await;
         }
         // A message moves the oldest conversation to the top.
         store
@@ -260,6 +288,7 @@ async fn running_answer(store: &Store) -> (String, String) {
         success: true,
         data: "ok".into(),
         error: String::new(),
+        failure: None,
         duration_ms: 1,
     };
     store
@@ -287,13 +316,19 @@ async fn outlast_quick() {
 fn assert_interrupted(answer: &StoredMessage) {
     assert_eq!(answer.status, MessageStatus::Failed);
     assert_eq!(answer.error.as_deref(), Some(INTERRUPTED));
-    let calls: Vec<(Option<bool>, &str)> = answer
+    let calls: Vec<(Option<bool>, &str, Option<FailureKind>)> = answer
         .tool_calls
         .iter()
-        .map(|call| (call.success, call.error.as_str()))
+        .map(|call| (call.success, call.error.as_str(), call.failure))
         .collect();
-    // The finished call keeps its outcome; the other one fails.
-    assert_eq!(calls, vec![(Some(true), ""), (Some(false), INTERRUPTED)]);
+    // The finished call keeps its outcome; the other one fails: what ran it died.
+    assert_eq!(
+        calls,
+        vec![
+            (Some(true), "", None),
+            (Some(false), INTERRUPTED, Some(FailureKind::Crashed))
+        ]
+    );
 }
 
 /// Issue 21, M6: a server killed mid-turn leaves its answer running; once

@@ -14,22 +14,24 @@ mod manifest;
 mod name;
 mod params;
 mod registry;
+mod result;
 mod schema;
 mod text;
 mod truncate;
 mod types;
 
 pub use live::LiveRegistry;
-pub use manifest::{ParamType, ToolManifest, ToolResult, ToolSource};
+pub use manifest::{ToolManifest, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};
 pub use registry::{
     CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy, WeakRegistry,
 };
-pub use schema::input_schema;
+pub use result::{FailureKind, ToolResult};
+pub use schema::{described, input_schema};
 pub use text::{seconds, shorten};
 pub use truncate::{cap_output, mark_cut, reply_limit};
-pub use types::{DeclaredType, Kind};
+pub use types::{DeclaredType, Kind, ParamType};
 
 use std::time::Duration;
 

@@ -4,33 +4,7 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::types::DeclaredType;
-
-/// How one parameter's value is written when it must be a single scalar
-/// (see [`DeclaredType::param_type`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamType {
-    String,
-    #[serde(alias = "integer")]
-    Int,
-    #[serde(alias = "number")]
-    Float,
-    #[serde(alias = "boolean")]
-    Bool,
-}
-
-impl ParamType {
-    /// The JSON Schema type name.
-    pub fn json_type(self) -> &'static str {
-        match self {
-            ParamType::String => "string",
-            ParamType::Int => "integer",
-            ParamType::Float => "number",
-            ParamType::Bool => "boolean",
-        }
-    }
-}
+use crate::types::{DeclaredType, ParamType};
 
 /// What a tool tells the LLM about itself. Mirrors the Python `ToolManifest`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -75,34 +49,6 @@ impl ToolManifest {
                 })
             })
             .collect()
-    }
-}
-
-/// The outcome of one call. `data` is what the LLM reads; `error` matters only
-/// when `success` is false.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolResult {
-    pub success: bool,
-    pub data: String,
-    #[serde(default)]
-    pub error: String,
-}
-
-impl ToolResult {
-    pub fn ok(data: impl Into<String>) -> Self {
-        ToolResult {
-            success: true,
-            data: data.into(),
-            error: String::new(),
-        }
-    }
-
-    pub fn failure(error: impl Into<String>) -> Self {
-        ToolResult {
-            success: false,
-            data: String::new(),
-            error: error.into(),
-        }
     }
 }
 

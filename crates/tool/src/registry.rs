@@ -7,9 +7,10 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::Tool;
-use crate::manifest::{ToolManifest, ToolResult, ToolSource};
+use crate::manifest::{ToolManifest, ToolSource};
 use crate::name::is_valid_name;
 use crate::params::{Params, coerce_params};
+use crate::result::{FailureKind, ToolResult};
 use crate::truncate::cap_output;
 
 /// What a tool source yields: a tool, or a failure to produce one. Clones
@@ -362,7 +363,7 @@ impl Registry {
         };
         let params = match coerce_params(tool.manifest(), params) {
             Ok(params) => params,
-            Err(message) => return Ok(ToolResult::failure(message)),
+            Err(message) => return Ok(ToolResult::failed(FailureKind::BadParameters, message)),
         };
         let mut result = tool.call(params, self.timeout(name)).await;
         let max = self.inner.options.max_output_bytes;

@@ -1,4 +1,9 @@
-//! JSON Schema for a manifest's parameters (native function calling, MCP).
+//! How a manifest is shown to a client (native function calling, MCP): its
+//! description with the examples, and the JSON Schema of its parameters.
+//!
+//! The Python worker answers MCP `tools/list` itself in standalone mode and
+//! mirrors both (`listed_tool` in `riverse_worker.py`); the golden test in
+//! `tests/schema_golden.rs` holds the two to the same output.
 
 use serde_json::{Map, Value, json};
 
@@ -22,6 +27,19 @@ pub fn input_schema(manifest: &ToolManifest) -> Value {
         }
     }
     json!({"type": "object", "properties": properties})
+}
+
+/// The description followed by the examples, one a line.
+pub fn described(manifest: &ToolManifest) -> String {
+    let mut text = manifest.description.clone();
+    if !manifest.examples.is_empty() {
+        text.push_str("\n\nExamples:");
+        for example in &manifest.examples {
+            text.push_str("\n- ");
+            text.push_str(example);
+        }
+    }
+    text
 }
 
 fn property_type(manifest: &ToolManifest, name: &str) -> Map<String, Value> {

@@ -9,7 +9,31 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::manifest::ParamType;
+/// How one parameter's value is written when it must be a single scalar
+/// (see [`DeclaredType::param_type`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamType {
+    String,
+    #[serde(alias = "integer")]
+    Int,
+    #[serde(alias = "number")]
+    Float,
+    #[serde(alias = "boolean")]
+    Bool,
+}
+
+impl ParamType {
+    /// The JSON Schema type name.
+    pub fn json_type(self) -> &'static str {
+        match self {
+            ParamType::String => "string",
+            ParamType::Int => "integer",
+            ParamType::Float => "number",
+            ParamType::Bool => "boolean",
+        }
+    }
+}
 
 /// One type name Riverse knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -53,7 +53,7 @@ async fn a_python_tool_runs_and_its_result_reaches_the_answer() {
     assert_eq!(
         requests[0].body["tools"][0]["function"]["description"],
         json!(
-            "Get the current weather of a city\nExamples: \"What's the weather in Tokyo?\", \"Is it raining in London?\""
+            "Get the current weather of a city\n\nExamples:\n- What's the weather in Tokyo?\n- Is it raining in London?"
         )
     );
     assert_eq!(

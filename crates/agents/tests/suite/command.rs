@@ -1,7 +1,7 @@
 //! Command agents running real programs.
 
 use pretty_assertions::assert_eq;
-use riverse_tool::{Registry, ToolResult};
+use riverse_tool::{FailureKind, Registry, ToolResult};
 use serde_json::json;
 
 use super::support::{call, options, project, registry, write};
@@ -63,7 +63,8 @@ async fn allowed_params_refuse_other_values() {
     let (_project, registry) = agents(AGENTS);
     assert_eq!(
         call(&registry, "report", json!({"target": "disk; rm -rf ~"})).await,
-        ToolResult::failure(
+        ToolResult::failed(
+            FailureKind::Denied,
             "parameter \"target\": \"disk; rm -rf ~\" is not allowed; allowed: cpu, memory"
         )
     );
@@ -90,7 +91,10 @@ async fn a_failing_command_reports_its_status_and_stderr() {
     let (_project, registry) = agents(AGENTS);
     assert_eq!(
         call(&registry, "fails", json!({})).await,
-        ToolResult::failure("\"sh\" exited with status 3: broken")
+        ToolResult::failed(
+            FailureKind::ToolError,
+            "\"sh\" exited with status 3: broken"
+        )
     );
 }
 
@@ -100,7 +104,10 @@ async fn a_command_past_its_deadline_is_killed() {
     let started = std::time::Instant::now();
     assert_eq!(
         call(&registry, "sleeps", json!({})).await,
-        ToolResult::failure("\"sleep\" timed out after 0.5s; it was killed")
+        ToolResult::failed(
+            FailureKind::Timeout,
+            "\"sleep\" timed out after 0.5s; it was killed"
+        )
     );
     // Not a speed assertion: a kill that did not happen would wait 30 s.
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
@@ -113,7 +120,8 @@ async fn a_missing_program_is_named() {
     );
     assert_eq!(
         call(&registry, "ghost", json!({})).await,
-        ToolResult::failure(
+        ToolResult::failed(
+            FailureKind::Unavailable,
             "can't run \"riverse-no-such-program\": No such file or directory (os error 2)"
         )
     );

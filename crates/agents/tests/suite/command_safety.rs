@@ -287,7 +287,7 @@ fn protected(project: &std::path::Path, yaml_agents: &str) -> Registry {
         ],
         ..options(project, "en")
     };
-    super::support::registry(&options)
+    registry(&options)
 }
 
 #[tokio::test]

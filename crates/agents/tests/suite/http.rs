@@ -2,7 +2,7 @@
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::web::WebServer;
-use riverse_tool::ToolResult;
+use riverse_tool::{FailureKind, ToolResult};
 use serde_json::{Value, json};
 
 use super::support::{call, options, project, registry};
@@ -73,7 +73,8 @@ async fn a_missing_environment_variable_is_named() {
     );
     assert_eq!(
         call(&registry, "probe", json!({})).await,
-        ToolResult::failure(
+        ToolResult::failed(
+            FailureKind::Unavailable,
             "header X-Key: environment variable RIVERSE_AGENTS_TEST_UNSET is not set"
         )
     );
@@ -86,10 +87,13 @@ async fn error_statuses_fail_with_the_status_and_the_start_of_the_body() {
         let (_project, registry) = probe(&server, &format!("url: \"{{base}}/status/{code}\""));
         assert_eq!(
             call(&registry, "probe", json!({})).await,
-            ToolResult::failure(format!(
-                "GET {}/status/{code} answered {reason}: status {code} from the test server",
-                server.url()
-            ))
+            ToolResult::failed(
+                FailureKind::ToolError,
+                format!(
+                    "GET {}/status/{code} answered {reason}: status {code} from the test server",
+                    server.url()
+                )
+            )
         );
     }
 }
@@ -100,7 +104,10 @@ async fn a_slow_server_fails_at_the_agents_timeout() {
     let (_project, registry) = probe(&server, "url: \"{base}/slow\"\ntimeout: 0.5");
     assert_eq!(
         call(&registry, "probe", json!({})).await,
-        ToolResult::failure(format!("GET {}/slow timed out after 0.5s", server.url()))
+        ToolResult::failed(
+            FailureKind::Timeout,
+            format!("GET {}/slow timed out after 0.5s", server.url())
+        )
     );
 }
 
@@ -110,10 +117,13 @@ async fn a_reply_that_is_not_json_or_lacks_the_path_fails() {
     let (_project, registry) = probe(&server, "url: \"{base}/text\"\nresult_path: answer");
     assert_eq!(
         call(&registry, "probe", json!({})).await,
-        ToolResult::failure(format!(
-            "GET {}/text: result_path \"answer\" needs a JSON reply, got: plain text, not JSON",
-            server.url()
-        ))
+        ToolResult::failed(
+            FailureKind::ToolError,
+            format!(
+                "GET {}/text: result_path \"answer\" needs a JSON reply, got: plain text, not JSON",
+                server.url()
+            )
+        )
     );
     let (_project, registry) = probe(
         &server,

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::web::WebServer;
-use riverse_tool::{Registry, ToolResult};
+use riverse_tool::{FailureKind, Registry, ToolResult};
 use serde_json::{Value, json};
 
 use super::support::{RawReply, RawServer, call, options, project, registry};
@@ -34,10 +34,13 @@ async fn an_endless_reply_fails_once_the_limit_is_read() {
         let result = call(&registry, "probe", json!({})).await;
         assert_eq!(
             result,
-            ToolResult::failure(format!(
-                "GET {}/big: the reply is longer than {LIMIT} bytes, the limit for an HTTP agent; it was not read further",
-                server.url()
-            ))
+            ToolResult::failed(
+                FailureKind::OutputTooLarge,
+                format!(
+                    "GET {}/big: the reply is longer than {LIMIT} bytes, the limit for an HTTP agent; it was not read further",
+                    server.url()
+                )
+            )
         );
     }
     // The server could only write what the socket buffers held past the
@@ -359,10 +362,13 @@ async fn redirect_none_fails_with_the_redirect() {
     ));
     assert_eq!(
         call(&registry, "probe", json!({})).await,
-        ToolResult::failure(format!(
-            "GET {}/go/0 answered 302 Found, a redirect to /landed that http.redirect: none does not follow",
-            local.url()
-        ))
+        ToolResult::failed(
+            FailureKind::ToolError,
+            format!(
+                "GET {}/go/0 answered 302 Found, a redirect to /landed that http.redirect: none does not follow",
+                local.url()
+            )
+        )
     );
     assert_eq!(local.requests().len(), 1);
     let (_project, registry) = probe(&format!(
@@ -386,7 +392,10 @@ async fn a_redirect_loop_stops() {
     let (_project, registry) = probe(&format!("{{url: \"{}/go/0\"}}", local.url()));
     assert_eq!(
         call(&registry, "probe", json!({})).await,
-        ToolResult::failure(format!("GET {}/go/0: more than 10 redirects", local.url()))
+        ToolResult::failed(
+            FailureKind::ToolError,
+            format!("GET {}/go/0: more than 10 redirects", local.url())
+        )
     );
 }
 
@@ -415,10 +424,13 @@ async fn only_redirect_statuses_with_a_readable_location_are_followed() {
     let (_project, registry) = probe(&format!("{{url: \"{}/multiple\"}}", server.url()));
     assert_eq!(
         call(&registry, "probe", json!({})).await,
-        ToolResult::failure(format!(
-            "GET {}/multiple answered 300 Multiple Choices",
-            server.url()
-        ))
+        ToolResult::failed(
+            FailureKind::ToolError,
+            format!(
+                "GET {}/multiple answered 300 Multiple Choices",
+                server.url()
+            )
+        )
     );
     assert_eq!(server.requests().len(), 1);
     let (_project, registry) = probe(&format!("{{url: \"{}/broken\"}}", server.url()));

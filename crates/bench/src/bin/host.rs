@@ -263,7 +263,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         );
         let runs = args.runs;
         let tools = args.tools;
-        let mut times = crate::blocking(|| listing::measure(riverse, &python, tools, runs))?;
+        let mut times = blocking(|| listing::measure(riverse, &python, tools, runs))?;
         table.time(
             &format!("riverse tools --json, {tools} tools"),
             times.riverse.median(),

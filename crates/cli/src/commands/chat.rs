@@ -204,7 +204,7 @@ impl Input {
                 match String::from_utf8(line) {
                     Ok(line) => return Ok(Some(line)),
                     Err(_) => {
-                        eprintln!("riverse: line {read} of standard input is not UTF-8; skipped")
+                        eprintln!("riverse: line {read} of standard input is not UTF-8; skipped");
                     }
                 }
             },

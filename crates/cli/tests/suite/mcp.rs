@@ -97,6 +97,7 @@ fn an_sdk_client_lists_and_calls_the_served_tools() {
     );
     assert_eq!(seen[1], ok("HÉLLO, 世界 🌏 HÉLLO, 世界 🌏"));
     assert_eq!(seen[2]["isError"], true);
+    assert_eq!(seen[2]["failure"], "tool_error");
     let raised = seen[2]["text"].as_str().unwrap();
     assert!(
         raised.contains("RuntimeError: the raising tool raised"),
@@ -137,11 +138,14 @@ fn a_hanging_tool_and_a_crashing_tool_fail_alone() {
         ]),
     );
     assert_eq!(
-        seen[0],
-        json!({"isError": true, "text": "tool \"hanging\" timed out after 1s; its worker was killed and a fresh one will serve later calls"})
+        (&seen[0]["isError"], &seen[0]["failure"]),
+        (&json!(true), &json!("timeout")),
+        "{}",
+        seen[0]
     );
     assert_eq!(seen[1], ok("AFTER THE HANG"));
     assert_eq!(seen[2]["isError"], true);
+    assert_eq!(seen[2]["failure"], "crashed");
     let crashed = seen[2]["text"].as_str().unwrap();
     assert!(
         crashed.starts_with("tool \"crashing\" crashed: "),

@@ -461,7 +461,7 @@ fn shell_exec_takes_only_the_options_each_program_allows() {
         assert!(succeeded && text.contains(expected), "{command}: {text}");
     }
     assert!(
-        std::process::Command::new("git")
+        Command::new("git")
             .args(["rev-parse", "--verify", "-q", "feature"])
             .current_dir(wide.path("demo"))
             .stdout(Stdio::null())

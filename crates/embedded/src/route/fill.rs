@@ -194,7 +194,7 @@ fn assign_strings(
     // Every option of every parameter after its key, in one token tree:
     // `null`, then each value opened, then each value opened and closed.
     let mut sequences = Vec::with_capacity(keys.len() * (1 + 2 * values.len()));
-    for key in keys.iter() {
+    for key in *keys {
         sequences.push([key.as_slice(), &tokens.null_closed].concat());
         let opened = [key.as_slice(), &tokens.open_string].concat();
         sequences.extend(

@@ -31,7 +31,7 @@ fn by_default_the_results_are_the_answer_and_small_talk_a_fixed_reply() {
     let mut pieces = Vec::new();
     let answer = model()
         .answer(&oslo_weather(), &[], &mut |piece| {
-            pieces.push(piece.to_owned())
+            pieces.push(piece.to_owned());
         })
         .unwrap();
     assert_eq!(answer, "Oslo: 🌦 +7°C, wind 13 km/h");

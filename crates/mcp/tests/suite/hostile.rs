@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::{Project, fixture};
-use riverse_tool::{Params, Registry, ToolResult};
+use riverse_tool::{FailureKind, Params, Registry, ToolResult};
 
 use super::source::{failures, mcp_source, registry, stdio};
 
@@ -131,7 +131,8 @@ async fn a_line_that_is_not_mcp_during_a_call_fails_it_at_once_and_restarts_the_
         .unwrap();
     assert_eq!(
         garbage,
-        ToolResult::failure(
+        ToolResult::failed(
+            FailureKind::Crashed,
             "tool \"mcp_hostile_garbage\": mcp server \"hostile\" failed during the call: \
              the server wrote something that is not MCP: \"Traceback (most recent call last): oops\"; \
              it will be restarted on the next call"

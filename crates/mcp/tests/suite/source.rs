@@ -10,7 +10,8 @@ use riverse_mcp::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
 use riverse_test_support::venv::mcp_python;
 use riverse_test_support::{Project, fixture};
 use riverse_tool::{
-    ParamType, Params, Registry, RegistryOptions, Status, ToolPolicy, ToolResult, ToolSource,
+    FailureKind, ParamType, Params, Registry, RegistryOptions, Status, ToolPolicy, ToolResult,
+    ToolSource,
 };
 use serde_json::{Value, json};
 
@@ -166,7 +167,10 @@ async fn an_error_result_becomes_a_failed_tool_result() {
     // The text is the SDK's own wording of the tool's error.
     assert_eq!(
         result,
-        ToolResult::failure("Error executing tool fail: refused: no reason")
+        ToolResult::failed(
+            FailureKind::ToolError,
+            "Error executing tool fail: refused: no reason"
+        )
     );
     // The server is still there for the next call.
     let result = registry
@@ -234,7 +238,8 @@ async fn a_dead_stdio_server_is_restarted_on_the_next_call() {
     let died = registry.call("mcp_demo_die", Params::new()).await.unwrap();
     assert_eq!(
         died,
-        ToolResult::failure(
+        ToolResult::failed(
+            FailureKind::Crashed,
             "tool \"mcp_demo_die\": mcp server \"demo\" died during the call (the server exited with status 3; \
              its stderr ended with: sdk-demo starting | dying on request); it will be restarted on the next call"
         )
@@ -300,7 +305,8 @@ async fn a_call_past_its_deadline_is_cancelled_on_the_server() {
         .unwrap();
     assert_eq!(
         result,
-        ToolResult::failure(
+        ToolResult::failed(
+            FailureKind::Timeout,
             "tool \"mcp_demo_wait\" timed out after 2s; mcp server \"demo\" was sent notifications/cancelled"
         )
     );

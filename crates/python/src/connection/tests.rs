@@ -245,7 +245,7 @@ async fn the_worker_s_own_requests_reach_the_requests_channel_and_are_answered()
         .await;
     let mut line = String::new();
     wire.worker_reads.read_line(&mut line).await.unwrap();
-    let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(
         answer,
         json!({"jsonrpc": "2.0", "id": "w1", "result": {"tools": []}})

@@ -2,7 +2,7 @@
 //! and that the pool keeps serving afterwards.
 
 use pretty_assertions::assert_eq;
-use riverse_tool::{RegistryOptions, ToolResult};
+use riverse_tool::{FailureKind, RegistryOptions, ToolResult};
 use serde_json::json;
 
 use super::support::{assert_echo_answers, call, options, project, registry, registry_with};
@@ -11,12 +11,9 @@ use super::support::{assert_echo_answers, call, options, project, registry, regi
 async fn an_exception_in_execute_names_the_exception_and_the_line_raising_it() {
     let project = project(&["execute_raises.py"]);
     let registry = registry(options(&project)).await;
-    assert_eq!(
-        call(&registry, "execute_raises", json!({})).await,
-        ToolResult::failure(
-            "execute() raised ZeroDivisionError: division by zero (execute_raises.py:7)"
-        )
-    );
+    let result = call(&registry, "execute_raises", json!({})).await;
+    assert_eq!(result.failure_kind(), Some(FailureKind::ToolError));
+    insta::assert_snapshot!(result.error, @"execute() raised ZeroDivisionError: division by zero (execute_raises.py:7)");
     assert_echo_answers(&registry).await;
 }
 
@@ -24,18 +21,21 @@ async fn an_exception_in_execute_names_the_exception_and_the_line_raising_it() {
 async fn a_result_of_the_wrong_type_is_a_failure_saying_what_was_returned() {
     let project = project(&["wrong_return_types.py"]);
     let registry = registry(options(&project)).await;
-    assert_eq!(
-        call(&registry, "returns_dict", json!({})).await,
-        ToolResult::failure("execute() returned dict, expected ToolResult")
-    );
-    assert_eq!(
-        call(&registry, "returns_none", json!({})).await,
-        ToolResult::failure("execute() returned None, expected ToolResult")
-    );
-    assert_eq!(
-        call(&registry, "returns_int_data", json!({})).await,
-        ToolResult::failure("execute() returned a ToolResult whose data is int, expected str")
-    );
+    let mut errors = Vec::new();
+    for tool in ["returns_dict", "returns_none", "returns_int_data"] {
+        let result = call(&registry, tool, json!({})).await;
+        assert_eq!(
+            result.failure_kind(),
+            Some(FailureKind::ToolError),
+            "{tool}"
+        );
+        errors.push(format!("{tool}: {}", result.error));
+    }
+    insta::assert_snapshot!(errors.join("\n"), @r"
+    returns_dict: execute() returned dict, expected ToolResult
+    returns_none: execute() returned None, expected ToolResult
+    returns_int_data: execute() returned a ToolResult whose data is int, expected str
+    ");
     assert_echo_answers(&registry).await;
 }
 
@@ -84,7 +84,7 @@ async fn japanese_results_and_errors_arrive_intact() {
     );
     assert_eq!(
         call(&registry, "aisatsu", json!({})).await,
-        ToolResult::failure("名前がありません")
+        ToolResult::tool_error("名前がありません")
     );
 }
 
@@ -116,8 +116,6 @@ async fn parameters_reach_python_as_their_declared_types() {
 async fn a_value_that_cannot_be_coerced_fails_before_the_tool_runs() {
     let project = project(&["typed.py"]);
     let registry = registry(options(&project)).await;
-    assert_eq!(
-        call(&registry, "typed", json!({"count": "three"})).await,
-        ToolResult::failure("parameter \"count\": expected an integer, got \"three\"")
-    );
+    let result = call(&registry, "typed", json!({"count": "three"})).await;
+    assert_eq!(result.failure_kind(), Some(FailureKind::BadParameters));
 }

@@ -77,7 +77,7 @@ async fn a_file_that_crashes_only_on_its_second_import_does_not_break_later_call
     let expected = if super::support::fork_mode() {
         ToolResult::ok("first worker only")
     } else {
-        ToolResult::failure("unknown tool \"crashes_on_second_import\"")
+        ToolResult::tool_error("unknown tool \"crashes_on_second_import\"")
     };
     assert_eq!(
         call(&registry, "crashes_on_second_import", json!({})).await,

@@ -4,6 +4,7 @@ mod fork;
 mod hardening;
 mod host_calls;
 mod output;
+mod schema_golden;
 mod standalone;
 mod supervision;
 mod support;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::{Project, is_gone};
-use riverse_tool::{Status, ToolPolicy, ToolResult};
+use riverse_tool::{FailureKind, Status, ToolPolicy, ToolResult};
 use serde_json::{Value, json};
 
 use super::support::{
@@ -35,12 +35,8 @@ async fn a_call_past_its_deadline_kills_the_worker_and_its_children_and_a_fresh_
     let before = worker_pid(&registry).await;
     let pid_file = project.path().join("child.pid");
     let result = call(&registry, "hangs", json!({"pid_file": pid_file})).await;
-    assert_eq!(
-        result,
-        ToolResult::failure(
-            "tool \"hangs\" timed out after 1s; its worker was killed and a fresh one will serve later calls"
-        )
-    );
+    assert_eq!(result.failure_kind(), Some(FailureKind::Timeout));
+    insta::assert_snapshot!(result.error, @r#"tool "hangs" timed out after 1s; its worker was killed and a fresh one will serve later calls"#);
     let child: i32 = std::fs::read_to_string(&pid_file)
         .unwrap()
         .trim()
@@ -69,12 +65,9 @@ async fn a_call_past_its_deadline_kills_the_worker_and_its_children_and_a_fresh_
 async fn a_worker_ending_with_os_exit_fails_the_call_with_its_status() {
     let project = project(&["os_exit.py"]);
     let registry = registry(options(&project)).await;
-    assert_eq!(
-        call(&registry, "os_exit", json!({})).await,
-        ToolResult::failure(
-            "tool \"os_exit\" crashed: the worker exited with status 3; a fresh worker will serve later calls"
-        )
-    );
+    let result = call(&registry, "os_exit", json!({})).await;
+    assert_eq!(result.failure_kind(), Some(FailureKind::Crashed));
+    insta::assert_snapshot!(result.error, @r#"tool "os_exit" crashed: the worker exited with status 3; a fresh worker will serve later calls"#);
     assert_echo_answers(&registry).await;
 }
 
@@ -82,11 +75,12 @@ async fn a_worker_ending_with_os_exit_fails_the_call_with_its_status() {
 async fn a_segfault_is_named_by_its_signal() {
     let project = project(&["segfault.py"]);
     let registry = registry(options(&project)).await;
-    assert_eq!(
-        call(&registry, "segfault", json!({})).await,
-        ToolResult::failure(
-            "tool \"segfault\" crashed: the worker was killed by signal 11 (SIGSEGV); a fresh worker will serve later calls"
-        )
+    let result = call(&registry, "segfault", json!({})).await;
+    assert_eq!(result.failure_kind(), Some(FailureKind::Crashed));
+    assert!(
+        result.error.contains("killed by signal 11 (SIGSEGV)"),
+        "{}",
+        result.error
     );
     assert_echo_answers(&registry).await;
     // A second crash is survived as well as the first.

@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::json;
 
-use super::support::{ask, get, post, send, served, served_at};
+use super::support::{ask, create, get, post, send, served, served_at};
 
 #[tokio::test]
 async fn a_completion_runs_the_tool_server_side_and_answers() {
@@ -162,7 +162,7 @@ async fn models_and_tools_are_listed_and_tools_can_be_called() {
     assert_eq!(failed.status, 200);
     assert_eq!(
         failed.json(),
-        json!({"success": false, "data": "", "error": "missing city"})
+        json!({"success": false, "data": "", "error": "missing city", "failure": "tool_error"})
     );
     let unknown = post(served.app(), "/v1/tools/nope/call", json!({})).await;
     assert_eq!(unknown.status, 404);
@@ -213,6 +213,149 @@ async fn malformed_requests_get_openai_shaped_errors_naming_the_field() {
         nowhere.json()["error"]["message"],
         "no such route /v1/nowhere"
     );
+}
+
+/// Issue 23: each route's body is a type; a field missing or of the wrong
+/// type is a 400 in OpenAI's shape whose `param` names it.
+#[tokio::test]
+async fn a_body_field_missing_or_of_the_wrong_type_is_a_400_naming_it() {
+    let llm = OpenAiServer::start([]);
+    let served = served(&llm, &[], "").await;
+    let id = create(&served).await;
+    let renamed = format!("/v1/conversations/{id}");
+    let messages = format!("/v1/conversations/{id}/messages");
+    let hi = json!([{"role": "user", "content": "hi"}]);
+    let cases = [
+        (
+            "POST",
+            "/v1/chat/completions",
+            json!({"messages": hi, "stream": "yes"}).to_string(),
+            "stream",
+            "stream: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json!({"messages": 3}).to_string(),
+            "messages",
+            "messages: invalid type: number, expected a sequence",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json!({"model": 3, "messages": hi}).to_string(),
+            "model",
+            "model: invalid type: number, expected a string",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json!({"model": "gpt-4o"}).to_string(),
+            "messages",
+            "messages: missing",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            " \n".to_owned(),
+            "messages",
+            "messages: missing",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json!({"messages": [{"role": "user", "content": "hi"}, {"content": "hi"}]}).to_string(),
+            "messages[1].role",
+            "messages[1].role: missing",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            json!({"messages": [{"role": "user", "content": {"text": "hi"}}]}).to_string(),
+            "messages[0].content",
+            "messages[0].content: expected a string or an array of text parts",
+        ),
+        (
+            "POST",
+            "/v1/tools/weather/call",
+            json!(["Oslo"]).to_string(),
+            "body",
+            "body: expected a JSON object, got an array",
+        ),
+        (
+            "PATCH",
+            &renamed,
+            json!({"title": 3}).to_string(),
+            "title",
+            "title: invalid type: number, expected a string",
+        ),
+        (
+            "PATCH",
+            &renamed,
+            "{}".to_owned(),
+            "title",
+            "title: missing",
+        ),
+        (
+            "POST",
+            &messages,
+            json!({"content": "hi", "stream": "yes"}).to_string(),
+            "stream",
+            "stream: invalid type: string \"yes\", expected a boolean",
+        ),
+        (
+            "POST",
+            &messages,
+            json!({"content": ["hi"]}).to_string(),
+            "content",
+            "content: invalid type: sequence, expected a string",
+        ),
+        (
+            "POST",
+            &messages,
+            json!({"stream": false}).to_string(),
+            "content",
+            "content: missing",
+        ),
+    ];
+    for (method, uri, body, param, message) in cases {
+        let reply = send(served.app(), method, uri, Some(body.clone()), None).await;
+        assert_eq!(reply.status, 400, "{method} {uri} {body}: {}", reply.body);
+        assert_eq!(
+            reply.json(),
+            json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": "invalid_value"}}),
+            "{method} {uri} {body}"
+        );
+    }
+    assert!(llm.requests().is_empty(), "no turn ran");
+    let conversation = get(served.app(), &renamed).await.json();
+    assert_eq!(conversation["messages"], json!([]), "no message was stored");
+}
+
+/// OpenAI's clients send fields Riverse does not use; they are accepted
+/// and ignored, as are `null`s where a field has a default.
+#[tokio::test]
+async fn openai_fields_riverse_does_not_use_are_accepted() {
+    let llm = OpenAiServer::start([ev_text("Hello.")]);
+    let served = served(&llm, &[], "").await;
+    let body = json!({
+        "model": "gpt-4o",
+        "messages": [{"role": "user", "content": "hi", "name": "ann"}],
+        "stream": null,
+        "temperature": 0.2,
+        "top_p": 1,
+        "n": 1,
+        "max_tokens": 50,
+        "user": "user-1",
+        "seed": 7,
+        "response_format": {"type": "text"},
+        "tools": [],
+        "tool_choice": "none",
+    });
+    let reply = post(served.app(), "/v1/chat/completions", body).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json()["model"], "gpt-4o");
+    assert_eq!(reply.json()["choices"][0]["message"]["content"], "Hello.");
 }
 
 #[tokio::test]

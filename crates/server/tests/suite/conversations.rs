@@ -112,7 +112,7 @@ async fn conversations_are_listed_newest_first_renamed_and_deleted(backend: Back
     let older = create(&served).await;
     let newer = create(&served).await;
     // Order is by the millisecond of the last change.
-    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    tokio::time::sleep(Duration::from_millis(5)).await;
     // A message makes the older one the newest.
     let reply = post(
         served.app(),

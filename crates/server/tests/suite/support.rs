@@ -69,8 +69,7 @@ pub async fn served_living(
         project.fixture(fixture);
     }
     let yaml = format!(
-        "llm_provider: openai\nopenai: {{api_base: \"{}\", api_key: sk-test, max_retries: 0}}\n{extra}",
-        api_base
+        "llm_provider: openai\nopenai: {{api_base: \"{api_base}\", api_key: sk-test, max_retries: 0}}\n{extra}"
     );
     project.settings(&yaml);
     let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();

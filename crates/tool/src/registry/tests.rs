@@ -142,10 +142,8 @@ async fn calls_coerce_parameters_apply_the_deadline_and_cap_output() {
 
     let bad = json!({"n": "x"}).as_object().unwrap().clone();
     let result = registry.call("echo", bad).await.unwrap();
-    assert_eq!(
-        result,
-        ToolResult::failure("parameter \"n\": expected an integer, got \"x\"")
-    );
+    assert_eq!(result.failure_kind(), Some(FailureKind::BadParameters));
+    insta::assert_snapshot!(result.error, @r#"parameter "n": expected an integer, got "x""#);
 }
 
 #[tokio::test]

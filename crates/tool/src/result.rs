@@ -1,0 +1,151 @@
+//! What one call gives back: a [`ToolResult`], and when it failed, why as
+//! data ([`FailureKind`]) beside the sentence the LLM reads.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Why a call failed. Every source sorts its failures into these, so a
+/// client (`--json`, the stream, the store, the page, MCP's `_meta`) can tell
+/// a timeout from a tool's own error without reading the sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The tool ran and reported a failure of its own: a Python tool's
+    /// `ToolResult(success=False)` or exception, an MCP result with
+    /// `isError`, a command's non-zero exit, an HTTP error status.
+    ToolError,
+    /// The arguments did not fit the tool's manifest, or were not an object.
+    BadParameters,
+    /// The call ran past its deadline and was stopped.
+    Timeout,
+    /// What ran the tool died, or its connection broke, during the call.
+    Crashed,
+    /// The tool could not be run at all: unknown, failed to load, its server
+    /// or interpreter could not be started or reached.
+    Unavailable,
+    /// The tool's output was past the limit and was not read.
+    OutputTooLarge,
+    /// A rule of the settings refused the call (a redirect to another host,
+    /// the call budget of a turn).
+    Denied,
+}
+
+impl FailureKind {
+    pub const ALL: [FailureKind; 7] = [
+        FailureKind::ToolError,
+        FailureKind::BadParameters,
+        FailureKind::Timeout,
+        FailureKind::Crashed,
+        FailureKind::Unavailable,
+        FailureKind::OutputTooLarge,
+        FailureKind::Denied,
+    ];
+
+    /// The name on the wire: `tool_error`, `timeout`, ….
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::ToolError => "tool_error",
+            FailureKind::BadParameters => "bad_parameters",
+            FailureKind::Timeout => "timeout",
+            FailureKind::Crashed => "crashed",
+            FailureKind::Unavailable => "unavailable",
+            FailureKind::OutputTooLarge => "output_too_large",
+            FailureKind::Denied => "denied",
+        }
+    }
+}
+
+/// How people read a kind: `timed out`, `bad parameters`, ….
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FailureKind::ToolError => "tool error",
+            FailureKind::BadParameters => "bad parameters",
+            FailureKind::Timeout => "timed out",
+            FailureKind::Crashed => "crashed",
+            FailureKind::Unavailable => "unavailable",
+            FailureKind::OutputTooLarge => "output too large",
+            FailureKind::Denied => "denied",
+        })
+    }
+}
+
+/// The outcome of one call. `data` is what the LLM reads; `error` and
+/// `failure` matter only when `success` is false.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub success: bool,
+    pub data: String,
+    #[serde(default)]
+    pub error: String,
+    /// Why the call failed; `None` when it succeeded. A failed result read
+    /// without one (a Python tool's own) is a [`FailureKind::ToolError`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
+}
+
+impl ToolResult {
+    pub fn ok(data: impl Into<String>) -> Self {
+        ToolResult {
+            success: true,
+            data: data.into(),
+            error: String::new(),
+            failure: None,
+        }
+    }
+
+    /// A failure the tool reported itself.
+    pub fn tool_error(error: impl Into<String>) -> Self {
+        ToolResult::failed(FailureKind::ToolError, error)
+    }
+
+    /// A failure of the given kind, with the sentence that explains it.
+    pub fn failed(kind: FailureKind, error: impl Into<String>) -> Self {
+        ToolResult {
+            success: false,
+            data: String::new(),
+            error: error.into(),
+            failure: Some(kind),
+        }
+    }
+
+    /// Why the call failed, `None` when it succeeded.
+    pub fn failure_kind(&self) -> Option<FailureKind> {
+        (!self.success).then(|| self.failure.unwrap_or(FailureKind::ToolError))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn a_kind_is_written_on_the_wire_as_its_name() {
+        for kind in FailureKind::ALL {
+            assert_eq!(json!(kind), json!(kind.as_str()));
+            assert_eq!(
+                serde_json::from_value::<FailureKind>(json!(kind.as_str())).unwrap(),
+                kind
+            );
+        }
+    }
+
+    #[test]
+    fn a_failed_result_read_without_a_kind_is_a_tool_error() {
+        let read: ToolResult =
+            serde_json::from_value(json!({"success": false, "data": "", "error": "no"})).unwrap();
+        assert_eq!(read.failure_kind(), Some(FailureKind::ToolError));
+        assert_eq!(ToolResult::ok("yes").failure_kind(), None);
+        assert_eq!(
+            json!(ToolResult::failed(FailureKind::Timeout, "late")),
+            json!({"success": false, "data": "", "error": "late", "failure": "timeout"})
+        );
+        assert_eq!(
+            json!(ToolResult::ok("yes")),
+            json!({"success": true, "data": "yes", "error": ""})
+        );
+    }
+}
