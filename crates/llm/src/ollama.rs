@@ -67,10 +67,6 @@ impl Provider for OllamaProvider {
         format!("Ollama: {}", self.inner.describe())
     }
 
-    fn supports_tools(&self) -> bool {
-        true
-    }
-
     async fn complete(
         &self,
         request: ChatRequest<'_>,

@@ -194,10 +194,6 @@ impl Provider for OpenAiProvider {
         format!("{} at {}", self.model, self.endpoint.shown_url())
     }
 
-    fn supports_tools(&self) -> bool {
-        true
-    }
-
     async fn complete(
         &self,
         request: ChatRequest<'_>,

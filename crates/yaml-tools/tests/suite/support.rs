@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use riverse_agents::{AgentsOptions, agent_tools};
 use riverse_tool::{Registry, RegistryOptions, ToolResult};
+use riverse_yaml_tools::{AgentsOptions, agent_tools};
 use serde_json::Value;
 use tempfile::TempDir;
 

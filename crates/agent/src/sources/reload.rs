@@ -23,7 +23,8 @@ use tokio::sync::mpsc;
 
 pub use changes::ToolChanges;
 
-use crate::{Settings, ToolSources};
+use super::ToolSources;
+use crate::Settings;
 use watch::{Watch, Watched, next_change};
 
 /// Settings that only a restart applies: the model, the turn's limits, the

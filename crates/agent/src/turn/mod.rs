@@ -20,8 +20,13 @@ use riverse_tool::{
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::selection::ToolSelector;
-use crate::{Language, ToolMode, dispatcher, prompts};
+use crate::{Language, ToolMode};
+
+mod dispatcher;
+mod prompts;
+mod selection;
+
+pub use selection::ToolSelector;
 
 /// How turns run (`agent.*` and `language`).
 #[derive(Debug, Clone, PartialEq)]
@@ -213,13 +218,8 @@ impl Agent {
     /// The routing the next turn uses.
     pub fn routing(&self) -> ToolMode {
         match self.options.tool_mode {
-            ToolMode::Auto
-                if self.provider.supports_tools()
-                    && !self.tools_refused.load(Ordering::Relaxed) =>
-            {
-                ToolMode::Native
-            }
-            ToolMode::Auto => ToolMode::Dispatcher,
+            ToolMode::Auto if self.tools_refused.load(Ordering::Relaxed) => ToolMode::Dispatcher,
+            ToolMode::Auto => ToolMode::Native,
             mode => mode,
         }
     }
@@ -235,11 +235,7 @@ impl Agent {
         let turn = match self.routing() {
             ToolMode::Dispatcher => self.dispatched_turn(history, message, on_event).await,
             _ => match self.native_turn(history, message, on_event).await {
-                Err(TurnError::Llm(err))
-                    if self.options.tool_mode == ToolMode::Auto && refuses_tools(&err) =>
-                {
-                    tracing::warn!("{err}; routing with the dispatcher prompt instead");
-                    self.tools_refused.store(true, Ordering::Relaxed);
+                Err(TurnError::Llm(err)) if self.falls_back(&err) => {
                     self.dispatched_turn(history, message, on_event).await
                 }
                 other => other,
@@ -417,9 +413,7 @@ impl Agent {
                 };
                 match self.provider.complete(request, None).await {
                     Ok(response) => response.tool_calls,
-                    Err(err) if self.options.tool_mode == ToolMode::Auto && refuses_tools(&err) => {
-                        tracing::warn!("{err}; routing with the dispatcher prompt instead");
-                        self.tools_refused.store(true, Ordering::Relaxed);
+                    Err(err) if self.falls_back(&err) => {
                         self.dispatch(&tools, &[], message).await?.0
                     }
                     Err(err) => return Err(err.into()),
@@ -688,6 +682,20 @@ fn parse_arguments(text: &str) -> Result<Params, String> {
         Ok(Value::Null) => Ok(Params::new()),
         Ok(other) => Err(format!("the arguments must be a JSON object, got {other}")),
         Err(err) => Err(format!("the arguments are not valid JSON ({err}): {text}")),
+    }
+}
+
+impl Agent {
+    /// `auto`'s fallback: when the provider refused tools (`err`), this turn
+    /// and every later one route with the dispatcher prompt. True when it
+    /// falls back.
+    fn falls_back(&self, err: &riverse_llm::Error) -> bool {
+        if self.options.tool_mode != ToolMode::Auto || !refuses_tools(err) {
+            return false;
+        }
+        tracing::warn!("{err}; routing with the dispatcher prompt instead");
+        self.tools_refused.store(true, Ordering::Relaxed);
+        true
     }
 }
 

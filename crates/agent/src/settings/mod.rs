@@ -518,11 +518,15 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
 
 mod llm;
 mod mcp;
+pub mod options;
 mod protected;
 mod serve;
 #[cfg(test)]
 mod tests;
+mod tool_config;
 pub(crate) mod values;
+
+pub use tool_config::tool_config;
 
 /// A YAML value as it would be written, for messages.
 fn yaml_text(value: &serde_yaml_ng::Value) -> String {

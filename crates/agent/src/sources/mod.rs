@@ -2,13 +2,17 @@
 
 use std::path::Path;
 
-use riverse_agents::{AgentsOptions, agent_tools};
 use riverse_mcp::mcp_tools;
 use riverse_python::{HostLink, python_tools};
 use riverse_tool::{Found, Registry, ToolSource};
+use riverse_yaml_tools::agent_tools;
 
 use crate::Settings;
-use crate::config::{mcp_options, python_options, registry_options};
+use crate::settings::options::{agents_options, mcp_options, python_options, registry_options};
+
+mod reload;
+
+pub use reload::{HotReload, Reloaded, ToolChanges};
 
 /// Discovers every enabled source, in order (drop-in Python tools first, then
 /// YAML agents, then MCP servers), and builds the registry. Sources start side by side, since an
@@ -103,35 +107,6 @@ fn agents_found(settings: &Settings) -> Vec<Found> {
         agent_tools(&agents_options(settings))
     } else {
         Vec::new()
-    }
-}
-
-/// Riverse's agents files live in `agent/config/`; `settings.yaml` may add a
-/// top-level `agents:` list.
-fn agents_options(settings: &Settings) -> AgentsOptions {
-    let document = &settings.document;
-    let settings_file = settings
-        .file
-        .clone()
-        .unwrap_or_else(|| settings.project_dir.join("settings.yaml"));
-    AgentsOptions {
-        project_dir: settings.project_dir.clone(),
-        config_dir: settings.project_dir.join("agent/config"),
-        language: document
-            .get("language")
-            .and_then(|language| language.as_str())
-            .unwrap_or("en")
-            .to_owned(),
-        settings_agents: document
-            .get("agents")
-            .map(|agents| (settings_file, agents.clone())),
-        max_output_bytes: settings.tools.max_output_bytes,
-        // The same paths the standard tools refuse.
-        protected_paths: settings
-            .protected_paths()
-            .into_iter()
-            .map(|protected| protected.path)
-            .collect(),
     }
 }
 

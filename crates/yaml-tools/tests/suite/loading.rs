@@ -1,8 +1,8 @@
 //! Which file is read, and what a malformed entry does to the others.
 
 use pretty_assertions::assert_eq;
-use riverse_agents::AgentsOptions;
 use riverse_tool::{Registry, Status, ToolSource};
+use riverse_yaml_tools::AgentsOptions;
 use serde_json::json;
 
 use super::support::{options, project, registry, write};

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
-use riverse_agents::AgentsOptions;
 use riverse_tool::{Registry, Status, ToolResult};
+use riverse_yaml_tools::AgentsOptions;
 use serde_json::json;
 
 use super::support::{call, options, project, registry, write};

