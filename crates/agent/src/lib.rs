@@ -30,7 +30,7 @@ pub use settings::{
     checked_token,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
-pub use sources::{HotReload, Reloaded, ToolChanges, ToolSources, build_registry};
+pub use sources::{HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry};
 pub use turn::ToolSelector;
 pub use turn::{
     Agent, EventSink, RoutedCall, ToolCallRecord, Turn, TurnError, TurnEvent, TurnOptions,

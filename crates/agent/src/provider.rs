@@ -6,7 +6,7 @@ use riverse_embedded::EmbeddedProvider;
 use riverse_llm::{Error, OllamaProvider, OpenAiProvider, Provider};
 
 use crate::settings::options;
-use crate::{Agent, LlmProvider, Settings, ToolSources};
+use crate::{Agent, LlmProvider, RunMode, Settings, ToolSources};
 
 /// The provider the settings ask for. Building one contacts nothing; the
 /// first request finds out whether the endpoint answers.
@@ -33,15 +33,18 @@ const EMBEDDED_MODEL_FILE_HINT: &str =
 /// The provider, then the registry: a provider that cannot be built fails
 /// before any tool is imported.
 pub async fn build_agent(settings: &Settings) -> Result<Agent, Error> {
-    build_agent_with_sources(settings)
+    build_agent_with_sources(settings, RunMode::OneShot)
         .await
         .map(|(agent, _sources)| agent)
 }
 
 /// [`build_agent`], with what each tool source yielded, for hot reload.
-pub async fn build_agent_with_sources(settings: &Settings) -> Result<(Agent, ToolSources), Error> {
+pub async fn build_agent_with_sources(
+    settings: &Settings,
+    mode: RunMode,
+) -> Result<(Agent, ToolSources), Error> {
     let provider = build_provider(settings)?;
-    let sources = ToolSources::discover(settings).await;
+    let sources = ToolSources::discover(settings, mode).await;
     let agent = Agent::new(
         sources.registry(settings),
         provider,

@@ -11,8 +11,7 @@
 //! it chose as tool calls.
 //!
 //! Out of scope: running tools and deciding when a turn ends (the agent does
-//! both), and reading settings (callers pass [`OpenAiOptions`] or
-//! [`OllamaOptions`]).
+//! both), and reading settings (callers pass [`OpenAiOptions`], to either).
 
 mod chat;
 mod error;
@@ -23,7 +22,7 @@ mod openai;
 pub use chat::{ChatRequest, ChatResponse, Message, ToolCall, Usage};
 pub use error::Error;
 pub use http::{Hints, RetryPolicy};
-pub use ollama::{OllamaOptions, OllamaProvider};
+pub use ollama::OllamaProvider;
 pub use openai::{OpenAiOptions, OpenAiProvider, function_definition};
 
 /// Receives answer text as it streams in, one piece at a time.

@@ -1,25 +1,8 @@
 //! Ollama, through its OpenAI-compatible `/v1` endpoint, which carries tools
 //! and streaming; what this adds is Ollama's defaults and advice in errors.
 
-use std::time::Duration;
-
-use crate::http::{Hints, RetryPolicy};
+use crate::http::Hints;
 use crate::{ChatRequest, ChatResponse, Error, OpenAiOptions, OpenAiProvider, Provider, TextSink};
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct OllamaOptions {
-    /// Ollama's OpenAI-compatible API: `http://localhost:11434/v1`.
-    pub base_url: String,
-    pub model: String,
-    pub temperature: Option<f64>,
-    pub max_tokens: Option<u32>,
-    /// Loading a large model can take a while: keep this generous.
-    pub timeout: Duration,
-    pub retry: RetryPolicy,
-    /// Added to the advice errors give (which says to start Ollama or pull
-    /// the model): how to point Riverse elsewhere.
-    pub hints: Hints,
-}
 
 #[derive(Debug)]
 pub struct OllamaProvider {
@@ -27,7 +10,10 @@ pub struct OllamaProvider {
 }
 
 impl OllamaProvider {
-    pub fn new(options: OllamaOptions) -> Result<Self, Error> {
+    /// Ollama's OpenAI-compatible API (`http://localhost:11434/v1`) with
+    /// these options, whose hints are added to the advice errors give (which
+    /// says to start Ollama or pull the model). Ollama needs no `api_key`.
+    pub fn new(options: OpenAiOptions) -> Result<Self, Error> {
         let advice = |own: String, caller: &Option<String>| match caller {
             Some(caller) => Some(format!("{own}, {caller}")),
             None => Some(own),
@@ -43,16 +29,7 @@ impl OllamaProvider {
                 &options.hints.not_found,
             ),
         };
-        let inner = OpenAiProvider::new(OpenAiOptions {
-            base_url: options.base_url,
-            api_key: None,
-            model: options.model,
-            temperature: options.temperature,
-            max_tokens: options.max_tokens,
-            timeout: options.timeout,
-            retry: options.retry,
-            hints,
-        })?;
+        let inner = OpenAiProvider::new(OpenAiOptions { hints, ..options })?;
         Ok(OllamaProvider { inner })
     }
 

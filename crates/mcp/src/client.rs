@@ -11,7 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use riverse_process::{BoundedLines, Replace};
 use riverse_protocol::leading_id;
 use riverse_tool::{
-    FailureKind, Found, Params, Tool, ToolManifest, ToolResult, ToolSource, reply_limit,
+    CallLimits, FailureKind, Found, Params, Tool, ToolManifest, ToolResult, ToolSource,
     sanitize_name,
 };
 use rmcp::model::{
@@ -41,9 +41,9 @@ pub struct McpOptions {
     pub startup_timeout: Duration,
     /// Stdio servers run here; a relative command resolves against it.
     pub project_dir: PathBuf,
-    /// `tools.max_output_bytes`: a stdio server's reply longer than
-    /// `riverse_tool::reply_limit` of it fails its call at once.
-    pub max_output_bytes: usize,
+    /// A stdio server's reply longer than [`CallLimits::reply_bytes`] fails
+    /// its call at once.
+    pub limits: CallLimits,
 }
 
 /// One entry of `mcp.servers`.
@@ -79,7 +79,7 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
         let link = Arc::new(ServerLink {
             spec: spec.clone(),
             project_dir: options.project_dir.clone(),
-            reply_limit: reply_limit(options.max_output_bytes),
+            reply_limit: options.limits.reply_bytes(),
             session: tokio::sync::Mutex::new(None),
             spawned: Mutex::new(None),
         });

@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use riverse_protocol::{
     DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, error_codes, methods,
 };
-use riverse_tool::{FailureKind, Params, ToolResult, reply_limit};
+use riverse_tool::{CallLimits, FailureKind, Params, ToolResult};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -37,10 +37,9 @@ pub struct PythonOptions {
     pub config: Value,
     /// The registry a tool's `ToolRegistry` calls through (see `host_calls.rs`).
     pub host: HostLink,
-    /// `tools.max_output_bytes`: a worker cuts a tool's `data` and `error` to
-    /// this many bytes, and the host reads no reply longer than a small
-    /// multiple of it (`riverse_tool::reply_limit`).
-    pub max_output_bytes: usize,
+    /// A worker cuts a tool's `data` and `error` to `max_output_bytes`, and
+    /// the host reads no reply longer than [`CallLimits::reply_bytes`].
+    pub limits: CallLimits,
     /// The environment workers start with (`python.env`).
     pub env: EnvPolicy,
     /// Added to an error that another interpreter would fix: how to choose
@@ -393,14 +392,14 @@ impl WorkerPool {
                     .to_string(),
                 config: options.config.clone(),
                 skip,
-                max_output_bytes: Some(options.max_output_bytes),
+                max_output_bytes: Some(options.limits.max_output_bytes),
                 label_key: None,
                 fork_socket: None,
                 tools: None,
             },
             import_timeout: options.import_timeout,
             host: options.host.clone(),
-            reply_limit: reply_limit(options.max_output_bytes),
+            reply_limit: options.limits.reply_bytes(),
         }
     }
 }

@@ -9,6 +9,7 @@
 //! This crate knows nothing of processes, sockets or settings files: sources and
 //! options come from the crates above it.
 
+mod limits;
 mod live;
 mod manifest;
 mod name;
@@ -20,6 +21,7 @@ mod text;
 mod truncate;
 mod types;
 
+pub use limits::CallLimits;
 pub use live::LiveRegistry;
 pub use manifest::{ToolManifest, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
@@ -30,7 +32,7 @@ pub use registry::{
 pub use result::{FailureKind, ToolResult};
 pub use schema::{described, input_schema};
 pub use text::{seconds, shorten};
-pub use truncate::{cap_output, mark_cut, reply_limit};
+pub use truncate::{cap_output, mark_cut};
 pub use types::{DeclaredType, Kind, ParamType};
 
 use std::time::Duration;

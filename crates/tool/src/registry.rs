@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::Tool;
+use crate::limits::CallLimits;
 use crate::manifest::{ToolManifest, ToolSource};
 use crate::name::is_valid_name;
 use crate::params::{Params, coerce_params};
@@ -41,8 +42,8 @@ pub struct ToolPolicy {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegistryOptions {
-    /// `data` longer than this is cut, with a marker.
-    pub max_output_bytes: usize,
+    /// `data` and `error` longer than its bound are cut, with a marker.
+    pub limits: CallLimits,
     /// The deadline of a call when its tool has none of its own.
     pub default_timeout: Duration,
     pub policies: HashMap<String, ToolPolicy>,
@@ -51,7 +52,7 @@ pub struct RegistryOptions {
 impl Default for RegistryOptions {
     fn default() -> Self {
         RegistryOptions {
-            max_output_bytes: 64 * 1024,
+            limits: CallLimits::default(),
             default_timeout: Duration::from_secs(30),
             policies: HashMap::new(),
         }
@@ -366,7 +367,7 @@ impl Registry {
             Err(message) => return Ok(ToolResult::failed(FailureKind::BadParameters, message)),
         };
         let mut result = tool.call(params, self.timeout(name)).await;
-        let max = self.inner.options.max_output_bytes;
+        let max = self.inner.options.limits.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);
         result.error = cap_output(std::mem::take(&mut result.error), max);
         Ok(result)

@@ -1,15 +1,5 @@
 //! The output cap (`tools.max_output_bytes`).
 
-/// The longest protocol line a host reads for one result when outputs are
-/// capped at `max_output_bytes`: `data` and `error` of that size each, every
-/// byte escaped into six (`\u0001`) in the worst case, and 64 KiB for the
-/// envelope and a traceback. Hosts discard a longer line as it streams by and
-/// fail its call, so a peer's reply never costs more memory than this.
-pub fn reply_limit(max_output_bytes: usize) -> usize {
-    const ENVELOPE: usize = 64 * 1024;
-    max_output_bytes.saturating_mul(12).saturating_add(ENVELOPE)
-}
-
 /// Starts the marker that ends a cut output.
 const MARKER_START: &str = "\n[output truncated: showing the first ";
 

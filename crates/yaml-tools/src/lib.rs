@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
+use riverse_tool::{CallLimits, Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 use serde_json::Value;
 
 pub use spec::{
@@ -46,9 +46,9 @@ pub struct AgentsOptions {
     pub language: String,
     /// `settings.yaml`'s top-level `agents:` list and the file it comes from.
     pub settings_agents: Option<(PathBuf, Value)>,
-    /// `tools.max_output_bytes`: an HTTP agent's reply longer than
-    /// [`riverse_tool::reply_limit`] of it fails its call, unread past that.
-    pub max_output_bytes: usize,
+    /// An HTTP agent's reply longer than [`CallLimits::reply_bytes`] fails
+    /// its call, unread past that.
+    pub limits: CallLimits,
     /// Paths a command agent's value may not name (relative ones against
     /// `project_dir`; symlinks followed): Riverse's own settings, tools and
     /// state. Empty: no check.
@@ -139,7 +139,7 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
     };
     let protected_paths: Arc<[command::Protected]> =
         command::protected(&options.project_dir, &options.protected_paths).into();
-    let max_reply_bytes = riverse_tool::reply_limit(options.max_output_bytes);
+    let max_reply_bytes = options.limits.reply_bytes();
     let mut found = Vec::new();
     for (file, list) in lists {
         let source = ToolSource::Agent {

@@ -125,9 +125,6 @@ pub struct PythonSettings {
     /// `python.fork`: fork workers from a fork server that has imported the
     /// tool files (default), rather than start each as a fresh interpreter.
     pub fork: bool,
-    /// Not a key: set by long-running commands, which start `workers`
-    /// workers at once rather than on the first calls.
-    pub prestart: bool,
     /// `python.env` (`inherit` | `clean`) with `python.env_allow`.
     pub env: EnvPolicy,
 }
@@ -489,7 +486,6 @@ fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
         fork: raw
             .fork
             .is_none_or(|fork| warnings.take("python.fork", fork)),
-        prestart: false,
         env: match raw.env {
             None | Some(EnvMode::Inherit) => EnvPolicy::Inherit,
             Some(EnvMode::Clean) => EnvPolicy::Clean {

@@ -7,13 +7,20 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use riverse_embedded::EmbeddedOptions;
-use riverse_llm::{Hints, OllamaOptions, OpenAiOptions, RetryPolicy};
+use riverse_llm::{Hints, OpenAiOptions, RetryPolicy};
 use riverse_mcp::McpOptions;
 use riverse_python::{HostLink, PythonOptions, resolve_interpreter};
-use riverse_tool::{RegistryOptions, ToolPolicy};
+use riverse_tool::{CallLimits, RegistryOptions, ToolPolicy};
 use riverse_yaml_tools::AgentsOptions;
 
 use crate::{Settings, TurnOptions};
+
+/// `tools.max_output_bytes`, which every tool source and the registry keep.
+pub fn call_limits(settings: &Settings) -> CallLimits {
+    CallLimits {
+        max_output_bytes: settings.tools.max_output_bytes,
+    }
+}
 
 pub fn turn_options(settings: &Settings) -> TurnOptions {
     TurnOptions {
@@ -25,8 +32,9 @@ pub fn turn_options(settings: &Settings) -> TurnOptions {
     }
 }
 
-/// `host` is how Python tools reach the registry they end up in.
-pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
+/// `host` is how Python tools reach the registry they end up in; `prestart`
+/// starts the workers ahead of the first calls.
+pub fn python_options(settings: &Settings, host: HostLink, prestart: bool) -> PythonOptions {
     PythonOptions {
         interpreter: settings.python.interpreter.clone(),
         project_dir: settings.project_dir.clone(),
@@ -35,11 +43,11 @@ pub fn python_options(settings: &Settings, host: HostLink) -> PythonOptions {
         import_timeout: settings.python.import_timeout,
         config: settings.tool_config(),
         host,
-        max_output_bytes: settings.tools.max_output_bytes,
+        limits: call_limits(settings),
         env: settings.python.env.clone(),
         interpreter_hint: Some("set python.interpreter in settings.yaml".into()),
         fork: settings.python.fork,
-        prestart: settings.python.prestart,
+        prestart,
     }
 }
 
@@ -48,7 +56,7 @@ pub fn mcp_options(settings: &Settings) -> McpOptions {
         servers: settings.mcp.servers.clone(),
         startup_timeout: settings.mcp.startup_timeout,
         project_dir: settings.project_dir.clone(),
-        max_output_bytes: settings.tools.max_output_bytes,
+        limits: call_limits(settings),
     }
 }
 
@@ -67,7 +75,7 @@ pub fn registry_options(settings: &Settings) -> RegistryOptions {
         })
         .collect();
     RegistryOptions {
-        max_output_bytes: settings.tools.max_output_bytes,
+        limits: call_limits(settings),
         default_timeout: settings.tools.default_timeout,
         policies,
     }
@@ -102,10 +110,12 @@ pub fn openai_options(settings: &Settings) -> OpenAiOptions {
     }
 }
 
-pub fn ollama_options(settings: &Settings) -> OllamaOptions {
+/// Ollama speaks OpenAI's protocol and needs no API key.
+pub fn ollama_options(settings: &Settings) -> OpenAiOptions {
     let local = &settings.local;
-    OllamaOptions {
+    OpenAiOptions {
         base_url: local.base_url.clone(),
+        api_key: None,
         model: local.model.clone(),
         temperature: local.temperature,
         max_tokens: local.max_tokens,
@@ -141,7 +151,7 @@ pub fn agents_options(settings: &Settings) -> AgentsOptions {
         settings_agents: document
             .get("agents")
             .map(|agents| (settings_file, agents.clone())),
-        max_output_bytes: settings.tools.max_output_bytes,
+        limits: call_limits(settings),
         // The same paths the standard tools refuse.
         protected_paths: settings
             .protected_paths()

@@ -19,13 +19,29 @@ pub use reload::{HotReload, Reloaded, ToolChanges};
 /// MCP server may take seconds to come up. Failures are entries of the
 /// registry, never an error.
 pub async fn build_registry(settings: &Settings) -> Registry {
-    ToolSources::discover(settings).await.registry(settings)
+    ToolSources::discover(settings, RunMode::OneShot)
+        .await
+        .registry(settings)
+}
+
+/// How long the tools will serve: it decides whether workers start ahead of
+/// the first calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// A command that makes a call or a turn and exits (`call`, `ask`,
+    /// `eval`): workers start when a call needs one.
+    OneShot,
+    /// A command that serves until stopped (`chat`, `mcp`, `serve`): it
+    /// starts `python.workers` workers at once, so that its first calls find
+    /// them ready.
+    LongRunning,
 }
 
 /// What each tool source yielded, kept so that hot reload can start again
 /// only the source that changed: saving a Python tool does not restart the
 /// MCP servers.
 pub struct ToolSources {
+    mode: RunMode,
     python: Vec<Found>,
     /// Python tools reach the registry they end up in through this link.
     host: HostLink,
@@ -35,10 +51,11 @@ pub struct ToolSources {
 
 impl ToolSources {
     /// Starts every enabled source at once.
-    pub async fn discover(settings: &Settings) -> Self {
+    pub async fn discover(settings: &Settings, mode: RunMode) -> Self {
         let host = HostLink::default();
-        let (python, mcp) = tokio::join!(python_found(settings, &host), mcp_found(settings));
+        let (python, mcp) = tokio::join!(python_found(settings, &host, mode), mcp_found(settings));
         ToolSources {
+            mode,
             python,
             host,
             agents: agents_found(settings),
@@ -49,8 +66,13 @@ impl ToolSources {
     /// Imports the Python tools again, in new workers.
     pub async fn rediscover_python(&mut self, settings: &Settings) {
         let host = HostLink::default();
-        self.python = python_found(settings, &host).await;
+        self.python = python_found(settings, &host, self.mode).await;
         self.host = host;
+    }
+
+    /// The mode these sources were started in.
+    pub fn mode(&self) -> RunMode {
+        self.mode
     }
 
     /// Takes `other`'s Python tools (and their link to the registry) instead
@@ -80,11 +102,12 @@ impl ToolSources {
     }
 }
 
-async fn python_found(settings: &Settings, host: &HostLink) -> Vec<Found> {
+async fn python_found(settings: &Settings, host: &HostLink, mode: RunMode) -> Vec<Found> {
     if let Some(missing) = missing_tools_dir(settings) {
         vec![missing]
     } else if settings.tools.enabled {
-        python_tools(python_options(settings, host.clone())).await
+        let prestart = mode == RunMode::LongRunning;
+        python_tools(python_options(settings, host.clone(), prestart)).await
     } else {
         tracing::info!("drop-in tools are disabled by tools.enabled: false");
         Vec::new()

@@ -143,7 +143,7 @@ impl Reloader {
     /// Starts again the sources that changed.
     async fn rediscover(&mut self, changed: &Changed) {
         if changed.mcp {
-            let mut fresh = ToolSources::discover(&self.settings).await;
+            let mut fresh = ToolSources::discover(&self.settings, self.sources.mode()).await;
             if !changed.python {
                 fresh.keep_python_of(&mut self.sources);
             }
@@ -165,9 +165,8 @@ impl Reloader {
         if !file.is_file() {
             return Err(format!("{}: the file is gone", file.display()));
         }
-        let mut settings = Settings::load(&self.settings.project_dir, Some(file))
+        let settings = Settings::load(&self.settings.project_dir, Some(file))
             .map_err(|err| err.to_string())?;
-        settings.python.prestart = self.settings.python.prestart;
         for warning in &settings.warnings {
             tracing::warn!("{warning}");
         }

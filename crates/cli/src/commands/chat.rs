@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use riverse_agent::{Agent, Settings, TurnEvent, build_agent_with_sources};
+use riverse_agent::{Agent, RunMode, Settings, TurnEvent, build_agent_with_sources};
 use riverse_llm::Message;
 use riverse_tool::{Entry, shorten};
 use rustyline::ExternalPrinter;
@@ -28,7 +28,7 @@ const MAX_ERROR_CHARS: usize = 200;
 const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
 
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
-    let (agent, sources) = build_agent_with_sources(settings).await?;
+    let (agent, sources) = build_agent_with_sources(settings, RunMode::LongRunning).await?;
     let mut input = if io::stdin().is_terminal() {
         let input = Input::terminal()?;
         let tools = agent.registry().available_manifests().count();

@@ -9,7 +9,7 @@
 use std::net::SocketAddr;
 
 use anyhow::Context;
-use riverse_agent::{Settings, ToolSources};
+use riverse_agent::{RunMode, Settings, ToolSources};
 use riverse_server::{MCP_PATH, ServerOptions};
 use riverse_tool::{LiveRegistry, Status};
 
@@ -24,7 +24,7 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
         Some(addr) => token_for(settings, addr)?,
         None => None,
     };
-    let sources = ToolSources::discover(settings).await;
+    let sources = ToolSources::discover(settings, RunMode::LongRunning).await;
     let registry = sources.registry(settings);
     for entry in registry.entries() {
         if let (Status::Error | Status::Conflict, Some(error)) = (entry.status(), entry.error()) {

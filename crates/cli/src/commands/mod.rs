@@ -38,11 +38,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             let settings = load_settings(&cli.global)?;
             call::run(&settings, &name, &pairs, params.as_deref(), json).await
         }
-        Command::Mcp { http } => mcp::run(&long_running(load_settings(&cli.global)?), http).await,
+        Command::Mcp { http } => mcp::run(&load_settings(&cli.global)?, http).await,
         Command::Ask { message, json } => {
             ask::run(&load_settings(&cli.global)?, &message, json).await
         }
-        Command::Chat => chat::run(&long_running(load_settings(&cli.global)?)).await,
+        Command::Chat => chat::run(&load_settings(&cli.global)?).await,
         Command::Eval {
             tool,
             cases,
@@ -60,17 +60,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             eval::run(&load_settings(&cli.global)?, args).await
         }
         Command::New { name } => new::run(&load_settings(&cli.global)?, &name),
-        Command::Serve { addr } => {
-            serve::run(&long_running(load_settings(&cli.global)?), addr).await
-        }
+        Command::Serve { addr } => serve::run(&load_settings(&cli.global)?, addr).await,
     }
-}
-
-/// A long-running command starts `python.workers` workers at start-up, so
-/// that its first calls do not wait for one.
-fn long_running(mut settings: Settings) -> Settings {
-    settings.python.prestart = true;
-    settings
 }
 
 fn load_settings(global: &GlobalArgs) -> anyhow::Result<Settings> {

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use riverse_agent::{Settings, Storage, build_agent_with_sources, checked_token};
+use riverse_agent::{RunMode, Settings, Storage, build_agent_with_sources, checked_token};
 use riverse_server::{AppState, MCP_PATH, ServerOptions};
 use riverse_store::{PostgresStore, SqliteStore, Store};
 
@@ -22,7 +22,7 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("can't listen on {addr}"))?;
-    let (agent, sources) = build_agent_with_sources(settings).await?;
+    let (agent, sources) = build_agent_with_sources(settings, RunMode::LongRunning).await?;
     let agent = Arc::new(agent);
     let _watching = reload::start(settings, sources, agent.live_registry(), Report::Log);
     let tools = agent.registry().available_manifests().count();

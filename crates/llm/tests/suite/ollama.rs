@@ -4,15 +4,16 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use riverse_llm::{
-    ChatRequest, Error, Hints, Message, OllamaOptions, OllamaProvider, Provider, RetryPolicy,
+    ChatRequest, Error, Hints, Message, OllamaProvider, OpenAiOptions, Provider, RetryPolicy,
 };
 use riverse_test_support::openai::{OpenAiServer, ev_status, ev_text};
 use riverse_tool::ToolManifest;
 use serde_json::json;
 
 fn provider(base_url: String) -> OllamaProvider {
-    OllamaProvider::new(OllamaOptions {
+    OllamaProvider::new(OpenAiOptions {
         base_url,
+        api_key: None,
         model: "qwen2.5:14b".into(),
         temperature: None,
         max_tokens: None,

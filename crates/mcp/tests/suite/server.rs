@@ -28,7 +28,7 @@ async fn python_registry(project: &Project, default_timeout: Duration) -> Regist
         import_timeout: Duration::from_secs(60),
         config: json!({}),
         host: Default::default(),
-        max_output_bytes: 64 * 1024,
+        limits: riverse_tool::CallLimits::default(),
         env: Default::default(),
         interpreter_hint: None,
         fork: true,

@@ -52,7 +52,9 @@ pub(super) async fn registry(
         servers,
         startup_timeout: startup,
         project_dir: project.path().to_owned(),
-        max_output_bytes: 1000,
+        limits: riverse_tool::CallLimits {
+            max_output_bytes: 1000,
+        },
     })
     .await;
     let mut options = RegistryOptions::default();

@@ -63,7 +63,9 @@ async fn a_20_mb_result_is_cut_at_a_character_boundary_with_a_marker() {
 async fn the_output_cap_follows_max_output_bytes() {
     let project = project(&["japanese.py"]);
     let registry_options = RegistryOptions {
-        max_output_bytes: 20,
+        limits: riverse_tool::CallLimits {
+            max_output_bytes: 20,
+        },
         ..RegistryOptions::default()
     };
     let registry = registry_with(options(&project), registry_options).await;

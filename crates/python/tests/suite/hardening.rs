@@ -102,7 +102,7 @@ fn peak_memory() -> u64 {
 async fn a_200_mb_result_is_cut_with_its_size_and_the_host_never_holds_it() {
     let project = project(&["returns_200mb.py"]);
     let mut options = options(&project);
-    options.max_output_bytes = 10;
+    options.limits.max_output_bytes = 10;
     let registry = registry(options).await;
     let before = peak_memory();
     let result = call(&registry, "returns_200mb", json!({})).await;

@@ -28,7 +28,7 @@ pub fn options(project: &Project) -> PythonOptions {
         import_timeout: Duration::from_secs(2),
         config: json!({}),
         host: Default::default(),
-        max_output_bytes: 64 * 1024,
+        limits: riverse_tool::CallLimits::default(),
         env: Default::default(),
         interpreter_hint: None,
         fork: fork_mode(),

@@ -120,7 +120,9 @@ fn invalid_names_and_disabled_tools_are_reported_not_registered() {
 #[tokio::test]
 async fn calls_coerce_parameters_apply_the_deadline_and_cap_output() {
     let mut options = RegistryOptions {
-        max_output_bytes: 8,
+        limits: CallLimits {
+            max_output_bytes: 8,
+        },
         ..RegistryOptions::default()
     };
     options.policies.insert(

@@ -26,7 +26,7 @@ pub fn options(project: &Path, language: &str) -> AgentsOptions {
         config_dir: project.join("agent/config"),
         language: language.to_owned(),
         settings_agents: None,
-        max_output_bytes: 64 * 1024,
+        limits: riverse_tool::CallLimits::default(),
         protected_paths: Vec::new(),
     }
 }

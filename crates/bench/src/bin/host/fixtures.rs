@@ -52,7 +52,7 @@ impl TempProject {
             import_timeout: Duration::from_secs(10),
             config: json!({}),
             host: Default::default(),
-            max_output_bytes: 64 * 1024,
+            limits: riverse_tool::CallLimits::default(),
             env: Default::default(),
             interpreter_hint: None,
             fork: true,

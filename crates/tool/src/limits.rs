@@ -1,0 +1,32 @@
+//! The bound every call's output keeps, whichever source runs it.
+
+/// `tools.max_output_bytes`, as every part that runs or reads a call takes it:
+/// the registry cuts a result's `data` and `error` past it (with a marker), a
+/// Python worker cuts them before sending, and a source reads no reply longer
+/// than [`CallLimits::reply_bytes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLimits {
+    pub max_output_bytes: usize,
+}
+
+impl CallLimits {
+    /// The longest protocol line a host reads for one result: `data` and
+    /// `error` of `max_output_bytes` each, every byte escaped into six
+    /// (`\u0001`) in the worst case, and 64 KiB for the envelope and a
+    /// traceback. Hosts discard a longer line as it streams by and fail its
+    /// call, so a peer's reply never costs more memory than this.
+    pub fn reply_bytes(self) -> usize {
+        const ENVELOPE: usize = 64 * 1024;
+        self.max_output_bytes
+            .saturating_mul(12)
+            .saturating_add(ENVELOPE)
+    }
+}
+
+impl Default for CallLimits {
+    fn default() -> Self {
+        CallLimits {
+            max_output_bytes: 64 * 1024,
+        }
+    }
+}
