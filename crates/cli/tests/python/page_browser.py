@@ -79,6 +79,16 @@ try:
     wait.until(lambda d: d.find_element(By.ID, "banner").is_displayed())
     seen["banner"] = driver.find_element(By.ID, "banner").text
 
+    # A call that fails: its card says why, as the kind's words.
+    box.send_keys("Weather?")
+    box.send_keys(Keys.ENTER)
+    wait.until(lambda d: len(css(".card.failed")) == 1)
+    wait.until(lambda d: "No city given." in css(".message.assistant .text")[-1].text)
+    failed = css(".card.failed")[0]
+    seen["failed_card"] = failed.text
+    seen["failed_kind"] = failed.find_element(By.CSS_SELECTOR, ".kind").get_attribute("data-kind")
+    driver.save_screenshot(os.path.join(out_dir, "failed.png"))
+
     driver.set_window_size(390, 844)
     seen["phone_overflow"] = driver.execute_script(
         "return document.documentElement.scrollWidth - window.innerWidth")

@@ -339,6 +339,8 @@ fn the_page_streams_a_turn_shows_tool_cards_keeps_the_conversation_and_never_ren
         ev_tool_call("c2", "echo", json!({"text": injected})),
         ev_text("<b>Done</b><script>document.title='pwned too'</script>"),
         riverse_test_support::openai::ev_status(503, "the model is overloaded"),
+        ev_tool_call("c3", "weather", json!({})),
+        ev_text("No city given."),
     ]);
     let project = project_for(&llm, "");
     project.fixture("echo.py");
@@ -391,6 +393,11 @@ fn the_page_streams_a_turn_shows_tool_cards_keeps_the_conversation_and_never_ren
         "{seen:#}"
     );
     assert!(text("banner").contains("503"), "{seen:#}");
+    assert_eq!(text("failed_kind"), "tool_error", "{seen:#}");
+    for part in ["✗", "weather", "tool error", "missing city"] {
+        let card = text("failed_card");
+        assert!(card.contains(part), "{part:?} not in the card {card:?}");
+    }
     assert!(seen["phone_overflow"].as_i64().unwrap() <= 0, "{seen:#}");
     assert!(out_dir.join("page.png").is_file() && out_dir.join("phone.png").is_file());
     server.stop(nix::sys::signal::Signal::SIGINT);
