@@ -7,8 +7,6 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::guard::Refusal;
-
 /// What a client may wait before trying again after a 429, in seconds.
 const RETRY_AFTER_SECS: u64 = 1;
 
@@ -65,14 +63,9 @@ impl AppError {
         )
     }
 
-    /// A request turned away before any route.
-    pub fn refused(refusal: &Refusal) -> Self {
-        AppError::new(
-            refusal.status(),
-            "invalid_request_error",
-            refusal.code(),
-            refusal.message(),
-        )
+    /// A request turned away before any route (see `guard::Refusal`).
+    pub fn refused(status: StatusCode, code: &'static str, message: String) -> Self {
+        AppError::new(status, "invalid_request_error", code, message)
     }
 
     pub fn not_found(message: impl Display) -> Self {
@@ -102,7 +95,8 @@ impl AppError {
         )
     }
 
-    pub fn body_timed_out(cause: &crate::body::BodyTimedOut) -> Self {
+    /// A body still arriving at its deadline (see `body::BodyTimedOut`).
+    pub fn body_timed_out(cause: impl Display) -> Self {
         AppError::new(
             StatusCode::REQUEST_TIMEOUT,
             "invalid_request_error",

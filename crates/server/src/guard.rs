@@ -141,7 +141,9 @@ pub async fn check(State(guard): State<Guard>, request: Request, next: Next) -> 
     .and_then(|()| require_json_body(request.method(), request.headers()));
     let mut response = match checked {
         Ok(()) => next.run(request).await,
-        Err(refusal) => AppError::refused(&refusal).into_response(),
+        Err(refusal) => {
+            AppError::refused(refusal.status(), refusal.code(), refusal.message()).into_response()
+        }
     };
     mark_unframeable(response.headers_mut());
     response
