@@ -250,7 +250,8 @@ impl Tool for McpTool {
                         .meta
                         .as_ref()
                         .and_then(|meta| meta.get(FAILURE_META_KEY))
-                        .and_then(|kind| serde_json::from_value(kind.clone()).ok())
+                        .and_then(|kind| kind.as_str())
+                        .and_then(FailureKind::from_name)
                         .unwrap_or(FailureKind::ToolError);
                     ToolResult::failed(kind, text)
                 } else {

@@ -341,7 +341,8 @@ fn params_value(text: String) -> Value {
 fn stored_failure(success: Option<bool>, name: Option<String>) -> Option<FailureKind> {
     match success {
         Some(false) => Some(
-            name.and_then(|name| serde_json::from_value(Value::String(name)).ok())
+            name.as_deref()
+                .and_then(FailureKind::from_name)
                 .unwrap_or(FailureKind::ToolError),
         ),
         _ => None,

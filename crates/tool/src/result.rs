@@ -42,6 +42,13 @@ impl FailureKind {
         FailureKind::Denied,
     ];
 
+    /// The kind a wire name names; `None` for a name this version doesn't know.
+    pub fn from_name(name: &str) -> Option<FailureKind> {
+        FailureKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
     /// The name on the wire: `tool_error`, `timeout`, ….
     pub fn as_str(self) -> &'static str {
         match self {
@@ -126,11 +133,18 @@ mod tests {
     fn a_kind_is_written_on_the_wire_as_its_name() {
         for kind in FailureKind::ALL {
             assert_eq!(json!(kind), json!(kind.as_str()));
+            assert_eq!(FailureKind::from_name(kind.as_str()), Some(kind));
             assert_eq!(
                 serde_json::from_value::<FailureKind>(json!(kind.as_str())).unwrap(),
                 kind
             );
         }
+    }
+
+    #[test]
+    fn a_name_no_kind_has_is_none() {
+        assert_eq!(FailureKind::from_name("exploded"), None);
+        assert_eq!(FailureKind::from_name("Timeout"), None);
     }
 
     #[test]

@@ -215,6 +215,18 @@ impl Agent {
         &self.options
     }
 
+    /// `auto`'s fallback: when the provider refused tools (`err`), this turn
+    /// and every later one route with the dispatcher prompt. True when it
+    /// falls back.
+    fn falls_back(&self, err: &riverse_llm::Error) -> bool {
+        if self.options.tool_mode != ToolMode::Auto || !refuses_tools(err) {
+            return false;
+        }
+        tracing::warn!("{err}; routing with the dispatcher prompt instead");
+        self.tools_refused.store(true, Ordering::Relaxed);
+        true
+    }
+
     /// The routing the next turn uses.
     pub fn routing(&self) -> ToolMode {
         match self.options.tool_mode {
@@ -682,20 +694,6 @@ fn parse_arguments(text: &str) -> Result<Params, String> {
         Ok(Value::Null) => Ok(Params::new()),
         Ok(other) => Err(format!("the arguments must be a JSON object, got {other}")),
         Err(err) => Err(format!("the arguments are not valid JSON ({err}): {text}")),
-    }
-}
-
-impl Agent {
-    /// `auto`'s fallback: when the provider refused tools (`err`), this turn
-    /// and every later one route with the dispatcher prompt. True when it
-    /// falls back.
-    fn falls_back(&self, err: &riverse_llm::Error) -> bool {
-        if self.options.tool_mode != ToolMode::Auto || !refuses_tools(err) {
-            return false;
-        }
-        tracing::warn!("{err}; routing with the dispatcher prompt instead");
-        self.tools_refused.store(true, Ordering::Relaxed);
-        true
     }
 }
 
