@@ -11,8 +11,8 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use riverse_process::{BoundedLines, Replace};
 use riverse_protocol::leading_id;
 use riverse_tool::{
-    CallLimits, FailureKind, Found, Params, Tool, ToolManifest, ToolResult, ToolSource,
-    sanitize_name,
+    CallContext, CallLimits, FailureKind, Found, Params, Tool, ToolManifest, ToolResult,
+    ToolSource, sanitize_name,
 };
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
@@ -193,7 +193,12 @@ impl Tool for McpTool {
         &self.source
     }
 
-    async fn call(&self, mut params: Params, timeout: Duration) -> ToolResult {
+    async fn call(
+        &self,
+        mut params: Params,
+        timeout: Duration,
+        _context: &CallContext,
+    ) -> ToolResult {
         let name = &self.manifest.name;
         let server = &self.link.spec.name;
         let deadline = Instant::now() + timeout;

@@ -6,7 +6,10 @@
 //! deadline, and asks for every file's fate with `riverse/discovery`
 //! ([`DiscoveryResult`]). Riverse's host calls a tool with `riverse/call`
 //! ([`CallParams`], answered with a [`CallOutcome`]), the tool's result once and
-//! flat; `tools/call` stays for MCP clients.
+//! flat; `tools/call` stays for MCP clients. While a tool runs, the worker
+//! sends what it says ([`methods::LOG`], [`methods::PROGRESS`]) and asks
+//! ([`methods::HOST_ASK`], [`methods::HOST_SAMPLE`]) for the call in flight:
+//! a worker runs one call at a time.
 
 use std::collections::BTreeMap;
 
@@ -15,7 +18,7 @@ use serde_json::Value;
 
 /// Checked in the `initialize` handshake: the host refuses a worker whose
 /// `serverInfo.version` differs.
-pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/2";
+pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/3";
 
 pub mod methods {
     pub const INITIALIZE: &str = "initialize";
@@ -45,6 +48,19 @@ pub mod methods {
     /// Asked of the host by a worker while a tool runs: one call through the
     /// host's registry, `{"name", "arguments"}`, answered with a `ToolResult`.
     pub const HOST_TOOLS_CALL: &str = "riverse/host/tools/call";
+    /// Asked of the host by a worker while a tool runs (`self.ask`):
+    /// `{"message", "schema"}`, answered with `{"action", "content"}`.
+    pub const HOST_ASK: &str = "riverse/host/ask";
+    /// Asked of the host by a worker while a tool runs (`self.sample`):
+    /// `{"prompt", "system"?, "maxTokens"?}`, answered with `{"text"}`.
+    pub const HOST_SAMPLE: &str = "riverse/host/sample";
+    /// Sent by a worker while a tool runs (`self.log`): `{"level",
+    /// "message"}`, or `{"dropped": n}` at the end of a call whose lines
+    /// past the bound the worker did not send.
+    pub const LOG: &str = "notifications/riverse/log";
+    /// Sent by a worker while a tool runs (`self.progress`): `{"progress",
+    /// "total"?, "message"?}`.
+    pub const PROGRESS: &str = "notifications/riverse/progress";
 }
 
 /// What the host tells a worker in `initialize`.
@@ -62,6 +78,10 @@ pub struct WorkerInit {
     /// to this many bytes and says their size before (`dataBytes`, `errorBytes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_bytes: Option<usize>,
+    /// The bytes a result's content blocks may hold together; the worker
+    /// leaves out the blocks past it and says so in `data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_content_bytes: Option<usize>,
     /// Follows the label marker in the worker's stderr, so a tool cannot forge one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_key: Option<String>,
@@ -110,6 +130,9 @@ pub struct CallOutcome {
     pub data_bytes: Option<usize>,
     #[serde(default)]
     pub error_bytes: Option<usize>,
+    /// The result's content blocks, as riverse-tool's `Content` writes them.
+    #[serde(default)]
+    pub content: Vec<Value>,
 }
 
 /// A fork server's refusal to fork because a tool file started a thread at

@@ -10,7 +10,12 @@ MCP server (`tools/list`, `tools/call`):
 
     python riverse_worker.py TOOLS_DIR [CONFIG_JSON_FILE]
 
-It provides `agent.tools` (BaseTool, ToolManifest, ToolResult) to the tool files,
+While a tool runs, what it says and asks (`self.log`, `self.progress`, `self.ask`,
+`self.sample`) goes to the host as `notifications/riverse/log` and `.../progress`
+and as `riverse/host/ask` and `riverse/host/sample` requests.
+
+It provides `agent.tools` (BaseTool, ToolManifest, ToolResult, Image, Audio,
+Resource, Answer) to the tool files,
 so they import it as they would in any Riverse project. Standard library only.
 """
 
@@ -33,7 +38,7 @@ import os
 import signal
 import types
 
-WORKER_PROTOCOL_VERSION = "riverse-worker/2"
+WORKER_PROTOCOL_VERSION = "riverse-worker/3"
 MCP_PROTOCOL_VERSION = "2025-06-18"
 # `parameter_types` names and their JSON Schema types; a union (`int|float`) or
 # another name is documentation and passes values through unconverted.
@@ -78,6 +83,43 @@ class ToolResult:
     success: bool
     data: str
     error: str = ""
+    content: list = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Image:
+    data: bytes
+    mime_type: str = "image/png"
+
+
+@dataclasses.dataclass
+class Audio:
+    data: bytes
+    mime_type: str = "audio/wav"
+
+
+@dataclasses.dataclass
+class Resource:
+    uri: str
+    text: str | None = None
+    blob: bytes | None = None
+    mime_type: str | None = None
+
+
+@dataclasses.dataclass
+class Answer:
+    """What the person did with `self.ask`: `action` is "accept", "decline"
+    or "cancel" (nobody answered); `content` holds the fields accepted."""
+
+    action: str
+    content: dict = dataclasses.field(default_factory=dict)
+
+    @property
+    def accepted(self) -> bool:
+        return self.action == "accept"
+
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 class BaseTool(abc.ABC):
@@ -96,6 +138,31 @@ class BaseTool(abc.ABC):
 
     def is_available(self) -> bool:
         return True
+
+    # What a tool says and asks while it runs; each works in every front end.
+
+    def log(self, message, level: str = "info") -> None:
+        """A line shown under the tool's name as it runs; returns at once."""
+        level = str(level).lower()
+        level = "warning" if level == "warn" else level
+        if level not in LOG_LEVELS:
+            raise ValueError(f"log level {level!r} is none of {', '.join(LOG_LEVELS)}")
+        CALLS.log(str(message), level)
+
+    def progress(self, progress, total=None, message=None) -> None:
+        """How far the call has got (`total` when known); returns at once."""
+        CALLS.progress(progress, total, message)
+
+    def ask(self, message, fields: dict | None = None, schema: dict | None = None) -> Answer:
+        """Asks the person behind the front end. `fields` is {name: description}
+        (strings); `schema`, a JSON Schema object, says more. Nobody to ask is
+        a cancel, never an exception."""
+        return CALLS.ask(str(message), question_schema(fields, schema))
+
+    def sample(self, prompt, max_tokens: int | None = None, system: str | None = None) -> str:
+        """A completion from the client's LLM, or Riverse's own. Raises
+        RuntimeError with the reason when neither can answer."""
+        return CALLS.sample(str(prompt), max_tokens, system)
 
 
 class ToolRegistry:
@@ -155,7 +222,7 @@ class HostTool(BaseTool):
         return self._registry.execute(self._manifest.name, params)
 
 
-for _cls in (ToolManifest, ToolResult, BaseTool, ToolRegistry):
+for _cls in (ToolManifest, ToolResult, BaseTool, ToolRegistry, Image, Audio, Resource, Answer):
     _cls.__module__ = "agent.tools"
 
 
@@ -179,7 +246,11 @@ def install_shim(tools_dir: str) -> None:
     tools.ToolManifest = ToolManifest
     tools.ToolResult = ToolResult
     tools.ToolRegistry = ToolRegistry
-    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult", "ToolRegistry"]
+    tools.Image = Image
+    tools.Audio = Audio
+    tools.Resource = Resource
+    tools.Answer = Answer
+    tools.__all__ = ["BaseTool", "ToolManifest", "ToolResult", "ToolRegistry", "Image", "Audio", "Resource", "Answer"]
     agent.tools = tools
     sys.modules["agent"] = agent
     sys.modules["agent.tools"] = tools
@@ -514,8 +585,12 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
         error = result.error
     except BaseException as exc:  # noqa: BLE001 - a property may raise anything
         return outcome(False, "", f"execute() returned a ToolResult whose {field} raised {describe(exc)}")
+    try:
+        blocks, left_out = encode_content(getattr(result, "content", None))
+    except ContentError as exc:
+        return outcome(False, "", f"execute() returned a ToolResult whose {exc}")
     if type(success) is bool and type(data) is str and type(error) is str:
-        return outcome(success, data, error)
+        return outcome(success, data, error, content=blocks, left_out=left_out)
     for field, value, kind in (("success", success, bool), ("data", data, str), ("error", error, str)):
         if type(value) is not kind:
             return outcome(
@@ -538,11 +613,15 @@ def raised(message: str, exc: BaseException, tools_dir: str) -> dict:
 max_output_bytes: int | None = None
 
 
-def outcome(success: bool, data: str, error: str, trace: str | None = None) -> dict:
+def outcome(success: bool, data: str, error: str, trace: str | None = None, content=(), left_out=()) -> dict:
     """A call's outcome as `riverse/call` answers it: the `ToolResult` once,
     with the sizes of what was cut and the traceback of a tool that raised."""
     result = {"success": success}
     result["data"], data_bytes = cut(data)
+    if left_out:
+        result["data"] = "\n".join(([result["data"]] if result["data"] else []) + list(left_out))
+    if content:
+        result["content"] = list(content)
     result["error"], error_bytes = cut(error)
     if data_bytes is not None:
         result["dataBytes"] = data_bytes
@@ -553,14 +632,113 @@ def outcome(success: bool, data: str, error: str, trace: str | None = None) -> d
     return result
 
 
+# Set from the host's `maxContentBytes`: content blocks past it are left out.
+max_content_bytes = 16 * 1024 * 1024
+
+
+class ContentError(Exception):
+    """A `ToolResult.content` that is not a list of Image, Audio and Resource."""
+
+
+def encode_content(content) -> tuple[list[dict], list[str]]:
+    """`ToolResult.content` as the host reads it (binary data in base64), and
+    a line for each block left out because the blocks before it filled the
+    budget of `max_content_bytes`."""
+    if content is None:
+        return [], []
+    if not isinstance(content, (list, tuple)):
+        raise ContentError(f"content is {type(content).__name__}, expected a list")
+    blocks, left_out, used = [], [], 0
+
+    def binary(value, where: str, field: str) -> bytes:
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value)
+        raise ContentError(f"{where} has {field} of type {type(value).__name__}, expected bytes")
+
+    def optional_text(value, where: str, field: str):
+        if value is None or isinstance(value, str):
+            return value
+        raise ContentError(f"{where} has {field} of type {type(value).__name__}, expected str")
+
+    for index, item in enumerate(content):
+        where = f"content[{index}]"
+        if isinstance(item, (Image, Audio)):
+            kind = "image" if isinstance(item, Image) else "audio"
+            raw = binary(item.data, where, "data")
+            mime = optional_text(item.mime_type, where, "mime_type") or ""
+            size, block = len(raw), lambda raw=raw, kind=kind, mime=mime: {
+                "type": kind, "data": base64_text(raw), "mime_type": mime}
+            summary = f"[{kind} {mime}".rstrip() + (f", {human_size(size)}]" if size else "]")
+        elif isinstance(item, Resource):
+            if not isinstance(item.uri, str):
+                raise ContentError(f"{where} has uri of type {type(item.uri).__name__}, expected str")
+            text = optional_text(item.text, where, "text")
+            blob = None if item.blob is None else binary(item.blob, where, "blob")
+            mime = optional_text(item.mime_type, where, "mime_type")
+            size = len(blob) if blob is not None else len(text.encode("utf-8", "surrogatepass")) if text else 0
+
+            def block(uri=item.uri, text=text, blob=blob, mime=mime):
+                encoded = {"type": "resource", "uri": uri}
+                if text is not None:
+                    encoded["text"] = text
+                if blob is not None:
+                    encoded["blob"] = base64_text(blob)
+                if mime is not None:
+                    encoded["mime_type"] = mime
+                return encoded
+
+            summary = f"[resource {item.uri}" + (f" {mime}" if mime else "")
+            summary += f", {human_size(size)}]" if size else "]"
+        else:
+            raise ContentError(f"{where} is {type(item).__name__}, expected Image, Audio or Resource")
+        if used + size > max_content_bytes:
+            left_out.append(f"{summary} left out: a result carries at most {human_size(max_content_bytes)} of content")
+            continue
+        used += size
+        blocks.append(block())
+    return blocks, left_out
+
+
+def base64_text(raw: bytes) -> str:
+    import base64
+
+    return base64.b64encode(raw).decode("ascii")
+
+
+def human_size(size: int) -> str:
+    """`512 B`, `12.3 KB`, `2.0 MB`: as riverse-tool's `human_size`."""
+    if size < 1000:
+        return f"{size} B"
+    value, units = size / 1000, ["KB", "MB", "GB"]
+    while value >= 1000 and len(units) > 1:
+        value /= 1000
+        units.pop(0)
+    return f"{value:.1f} {units[0]}"
+
+
+def mcp_content(block: dict) -> dict:
+    """A content block as MCP writes it."""
+    if block["type"] in ("image", "audio"):
+        return {"type": block["type"], "data": block["data"], "mimeType": block["mime_type"]}
+    resource = {"uri": block["uri"]}
+    for key, mcp_key in (("text", "text"), ("blob", "blob"), ("mime_type", "mimeType")):
+        if key in block:
+            resource[mcp_key] = block[key]
+    if "text" not in resource and "blob" not in resource:
+        resource["text"] = ""
+    return {"type": "resource", "resource": resource}
+
+
 def mcp_call_result(result: dict) -> dict:
-    """An outcome as an MCP client reads `tools/call`'s answer: the text, and
-    the whole `ToolResult` as structured content."""
+    """An outcome as an MCP client reads `tools/call`'s answer: the text and
+    the content blocks, and the whole `ToolResult` as structured content."""
     text = result["data"] if result["success"] else result["error"]
+    blocks = [mcp_content(block) for block in result.get("content", ())]
+    texts = [{"type": "text", "text": text}] if text or not blocks else []
     return {
-        "content": [{"type": "text", "text": text}],
+        "content": texts + blocks,
         "isError": not result["success"],
-        "structuredContent": result,
+        "structuredContent": {key: value for key, value in result.items() if key != "content"},
     }
 
 
@@ -663,6 +841,15 @@ FORK_REFUSED = -32010
 WORKER_EXITED = "notifications/riverse/exited"
 HOST_TOOLS_LIST = "riverse/host/tools/list"
 HOST_TOOLS_CALL = "riverse/host/tools/call"
+HOST_ASK = "riverse/host/ask"
+HOST_SAMPLE = "riverse/host/sample"
+LOG_NOTIFICATION = "notifications/riverse/log"
+PROGRESS_NOTIFICATION = "notifications/riverse/progress"
+# The bounds riverse-tool's `CallContext` keeps; the worker keeps them too, so
+# a tool that logs in a loop does not fill the pipe with lines the host drops.
+MAX_LOG_LINES = 1000
+MAX_MESSAGE_CHARS = 4096
+PROGRESS_INTERVAL = 0.05
 # The server of this worker, for `ToolRegistry`.
 SERVER = None
 
@@ -672,6 +859,114 @@ def ask_host(method: str, params: dict):
     if SERVER is None:
         raise RuntimeError("ToolRegistry needs the Riverse host")
     return SERVER.ask_host(method, params)
+
+
+class CallChannel:
+    """The running call's way to the host, which `BaseTool.log`, `progress`,
+    `ask` and `sample` use. Outside a call (at import, in `__init__`), or
+    with no Riverse host (a standalone MCP server), log lines go to stderr,
+    progress nowhere, a question is a cancel and a sample an error."""
+
+    def __init__(self):
+        self.server = None
+        self.logs = 0
+        self.dropped = 0
+        self.last_progress = None
+
+    def begin(self, server) -> None:
+        self.server, self.logs, self.dropped, self.last_progress = server, 0, 0, None
+
+    def end(self) -> None:
+        if self.server is not None and self.dropped:
+            self.server.notify(LOG_NOTIFICATION, {"dropped": self.dropped})
+        self.server = None
+
+    def log(self, message: str, level: str) -> None:
+        if self.server is None:
+            sys.stderr.write(f"[{level}] {message}\n")
+            return
+        if self.logs >= MAX_LOG_LINES:
+            self.dropped += 1
+            return
+        self.logs += 1
+        self.server.notify(LOG_NOTIFICATION, {"level": level, "message": message[:MAX_MESSAGE_CHARS]})
+
+    def progress(self, progress, total, message) -> None:
+        for name, value in (("progress", progress), ("total", total)):
+            if value is not None and (type(value) is bool or not isinstance(value, (int, float))):
+                raise TypeError(f"progress(): {name} is {type(value).__name__}, expected a number")
+        if progress is None:
+            raise TypeError("progress(): progress is None, expected a number")
+        if self.server is None:
+            return
+        import time
+
+        now = time.monotonic()
+        complete = total is not None and progress >= total
+        if self.last_progress is not None and now - self.last_progress < PROGRESS_INTERVAL and not complete:
+            return
+        self.last_progress = now
+        update = {"progress": progress}
+        if total is not None:
+            update["total"] = total
+        if message is not None:
+            update["message"] = str(message)[:MAX_MESSAGE_CHARS]
+        self.server.notify(PROGRESS_NOTIFICATION, update)
+
+    def ask(self, message: str, schema: dict) -> Answer:
+        if self.server is None:
+            return Answer("cancel")
+        try:
+            answer = self.server.ask_host(HOST_ASK, {"message": message[:MAX_MESSAGE_CHARS], "schema": schema})
+        except HostError:
+            return Answer("cancel")
+        action = answer.get("action")
+        content = answer.get("content")
+        if action not in ("accept", "decline", "cancel"):
+            action = "cancel"
+        return Answer(action, content if isinstance(content, dict) and action == "accept" else {})
+
+    def sample(self, prompt: str, max_tokens, system) -> str:
+        if max_tokens is not None and (type(max_tokens) is not int or max_tokens < 1):
+            raise ValueError(f"sample(): max_tokens is {max_tokens!r}, expected a positive int")
+        if self.server is None:
+            raise RuntimeError("sample() needs the Riverse host, while the tool runs")
+        request = {"prompt": prompt}
+        if max_tokens is not None:
+            request["maxTokens"] = max_tokens
+        if system is not None:
+            request["system"] = str(system)
+        try:
+            answer = self.server.ask_host(HOST_SAMPLE, request)
+        except HostError as exc:
+            raise RuntimeError(exc.reason) from None
+        return str(answer.get("text", ""))
+
+
+CALLS = CallChannel()
+
+
+def question_schema(fields, schema) -> dict:
+    """The JSON Schema of `ask`'s answer: `schema` as given, or one string
+    property per field, each required."""
+    if schema is not None:
+        if not isinstance(schema, dict):
+            raise TypeError(f"ask(): schema is {type(schema).__name__}, expected a dict")
+        return schema
+    if fields is None:
+        return {"type": "object", "properties": {}}
+    if not isinstance(fields, dict):
+        raise TypeError(f"ask(): fields is {type(fields).__name__}, expected a dict")
+    properties = {str(name): {"type": "string", "description": str(text)} for name, text in fields.items()}
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+class HostError(RuntimeError):
+    """The host answered a worker's request with an error."""
+
+    def __init__(self, method: str, reason: str):
+        super().__init__(f"the host could not answer {method}: {reason}")
+        self.reason = reason
 
 
 class RpcError(Exception):
@@ -717,9 +1012,12 @@ class Server:
             if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
                 error = message.get("error")
                 if error:
-                    raise RuntimeError(f"the host could not answer {method}: {error.get('message')}")
+                    raise HostError(method, str(error.get("message")))
                 return message.get("result") or {}
         raise RuntimeError("the host closed the protocol stream")
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
     def send(self, message: dict) -> None:
         line = encode_json(message)
@@ -780,18 +1078,25 @@ class Server:
         """One tool call, its output labelled with the tool's name."""
         name = str(params.get("name"))
         self.label(name)
-        return call_tool(self.discovery, name, dict(params.get("arguments") or {}))
+        if self.labels:  # a Riverse host, which hears what the tool says
+            CALLS.begin(self)
+        try:
+            return call_tool(self.discovery, name, dict(params.get("arguments") or {}))
+        finally:
+            CALLS.end()
 
     def initialize(self, params: dict) -> dict:
         capabilities = params.get("capabilities") or {}
         options = (capabilities.get("experimental") or {}).get("riverse") or {}
         if self.discovery is None and self.fork_socket is None:
-            global max_output_bytes
+            global max_output_bytes, max_content_bytes
             self.labels = bool(options)
             if options.get("labelKey"):
                 self.marker = LABEL_MARKER + str(options["labelKey"]).encode() + b":"
             if isinstance(options.get("maxOutputBytes"), int):
                 max_output_bytes = max(0, options["maxOutputBytes"])
+            if isinstance(options.get("maxContentBytes"), int):
+                max_content_bytes = max(0, options["maxContentBytes"])
             if isinstance(options.get("forkSocket"), int):
                 self.become_fork_server(options)
                 return self.initialized(params)

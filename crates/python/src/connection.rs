@@ -23,6 +23,8 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::in_flight::InFlight;
+
 /// How much of an invalid line a message quotes.
 const QUOTED_BYTES: usize = 200;
 
@@ -221,6 +223,8 @@ pub(crate) struct Inbound {
     pub requests: mpsc::UnboundedSender<WorkerRequest>,
     /// A fork server's reports of the workers it forked that have ended.
     pub exited: Option<mpsc::UnboundedSender<ExitedNotification>>,
+    /// The call in flight, which hears its tool's log lines and progress.
+    pub in_flight: InFlight,
 }
 
 /// A request from the worker (`ToolRegistry` in a tool asks the host).
@@ -311,8 +315,10 @@ pub(crate) async fn read_messages<R: AsyncRead + Unpin>(
                     params,
                 });
             }
-            Ok(Incoming::Notification { method, .. }) => {
-                tracing::debug!("ignored notification {method} from a python worker");
+            Ok(Incoming::Notification { method, params }) => {
+                if !inbound.in_flight.heard(&method, params) {
+                    tracing::debug!("ignored notification {method} from a python worker");
+                }
             }
             Ok(other) => {
                 return Ending::Corrupted(format!("a message no worker sends: {other:?}"));

@@ -26,6 +26,7 @@ mod error;
 mod fork;
 mod fork_link;
 mod host_calls;
+mod in_flight;
 mod interpreter;
 mod pool;
 mod reply;

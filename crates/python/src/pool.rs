@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use riverse_protocol::{
     DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, error_codes, methods,
 };
-use riverse_tool::{CallLimits, FailureKind, Params, ToolResult};
+use riverse_tool::{CallContext, CallLimits, FailureKind, Params, ToolResult};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -165,7 +165,13 @@ impl WorkerPool {
 
     /// Runs one call of tool `name` on an idle worker, under `timeout`. Every
     /// way it can go wrong becomes a failed result that says what happened.
-    pub async fn call(&self, name: &str, arguments: Params, timeout: Duration) -> ToolResult {
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Params,
+        timeout: Duration,
+        context: &CallContext,
+    ) -> ToolResult {
         let mut expiry = self
             .inner
             .deadlines
@@ -187,7 +193,7 @@ impl WorkerPool {
             let previous = worker.last_tool();
             let reply = tokio::select! {
                 biased;
-                reply = worker.call_tool(name, &arguments) => Some(reply),
+                reply = worker.call_tool(name, &arguments, context) => Some(reply),
                 () = &mut expiry => None,
             };
             let error = match reply {
@@ -393,6 +399,7 @@ impl WorkerPool {
                 config: options.config.clone(),
                 skip,
                 max_output_bytes: Some(options.limits.max_output_bytes),
+                max_content_bytes: Some(options.limits.max_content_bytes),
                 label_key: None,
                 fork_socket: None,
                 tools: None,

@@ -1,7 +1,7 @@
 //! A `riverse/call` reply read into a `ToolResult`.
 
 use riverse_protocol::CallOutcome;
-use riverse_tool::{FailureKind, ToolResult, mark_cut};
+use riverse_tool::{Content, FailureKind, ToolResult, mark_cut};
 
 /// The tool's result as the worker sent it, its cut parts marked as such.
 pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
@@ -17,5 +17,16 @@ pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
         data: restore(outcome.data, outcome.data_bytes),
         error: restore(outcome.error, outcome.error_bytes),
         failure: (!outcome.success).then_some(FailureKind::ToolError),
+        content: outcome
+            .content
+            .into_iter()
+            .filter_map(|block| match serde_json::from_value::<Content>(block) {
+                Ok(block) => Some(block),
+                Err(err) => {
+                    tracing::warn!(target: "tool", "{name}: a content block the host can't read: {err}");
+                    None
+                }
+            })
+            .collect(),
     }
 }

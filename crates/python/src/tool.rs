@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use riverse_protocol::FileFate;
-use riverse_tool::{Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
+use riverse_tool::{CallContext, Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 
 use crate::{Error, PythonOptions, WorkerPool};
 
@@ -25,8 +25,10 @@ impl Tool for PythonTool {
         &self.source
     }
 
-    async fn call(&self, params: Params, timeout: Duration) -> ToolResult {
-        self.pool.call(&self.manifest.name, params, timeout).await
+    async fn call(&self, params: Params, timeout: Duration, context: &CallContext) -> ToolResult {
+        self.pool
+            .call(&self.manifest.name, params, timeout, context)
+            .await
     }
 }
 

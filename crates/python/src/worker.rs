@@ -18,7 +18,7 @@ use riverse_protocol::{
     CallOutcome, CallParams, ExitedNotification, InitializeParams, InitializeResult,
     MCP_PROTOCOL_VERSION, WORKER_PROTOCOL_VERSION, WorkerInit, methods,
 };
-use riverse_tool::Params;
+use riverse_tool::{CallContext, Params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -32,6 +32,7 @@ use crate::connection::{
 };
 use crate::env::EnvPolicy;
 use crate::fork_link::ForkServerLink;
+use crate::in_flight::InFlight;
 use crate::script::{BOOTSTRAP, cached_script_dir};
 use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
 
@@ -112,6 +113,8 @@ pub(crate) struct Worker {
     pending: Arc<Pending>,
     /// The tool this worker last ran, for the log when it must be retired.
     last_tool: Mutex<Option<String>>,
+    /// The call it runs now, which hears what its tool says and asks.
+    in_flight: InFlight,
 }
 
 impl Worker {
@@ -174,6 +177,7 @@ impl Worker {
         let pending = Arc::new(Pending::default());
         let (importing_tx, importing_rx) = mpsc::unbounded_channel();
         let (requests_tx, requests_rx) = mpsc::unbounded_channel();
+        let in_flight = InFlight::default();
         tokio::spawn(watch_stream(
             streams.stdout,
             process.exited(),
@@ -182,6 +186,7 @@ impl Worker {
                 importing: importing_tx,
                 requests: requests_tx,
                 exited,
+                in_flight: in_flight.clone(),
             },
             options.reply_limit,
         ));
@@ -190,12 +195,14 @@ impl Worker {
             requests_rx,
             Arc::downgrade(&connection),
             options.host.clone(),
+            in_flight.clone(),
         ));
         let worker = Worker {
             process,
             connection,
             pending,
             last_tool: Mutex::new(None),
+            in_flight,
         };
         worker.handshake(options, key, importing_rx).await?;
         Ok(worker)
@@ -282,12 +289,14 @@ impl Worker {
     }
 
     /// Calls a tool, remembering its name for the log should the worker have
-    /// to be retired later.
+    /// to be retired later; `context` hears what the tool says meanwhile.
     pub(crate) async fn call_tool(
         &self,
         name: &str,
         arguments: &Params,
+        context: &CallContext,
     ) -> Result<CallOutcome, RequestError> {
+        let _landed = self.in_flight.begin(context);
         {
             let mut last_tool = self.last_tool.lock();
             if last_tool.as_deref() != Some(name) {
@@ -370,12 +379,17 @@ async fn answer_requests(
     mut requests: mpsc::UnboundedReceiver<WorkerRequest>,
     connection: std::sync::Weak<Connection<Writer>>,
     host: HostLink,
+    in_flight: InFlight,
 ) {
     while let Some(request) = requests.recv().await {
         let connection = connection.clone();
         let host = host.clone();
+        let in_flight = in_flight.clone();
         tokio::spawn(async move {
-            let outcome = host.answer(&request.method, request.params).await;
+            let outcome = match in_flight.answer(&request.method, &request.params).await {
+                Some(outcome) => outcome,
+                None => host.answer(&request.method, request.params).await,
+            };
             // A worker that is gone needs no answer.
             if let Some(connection) = connection.upgrade() {
                 connection.respond(request.id, outcome).await;

@@ -254,7 +254,12 @@ async fn store_update(
             said.push_str(text);
             Ok(())
         }
-        Update::Event(TurnEvent::Done { .. }) => Ok(()),
+        Update::Event(
+            TurnEvent::Done { .. }
+            | TurnEvent::ToolProgress { .. }
+            | TurnEvent::ToolLog { .. }
+            | TurnEvent::ToolQuestion { .. },
+        ) => Ok(()),
         Update::Finished(Ok(turn)) => {
             store
                 .finish_message(answer_id, &turn.answer, MessageStatus::Done, None)

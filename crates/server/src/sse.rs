@@ -83,6 +83,11 @@ impl Completion {
             }
             // The answer goes out with the last chunk, once the turn is over.
             Update::Event(TurnEvent::Done { .. }) => Vec::new(),
+            Update::Event(
+                TurnEvent::ToolProgress { .. }
+                | TurnEvent::ToolLog { .. }
+                | TurnEvent::ToolQuestion { .. },
+            ) => Vec::new(),
             Update::Finished(Ok(turn)) => {
                 let mut last = self.chunk(
                     json!({}),

@@ -9,6 +9,8 @@
 //! This crate knows nothing of processes, sockets or settings files: sources and
 //! options come from the crates above it.
 
+mod content;
+mod context;
 mod limits;
 mod live;
 mod manifest;
@@ -21,6 +23,11 @@ mod text;
 mod truncate;
 mod types;
 
+pub use content::{Content, human_size};
+pub use context::{
+    Answer, AnswerAction, CallContext, CallListener, EndOnDrop, LogLevel, LogLine, MAX_LOG_LINES,
+    MAX_MESSAGE_BYTES, PROGRESS_INTERVAL, Progress, Question, SampleRequest, Sampler,
+};
 pub use limits::CallLimits;
 pub use live::LiveRegistry;
 pub use manifest::{ToolManifest, ToolSource};
@@ -47,6 +54,7 @@ pub trait Tool: Send + Sync {
     fn source(&self) -> &ToolSource;
     /// Runs the tool with already-coerced parameters. `timeout` is the deadline
     /// the settings give this tool; the source enforces it in its own way (a
-    /// Python worker is killed, an MCP request cancelled).
-    async fn call(&self, params: Params, timeout: Duration) -> ToolResult;
+    /// Python worker is killed, an MCP request cancelled). What the tool
+    /// says and asks while it runs goes to `context`.
+    async fn call(&self, params: Params, timeout: Duration, context: &CallContext) -> ToolResult;
 }

@@ -7,18 +7,23 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallLimits {
     pub max_output_bytes: usize,
+    /// The bytes a result's content blocks (images, audio, files) may hold
+    /// together; blocks past it are left out, and the result's text says so.
+    pub max_content_bytes: usize,
 }
 
 impl CallLimits {
     /// The longest protocol line a host reads for one result: `data` and
     /// `error` of `max_output_bytes` each, every byte escaped into six
     /// (`\u0001`) in the worst case, and 64 KiB for the envelope and a
-    /// traceback. Hosts discard a longer line as it streams by and fail its
+    /// traceback, plus the content blocks as base64 (four characters for
+    /// three bytes). Hosts discard a longer line as it streams by and fail its
     /// call, so a peer's reply never costs more memory than this.
     pub fn reply_bytes(self) -> usize {
         const ENVELOPE: usize = 64 * 1024;
         self.max_output_bytes
             .saturating_mul(12)
+            .saturating_add(self.max_content_bytes.saturating_mul(4) / 3)
             .saturating_add(ENVELOPE)
     }
 }
@@ -27,6 +32,7 @@ impl Default for CallLimits {
     fn default() -> Self {
         CallLimits {
             max_output_bytes: 64 * 1024,
+            max_content_bytes: 16 * 1024 * 1024,
         }
     }
 }

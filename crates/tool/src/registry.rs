@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::Tool;
+use crate::context::{CallContext, EndOnDrop};
 use crate::limits::CallLimits;
 use crate::manifest::{ToolManifest, ToolSource};
 use crate::name::is_valid_name;
@@ -348,6 +349,11 @@ impl Registry {
         }
     }
 
+    /// The bounds every call keeps.
+    pub fn limits(&self) -> CallLimits {
+        self.inner.options.limits
+    }
+
     /// The deadline of one call of `name`.
     pub fn timeout(&self, name: &str) -> Duration {
         self.inner
@@ -356,9 +362,21 @@ impl Registry {
             .unwrap_or(self.inner.options.default_timeout)
     }
 
-    /// Runs one call: coerces the parameters, runs the tool under its deadline,
-    /// caps the output.
+    /// Runs one call that nobody watches (see [`Registry::call_with`]).
     pub async fn call(&self, name: &str, params: Params) -> Result<ToolResult, CallError> {
+        self.call_with(name, params, &CallContext::none()).await
+    }
+
+    /// Runs one call: coerces the parameters, runs the tool under its deadline
+    /// with `context` for what it says and asks meanwhile, caps the output.
+    /// The context is ended when the call is, finished or stopped.
+    pub async fn call_with(
+        &self,
+        name: &str,
+        params: Params,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        let _end = EndOnDrop(context.clone());
         let Some(tool) = self.get(name) else {
             return Err(self.why_not_callable(name));
         };
@@ -366,7 +384,8 @@ impl Registry {
             Ok(params) => params,
             Err(message) => return Ok(ToolResult::failed(FailureKind::BadParameters, message)),
         };
-        let mut result = tool.call(params, self.timeout(name)).await;
+        let mut result = tool.call(params, self.timeout(name), context).await;
+        result.cap_content(self.inner.options.limits.max_content_bytes);
         let max = self.inner.options.limits.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);
         result.error = cap_output(std::mem::take(&mut result.error), max);

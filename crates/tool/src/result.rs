@@ -5,6 +5,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Content;
+
 /// Why a call failed. Every source sorts its failures into these, so a
 /// client (`--json`, the stream, the store, the page, MCP's `_meta`) can tell
 /// a timeout from a tool's own error without reading the sentence.
@@ -90,6 +92,9 @@ pub struct ToolResult {
     /// without one (a Python tool's own) is a [`FailureKind::ToolError`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureKind>,
+    /// Images, audio and files beside `data`, in the tool's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<Content>,
 }
 
 impl ToolResult {
@@ -99,6 +104,7 @@ impl ToolResult {
             data: data.into(),
             error: String::new(),
             failure: None,
+            content: Vec::new(),
         }
     }
 
@@ -114,6 +120,33 @@ impl ToolResult {
             data: String::new(),
             error: error.into(),
             failure: Some(kind),
+            content: Vec::new(),
+        }
+    }
+
+    /// Leaves out the content blocks past `max_bytes` in all, saying in
+    /// `data` what was left out.
+    pub fn cap_content(&mut self, max_bytes: usize) {
+        let mut kept = 0usize;
+        let mut left_out = Vec::new();
+        self.content.retain(|block| {
+            let size = block.size();
+            if kept.saturating_add(size) <= max_bytes {
+                kept += size;
+                true
+            } else {
+                left_out.push(block.summary());
+                false
+            }
+        });
+        for summary in left_out {
+            if !self.data.is_empty() {
+                self.data.push('\n');
+            }
+            self.data.push_str(&format!(
+                "{summary} left out: a result carries at most {} of content",
+                crate::human_size(max_bytes)
+            ));
         }
     }
 

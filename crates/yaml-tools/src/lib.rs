@@ -28,7 +28,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use riverse_tool::{CallLimits, Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
+use riverse_tool::{
+    CallContext, CallLimits, Found, Params, Tool, ToolManifest, ToolResult, ToolSource,
+};
 use serde_json::Value;
 
 pub use spec::{
@@ -76,7 +78,7 @@ impl Tool for AgentTool {
         &self.source
     }
 
-    async fn call(&self, params: Params, timeout: Duration) -> ToolResult {
+    async fn call(&self, params: Params, timeout: Duration, _context: &CallContext) -> ToolResult {
         match &self.spec.action {
             Action::Http(spec) => {
                 http::call(&self.client, spec, &params, timeout, self.max_reply_bytes).await

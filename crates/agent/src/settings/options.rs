@@ -19,6 +19,7 @@ use crate::{Settings, TurnOptions};
 pub fn call_limits(settings: &Settings) -> CallLimits {
     CallLimits {
         max_output_bytes: settings.tools.max_output_bytes,
+        ..CallLimits::default()
     }
 }
 

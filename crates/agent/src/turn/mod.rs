@@ -15,17 +15,21 @@ use futures_util::stream::FuturesUnordered;
 use parking_lot::Mutex;
 use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, Usage};
 use riverse_tool::{
-    CallError, FailureKind, LiveRegistry, Params, Registry, ToolManifest, ToolResult, WeakRegistry,
+    CallContext, CallError, Content, FailureKind, LiveRegistry, LogLine, Params, Progress,
+    Question, Registry, Sampler, ToolManifest, ToolResult, WeakRegistry,
 };
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::mpsc;
 
 use crate::{Language, ToolMode};
 
 mod dispatcher;
+mod listening;
 mod prompts;
 mod selection;
 
+pub use listening::{ProviderSampler, QuestionReply};
 pub use selection::ToolSelector;
 
 /// How turns run (`agent.*` and `language`).
@@ -50,6 +54,27 @@ pub enum TurnEvent {
         params: Value,
     },
     ToolCallFinished(ToolCallRecord),
+    /// How far a running call has got (`self.progress`).
+    ToolProgress {
+        call_id: String,
+        tool: String,
+        progress: Progress,
+    },
+    /// A line a running call logged (`self.log`).
+    ToolLog {
+        call_id: String,
+        tool: String,
+        line: LogLine,
+    },
+    /// A running call asks the person a question (`self.ask`) and waits for
+    /// the answer given through `reply`; a front end with nobody to ask
+    /// drops it, which is a cancel.
+    ToolQuestion {
+        call_id: String,
+        tool: String,
+        question: Question,
+        reply: QuestionReply,
+    },
     /// A piece of the model's text, as it streams in.
     AnswerDelta(String),
     Done {
@@ -73,6 +98,9 @@ pub struct ToolCallRecord {
     /// Why the call failed; absent when it succeeded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureKind>,
+    /// Images, audio and files the call returned beside its data.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<Content>,
     #[serde(rename = "duration_ms", serialize_with = "milliseconds")]
     pub duration: Duration,
 }
@@ -134,6 +162,8 @@ pub struct Agent {
     tools_refused: AtomicBool,
     /// The selection for the generation it was built from.
     selection: Mutex<Selection>,
+    /// Answers the tools' `self.sample`: the provider.
+    sampler: Arc<dyn Sampler>,
 }
 
 /// A generation and its [`ToolSelector`], present when it has more tools than
@@ -165,6 +195,7 @@ impl Agent {
         let selection = Selection::of(&tools.current(), options.max_tools_shown);
         Agent {
             tools,
+            sampler: Arc::new(ProviderSampler::new(provider.clone())),
             provider,
             options,
             tools_refused: AtomicBool::new(false),
@@ -205,6 +236,12 @@ impl Agent {
     /// elsewhere (over MCP).
     pub fn live_registry(&self) -> &LiveRegistry {
         &self.tools
+    }
+
+    /// The agent's own LLM as a sampler, for `self.sample` in calls that do
+    /// not run in a turn (`riverse mcp`, `riverse call`).
+    pub fn sampler(&self) -> Arc<dyn Sampler> {
+        self.sampler.clone()
     }
 
     pub fn provider(&self) -> &dyn Provider {
@@ -493,17 +530,43 @@ impl Agent {
                 params: Value::Object(planned.params.clone()),
             });
         }
+        let (events, mut heard) = mpsc::unbounded_channel();
         let mut running: FuturesUnordered<_> = plan
             .to_run
             .iter()
-            .map(|planned| async move {
-                let started = Instant::now();
-                let result = self.call_tool(&planned.tool, planned.params.clone()).await;
-                (planned, result, started.elapsed())
+            .map(|planned| {
+                let context = listening::call_context(
+                    &planned.call_id,
+                    &planned.tool,
+                    &events,
+                    &self.sampler,
+                );
+                async move {
+                    let started = Instant::now();
+                    let result = self
+                        .call_tool(&planned.tool, planned.params.clone(), &context)
+                        .await;
+                    (planned, result, started.elapsed())
+                }
             })
             .collect();
-        while let Some((planned, result, duration)) = running.next().await {
-            let reply = ToolReply::of(self.options.language, &planned.tool, &result);
+        loop {
+            let finished_call = tokio::select! {
+                Some(event) = heard.recv() => {
+                    on_event(event);
+                    continue;
+                }
+                finished_call = running.next() => finished_call,
+            };
+            let Some((planned, result, duration)) = finished_call else {
+                break;
+            };
+            // What the call said before it ended comes before its end.
+            while let Ok(event) = heard.try_recv() {
+                on_event(event);
+            }
+            let max_bytes = self.registry().limits().max_output_bytes;
+            let reply = ToolReply::of(self.options.language, &planned.tool, &result, max_bytes);
             for &position in &planned.positions {
                 replies[position] = reply.clone();
             }
@@ -515,6 +578,7 @@ impl Agent {
                 failure: result.failure_kind(),
                 data: result.data,
                 error: result.error,
+                content: result.content,
                 duration,
             };
             on_event(TurnEvent::ToolCallFinished(record.clone()));
@@ -525,9 +589,9 @@ impl Agent {
         replies
     }
 
-    async fn call_tool(&self, name: &str, params: Params) -> ToolResult {
+    async fn call_tool(&self, name: &str, params: Params, context: &CallContext) -> ToolResult {
         let registry = self.registry();
-        match registry.call(name, params).await {
+        match registry.call_with(name, params, context).await {
             Ok(result) => result,
             Err(err @ CallError::UnknownTool(_)) => {
                 let names: Vec<&str> = registry
@@ -542,6 +606,28 @@ impl Agent {
     }
 }
 
+/// A result as a model reads it: its data, then each content block's text
+/// (a text resource) or the line that names it (`[image image/png, 12.3 KB]`).
+/// A text resource is cut to `max_bytes` like `data`.
+fn readable(result: &ToolResult, max_bytes: usize) -> String {
+    let mut text = result.data.clone();
+    for block in &result.content {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        match block.text() {
+            Some(resource_text) => {
+                text.push_str(&riverse_tool::cap_output(
+                    resource_text.to_owned(),
+                    max_bytes,
+                ));
+            }
+            None => text.push_str(&block.summary()),
+        }
+    }
+    text
+}
+
 /// What the model reads for one tool call.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct ToolReply {
@@ -550,10 +636,10 @@ struct ToolReply {
 }
 
 impl ToolReply {
-    fn of(language: Language, tool: &str, result: &ToolResult) -> Self {
+    fn of(language: Language, tool: &str, result: &ToolResult, max_bytes: usize) -> Self {
         if result.success {
             ToolReply {
-                content: result.data.clone(),
+                content: readable(result, max_bytes),
                 failed: false,
             }
         } else {
@@ -618,6 +704,7 @@ fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions)
                         data: String::new(),
                         error: reason,
                         failure: Some(FailureKind::BadParameters),
+                        content: Vec::new(),
                         duration: Duration::ZERO,
                     }),
                 });
@@ -740,6 +827,7 @@ mod tests {
             data: "sunny".into(),
             error: String::new(),
             failure: None,
+            content: Vec::new(),
             duration: Duration::from_micros(12_900),
         };
         assert_eq!(

@@ -40,6 +40,13 @@ pub fn event_outline(events: &[TurnEvent]) -> Vec<String> {
                 format!("text {text}")
             }
             TurnEvent::Done { answer } => format!("done {answer}"),
+            TurnEvent::ToolProgress { tool, progress, .. } => {
+                format!("progress {tool} {}", progress.progress)
+            }
+            TurnEvent::ToolLog { tool, line, .. } => format!("log {tool} {}", line.message),
+            TurnEvent::ToolQuestion { tool, question, .. } => {
+                format!("question {tool} {}", question.message)
+            }
         };
         outline.push(line);
     }

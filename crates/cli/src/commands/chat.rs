@@ -289,7 +289,11 @@ impl Progress {
                     );
                 }
             }
-            TurnEvent::AnswerDelta(_) | TurnEvent::Done { .. } => {}
+            TurnEvent::AnswerDelta(_)
+            | TurnEvent::Done { .. }
+            | TurnEvent::ToolProgress { .. }
+            | TurnEvent::ToolLog { .. }
+            | TurnEvent::ToolQuestion { .. } => {}
         }
     }
 }

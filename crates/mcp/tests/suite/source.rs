@@ -54,6 +54,7 @@ pub(super) async fn registry(
         project_dir: project.path().to_owned(),
         limits: riverse_tool::CallLimits {
             max_output_bytes: 1000,
+            ..riverse_tool::CallLimits::default()
         },
     })
     .await;

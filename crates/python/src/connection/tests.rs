@@ -31,6 +31,7 @@ fn wire(limit: usize) -> Wire {
         importing: importing_tx,
         requests: requests_tx,
         exited: None,
+        in_flight: Default::default(),
     };
     let reader_pending = pending.clone();
     let reading =

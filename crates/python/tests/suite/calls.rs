@@ -65,6 +65,7 @@ async fn the_output_cap_follows_max_output_bytes() {
     let registry_options = RegistryOptions {
         limits: riverse_tool::CallLimits {
             max_output_bytes: 20,
+            ..riverse_tool::CallLimits::default()
         },
         ..RegistryOptions::default()
     };

@@ -16,7 +16,7 @@ impl Tool for Echo {
     fn source(&self) -> &ToolSource {
         &self.source
     }
-    async fn call(&self, params: Params, timeout: Duration) -> ToolResult {
+    async fn call(&self, params: Params, timeout: Duration, _context: &CallContext) -> ToolResult {
         let text = params
             .get("text")
             .and_then(|v| v.as_str())
@@ -122,6 +122,7 @@ async fn calls_coerce_parameters_apply_the_deadline_and_cap_output() {
     let mut options = RegistryOptions {
         limits: CallLimits {
             max_output_bytes: 8,
+            ..CallLimits::default()
         },
         ..RegistryOptions::default()
     };

@@ -1,0 +1,157 @@
+//! What a turn's running tools say and ask, as turn events.
+//!
+//! Each call of a round gets a [`CallContext`] whose listener turns its
+//! progress, log lines and questions into [`TurnEvent`]s on a channel the
+//! round drains between results, so a front end sees them in its one event
+//! sink; samples go to the agent's own LLM.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use riverse_llm::{ChatRequest, Message, Provider};
+use riverse_tool::{
+    Answer, CallContext, CallListener, LogLine, Progress, Question, SampleRequest, Sampler,
+};
+use tokio::sync::{mpsc, oneshot};
+
+use super::TurnEvent;
+
+/// The answer to a tool's question, for the front end to give once. Every
+/// clone is the same reply; when all are dropped unanswered, or the call
+/// ends first, the tool reads a cancel.
+#[derive(Clone)]
+pub struct QuestionReply {
+    sender: Arc<Mutex<Option<oneshot::Sender<Answer>>>>,
+}
+
+impl QuestionReply {
+    fn new() -> (QuestionReply, oneshot::Receiver<Answer>) {
+        let (sender, receiver) = oneshot::channel();
+        let reply = QuestionReply {
+            sender: Arc::new(Mutex::new(Some(sender))),
+        };
+        (reply, receiver)
+    }
+
+    /// Gives the answer; false when it was given already or nobody waits
+    /// for it any more (the call ended).
+    pub fn answer(&self, answer: Answer) -> bool {
+        match self.sender.lock().take() {
+            Some(sender) => sender.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Whether the tool still waits for this answer.
+    pub fn is_open(&self) -> bool {
+        self.sender
+            .lock()
+            .as_ref()
+            .is_some_and(|sender| !sender.is_closed())
+    }
+}
+
+impl std::fmt::Debug for QuestionReply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QuestionReply")
+            .field("open", &self.is_open())
+            .finish()
+    }
+}
+
+impl PartialEq for QuestionReply {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.sender, &other.sender)
+    }
+}
+
+/// One call's listener: its events go to the round's channel.
+struct RoundListener {
+    call_id: String,
+    tool: String,
+    events: mpsc::UnboundedSender<TurnEvent>,
+    sampler: Arc<dyn Sampler>,
+}
+
+#[async_trait::async_trait]
+impl CallListener for RoundListener {
+    fn progress(&self, progress: &Progress) {
+        let _ = self.events.send(TurnEvent::ToolProgress {
+            call_id: self.call_id.clone(),
+            tool: self.tool.clone(),
+            progress: progress.clone(),
+        });
+    }
+
+    fn log(&self, line: &LogLine) {
+        let _ = self.events.send(TurnEvent::ToolLog {
+            call_id: self.call_id.clone(),
+            tool: self.tool.clone(),
+            line: line.clone(),
+        });
+    }
+
+    async fn ask(&self, question: Question) -> Answer {
+        let (reply, answered) = QuestionReply::new();
+        let asked = self.events.send(TurnEvent::ToolQuestion {
+            call_id: self.call_id.clone(),
+            tool: self.tool.clone(),
+            question,
+            reply,
+        });
+        if asked.is_err() {
+            return Answer::cancel();
+        }
+        answered.await.unwrap_or_else(|_| Answer::cancel())
+    }
+
+    async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+        self.sampler.sample(request).await
+    }
+}
+
+/// The context of one call of a round.
+pub(super) fn call_context(
+    call_id: &str,
+    tool: &str,
+    events: &mpsc::UnboundedSender<TurnEvent>,
+    sampler: &Arc<dyn Sampler>,
+) -> CallContext {
+    CallContext::new(Arc::new(RoundListener {
+        call_id: call_id.to_owned(),
+        tool: tool.to_owned(),
+        events: events.clone(),
+        sampler: sampler.clone(),
+    }))
+}
+
+/// `self.sample` answered by a provider: the agent's own LLM.
+pub struct ProviderSampler {
+    provider: Arc<dyn Provider>,
+}
+
+impl ProviderSampler {
+    pub fn new(provider: Arc<dyn Provider>) -> Self {
+        ProviderSampler { provider }
+    }
+}
+
+#[async_trait::async_trait]
+impl Sampler for ProviderSampler {
+    async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+        let mut messages = Vec::new();
+        if let Some(system) = request.system {
+            messages.push(Message::System(system));
+        }
+        messages.push(Message::User(request.prompt));
+        let request = ChatRequest {
+            messages: &messages,
+            tools: &[],
+            temperature: None,
+        };
+        match self.provider.complete(request, None).await {
+            Ok(response) => Ok(response.text),
+            Err(err) => Err(format!("{}: {err}", self.provider.describe())),
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! What a tool says and asks while it runs: progress, log lines, a question
+//! to the person behind the front end, a completion from an LLM.
+//!
+//! Every source hands what its tool sends to the call's [`CallContext`],
+//! which keeps the bounds (so no source, and no tool, can flood a front end)
+//! and passes the rest to the [`CallListener`] the front end gave the call.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::sync::watch;
+
+use crate::text::shorten;
+
+/// Log lines passed on per call; past it they are counted, and the count is
+/// said in one last line when the call ends.
+pub const MAX_LOG_LINES: usize = 1000;
+/// The longest log line, progress message or question passed on, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+/// Progress updates closer together than this are not passed on (the last
+/// one, the call's completion, always is).
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
+
+/// A log line's severity: MCP's (syslog's) eight levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    pub const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    /// The level a name names (`warn` too); `None` for an unknown one.
+    pub fn from_name(name: &str) -> Option<LogLevel> {
+        let name = name.trim().to_ascii_lowercase();
+        if name == "warn" {
+            return Some(LogLevel::Warning);
+        }
+        LogLevel::ALL
+            .into_iter()
+            .find(|level| level.as_str() == name)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+/// `self.progress(progress, total, message)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub progress: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Progress {
+    fn is_complete(&self) -> bool {
+        self.total.is_some_and(|total| self.progress >= total)
+    }
+}
+
+/// `self.log(message, level)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogLine {
+    pub level: LogLevel,
+    pub message: String,
+}
+
+/// `self.ask(message, fields, schema)`: what to ask, and the JSON Schema of
+/// the answer (an object of flat properties, as MCP's elicitation takes it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub message: String,
+    pub schema: Value,
+}
+
+impl Question {
+    /// The answer's fields in order, each with its description.
+    pub fn fields(&self) -> Vec<(String, String)> {
+        let Some(Value::Object(properties)) = self.schema.get("properties") else {
+            return Vec::new();
+        };
+        properties
+            .iter()
+            .map(|(name, property)| {
+                let description = property
+                    .get("description")
+                    .or_else(|| property.get("title"))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                (name.clone(), description.to_owned())
+            })
+            .collect()
+    }
+}
+
+/// What the person did with a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerAction {
+    Accept,
+    Decline,
+    /// Nobody answered: no one to ask, no terminal, the deadline passed, the
+    /// call was stopped.
+    Cancel,
+}
+
+/// `Answer(action, content)` as the tool reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub action: AnswerAction,
+    #[serde(default)]
+    pub content: Map<String, Value>,
+}
+
+impl Answer {
+    pub fn cancel() -> Self {
+        Answer {
+            action: AnswerAction::Cancel,
+            content: Map::new(),
+        }
+    }
+
+    pub fn decline() -> Self {
+        Answer {
+            action: AnswerAction::Decline,
+            content: Map::new(),
+        }
+    }
+
+    pub fn accept(content: Map<String, Value>) -> Self {
+        Answer {
+            action: AnswerAction::Accept,
+            content,
+        }
+    }
+}
+
+/// `self.sample(prompt, max_tokens, system)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleRequest {
+    pub prompt: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+/// The front end's side of a call. Each method has the answer of a front end
+/// that has nobody to show or ask: nothing shown, a cancel, no LLM.
+#[async_trait::async_trait]
+pub trait CallListener: Send + Sync {
+    fn progress(&self, _progress: &Progress) {}
+    fn log(&self, _line: &LogLine) {}
+    async fn ask(&self, _question: Question) -> Answer {
+        Answer::cancel()
+    }
+    /// A completion, or why there is none.
+    async fn sample(&self, _request: SampleRequest) -> Result<String, String> {
+        Err("no LLM is there to sample from".into())
+    }
+}
+
+/// An LLM a front end falls back on for `self.sample` when its client
+/// offers none: Riverse's own (the embedded model included).
+#[async_trait::async_trait]
+pub trait Sampler: Send + Sync {
+    async fn sample(&self, request: SampleRequest) -> Result<String, String>;
+}
+
+/// Nobody listens: what a call made without a front end gets.
+struct Nobody;
+
+impl CallListener for Nobody {}
+
+/// One call's channel to its front end, bounded. Cheap to clone; clones are
+/// the same call.
+#[derive(Clone)]
+pub struct CallContext {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    listener: Arc<dyn CallListener>,
+    state: Mutex<State>,
+    /// True once the call has ended: questions and samples in flight are
+    /// cancelled, and nothing more is passed on.
+    ended: watch::Sender<bool>,
+}
+
+#[derive(Default)]
+struct State {
+    logs_passed: usize,
+    logs_dropped: usize,
+    last_progress: Option<Instant>,
+}
+
+impl Default for CallContext {
+    fn default() -> Self {
+        CallContext::none()
+    }
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("ended", &self.has_ended())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CallContext {
+    pub fn new(listener: Arc<dyn CallListener>) -> Self {
+        CallContext {
+            inner: Arc::new(Inner {
+                listener,
+                state: Mutex::new(State::default()),
+                ended: watch::Sender::new(false),
+            }),
+        }
+    }
+
+    /// A call nobody listens to: progress and logs go nowhere, questions are
+    /// cancelled, samples fail.
+    pub fn none() -> Self {
+        CallContext::new(Arc::new(Nobody))
+    }
+
+    pub fn has_ended(&self) -> bool {
+        *self.inner.ended.borrow()
+    }
+
+    pub fn progress(&self, mut progress: Progress) {
+        if self.has_ended() || !progress.progress.is_finite() {
+            return;
+        }
+        {
+            let mut state = self.inner.state.lock();
+            let now = Instant::now();
+            let recent = state
+                .last_progress
+                .is_some_and(|last| now.duration_since(last) < PROGRESS_INTERVAL);
+            if recent && !progress.is_complete() {
+                return;
+            }
+            state.last_progress = Some(now);
+        }
+        progress.total = progress.total.filter(|total| total.is_finite());
+        progress.message = progress.message.map(|message| bounded(&message));
+        self.inner.listener.progress(&progress);
+    }
+
+    pub fn log(&self, level: LogLevel, message: &str) {
+        if self.has_ended() {
+            return;
+        }
+        {
+            let mut state = self.inner.state.lock();
+            if state.logs_passed >= MAX_LOG_LINES {
+                state.logs_dropped += 1;
+                return;
+            }
+            state.logs_passed += 1;
+        }
+        let line = LogLine {
+            level,
+            message: bounded(message),
+        };
+        self.inner.listener.log(&line);
+    }
+
+    /// Counts log lines the source did not send, past the bound (a Python
+    /// worker keeps it too); the call's last line says how many.
+    pub fn logs_not_sent(&self, count: usize) {
+        let mut state = self.inner.state.lock();
+        state.logs_dropped = state.logs_dropped.saturating_add(count);
+    }
+
+    /// Asks the front end; a cancel once the call has ended.
+    pub async fn ask(&self, mut question: Question) -> Answer {
+        question.message = bounded(&question.message);
+        let mut ended = self.inner.ended.subscribe();
+        if *ended.borrow() {
+            return Answer::cancel();
+        }
+        tokio::select! {
+            answer = self.inner.listener.ask(question) => answer,
+            _ = ended.wait_for(|ended| *ended) => Answer::cancel(),
+        }
+    }
+
+    /// Asks the front end's LLM; fails once the call has ended.
+    pub async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+        let mut ended = self.inner.ended.subscribe();
+        if *ended.borrow() {
+            return Err("the call has ended".into());
+        }
+        tokio::select! {
+            completion = self.inner.listener.sample(request) => completion,
+            _ = ended.wait_for(|ended| *ended) => Err("the call has ended".into()),
+        }
+    }
+
+    /// Ends the call: says how many log lines were not passed on, cancels
+    /// what is in flight, and passes nothing more. Later calls do nothing.
+    pub fn end(&self) {
+        if self.inner.ended.send_replace(true) {
+            return;
+        }
+        let dropped = self.inner.state.lock().logs_dropped;
+        if dropped > 0 {
+            self.inner.listener.log(&LogLine {
+                level: LogLevel::Warning,
+                message: format!(
+                    "{dropped} more log lines were not shown (a call shows at most {MAX_LOG_LINES})"
+                ),
+            });
+        }
+    }
+}
+
+/// Ends its call when dropped: when the call finishes, and when it is
+/// stopped (its future dropped by a deadline or a Ctrl-C).
+pub struct EndOnDrop(pub CallContext);
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        self.0.end();
+    }
+}
+
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_MESSAGE_BYTES {
+        return text.to_owned();
+    }
+    shorten(text, MAX_MESSAGE_BYTES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[derive(Default)]
+    struct Heard {
+        logs: Mutex<Vec<LogLine>>,
+        progress: Mutex<Vec<Progress>>,
+    }
+
+    #[async_trait::async_trait]
+    impl CallListener for Heard {
+        fn progress(&self, progress: &Progress) {
+            self.progress.lock().push(progress.clone());
+        }
+        fn log(&self, line: &LogLine) {
+            self.logs.lock().push(line.clone());
+        }
+        async fn ask(&self, _question: Question) -> Answer {
+            std::future::pending().await
+        }
+    }
+
+    #[test]
+    fn a_flood_of_log_lines_is_cut_and_counted() {
+        let heard = Arc::new(Heard::default());
+        let context = CallContext::new(heard.clone());
+        for n in 0..MAX_LOG_LINES + 250 {
+            context.log(LogLevel::Info, &format!("line {n}"));
+        }
+        context.log(LogLevel::Info, &"x".repeat(10 * MAX_MESSAGE_BYTES));
+        context.end();
+        context.log(LogLevel::Info, "after the end");
+        let logs = heard.logs.lock();
+        assert_eq!(logs.len(), MAX_LOG_LINES + 1);
+        assert_eq!(
+            logs[MAX_LOG_LINES - 1].message,
+            format!("line {}", MAX_LOG_LINES - 1)
+        );
+        assert_eq!(
+            logs[MAX_LOG_LINES].message,
+            "251 more log lines were not shown (a call shows at most 1000)"
+        );
+    }
+
+    #[test]
+    fn a_long_line_is_shortened() {
+        let heard = Arc::new(Heard::default());
+        let context = CallContext::new(heard.clone());
+        context.log(LogLevel::Info, &"x".repeat(10 * MAX_MESSAGE_BYTES));
+        assert!(heard.logs.lock()[0].message.len() < 2 * MAX_MESSAGE_BYTES);
+    }
+
+    #[test]
+    fn progress_in_a_burst_passes_its_first_and_its_completion() {
+        let heard = Arc::new(Heard::default());
+        let context = CallContext::new(heard.clone());
+        for step in 0..=10_000 {
+            context.progress(Progress {
+                progress: f64::from(step),
+                total: Some(10_000.0),
+                message: None,
+            });
+        }
+        let progress = heard.progress.lock();
+        assert_eq!(progress.first().unwrap().progress, 0.0);
+        assert_eq!(progress.last().unwrap().progress, 10_000.0);
+        assert!(progress.len() < 10_001, "{} updates passed", progress.len());
+    }
+
+    #[tokio::test]
+    async fn a_question_in_flight_is_cancelled_when_the_call_ends() {
+        let context = CallContext::new(Arc::new(Heard::default()));
+        let asking = tokio::spawn({
+            let context = context.clone();
+            async move {
+                context
+                    .ask(Question {
+                        message: "Overwrite?".into(),
+                        schema: serde_json::json!({"type": "object", "properties": {}}),
+                    })
+                    .await
+            }
+        });
+        tokio::task::yield_now().await;
+        drop(EndOnDrop(context.clone()));
+        assert_eq!(asking.await.unwrap(), Answer::cancel());
+        assert!(context.has_ended());
+    }
+
+    #[tokio::test]
+    async fn nobody_cancels_questions_and_fails_samples() {
+        let context = CallContext::none();
+        let question = Question {
+            message: "?".into(),
+            schema: serde_json::json!({}),
+        };
+        assert_eq!(context.ask(question).await.action, AnswerAction::Cancel);
+        let sample = SampleRequest {
+            prompt: "hi".into(),
+            system: None,
+            max_tokens: None,
+        };
+        assert!(context.sample(sample).await.is_err());
+    }
+
+    #[test]
+    fn levels_read_by_name() {
+        assert_eq!(LogLevel::from_name("WARN"), Some(LogLevel::Warning));
+        assert_eq!(LogLevel::from_name("debug"), Some(LogLevel::Debug));
+        assert_eq!(LogLevel::from_name("loud"), None);
+        assert!(LogLevel::Error > LogLevel::Info);
+    }
+}
