@@ -20,6 +20,20 @@ pub enum Message {
         content: String,
         failed: bool,
     },
+    /// Images tools returned, for a model that sees images
+    /// ([`crate::Provider::accepts_images`]): after the results of their
+    /// round, as a user message of image parts (tool messages carry text).
+    Images(Vec<Image>),
+}
+
+/// An image as a model is shown it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// Who made it, for the text before the images: `the tool "chart"`.
+    pub from: String,
+    pub mime_type: String,
+    /// The bytes in base64.
+    pub data: String,
 }
 
 impl Message {

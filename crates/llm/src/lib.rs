@@ -19,7 +19,7 @@ mod http;
 mod ollama;
 mod openai;
 
-pub use chat::{ChatRequest, ChatResponse, Message, ToolCall, Usage};
+pub use chat::{ChatRequest, ChatResponse, Image, Message, ToolCall, Usage};
 pub use error::Error;
 pub use http::{Hints, RetryPolicy};
 pub use ollama::OllamaProvider;
@@ -33,6 +33,12 @@ pub type TextSink<'a> = &'a mut (dyn FnMut(&str) + Send);
 pub trait Provider: Send + Sync {
     /// The model and where it runs, for messages: `gpt-4o-mini at https://api.openai.com/v1`.
     fn describe(&self) -> String;
+
+    /// Whether the model is shown images ([`Message::Images`]); one that is
+    /// not reads a line naming each image instead.
+    fn accepts_images(&self) -> bool {
+        false
+    }
 
     /// One completion. With `on_text`, text is handed over as it arrives; the
     /// response holds all of it either way.

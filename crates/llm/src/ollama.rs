@@ -44,6 +44,10 @@ impl Provider for OllamaProvider {
         format!("Ollama: {}", self.inner.describe())
     }
 
+    fn accepts_images(&self) -> bool {
+        self.inner.accepts_images()
+    }
+
     async fn complete(
         &self,
         request: ChatRequest<'_>,

@@ -29,6 +29,9 @@ pub struct OpenAiOptions {
     /// `None` leaves the server's default.
     pub temperature: Option<f64>,
     pub max_tokens: Option<u32>,
+    /// Whether the model sees images: tools' images are sent to it as image
+    /// parts (`openai.images` in settings).
+    pub images: bool,
     /// How long the endpoint may stay silent before the request fails.
     pub timeout: Duration,
     pub retry: RetryPolicy,
@@ -43,6 +46,7 @@ pub struct OpenAiProvider {
     model: String,
     temperature: Option<f64>,
     max_tokens: Option<u32>,
+    images: bool,
 }
 
 impl OpenAiProvider {
@@ -62,6 +66,7 @@ impl OpenAiProvider {
             model: options.model,
             temperature: options.temperature,
             max_tokens: options.max_tokens,
+            images: options.images,
         })
     }
 
@@ -194,6 +199,10 @@ impl Provider for OpenAiProvider {
         format!("{} at {}", self.model, self.endpoint.shown_url())
     }
 
+    fn accepts_images(&self) -> bool {
+        self.images
+    }
+
     async fn complete(
         &self,
         request: ChatRequest<'_>,
@@ -265,6 +274,19 @@ fn wire_message(message: &Message) -> Value {
             call_id, content, ..
         } => {
             json!({"role": "tool", "tool_call_id": call_id, "content": content})
+        }
+        Message::Images(images) => {
+            let mut parts = Vec::new();
+            for image in images {
+                parts.push(
+                    json!({"type": "text", "text": format!("An image from {}:", image.from)}),
+                );
+                parts.push(json!({
+                    "type": "image_url",
+                    "image_url": {"url": format!("data:{};base64,{}", image.mime_type, image.data)},
+                }));
+            }
+            json!({"role": "user", "content": parts})
         }
     }
 }

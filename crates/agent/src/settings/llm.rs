@@ -52,6 +52,8 @@ pub struct OpenaiSettings {
     /// How long the endpoint may stay silent before a request fails.
     pub timeout: Duration,
     pub max_retries: u32,
+    /// `images`: the model sees images, so tools' images are shown to it.
+    pub images: bool,
 }
 
 /// `local`: Ollama.
@@ -67,6 +69,7 @@ pub struct LocalSettings {
     pub max_tokens: Option<u32>,
     pub timeout: Duration,
     pub max_retries: u32,
+    pub images: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -79,6 +82,7 @@ pub(super) struct RawEndpoint {
     max_tokens: Option<Scalar<MaxTokens>>,
     timeout: Option<Scalar<Seconds>>,
     max_retries: Option<Scalar<Retries>>,
+    images: Option<Scalar<bool>>,
 }
 
 /// The values both sections share, with their warnings given.
@@ -90,6 +94,7 @@ struct Endpoint {
     max_tokens: Option<u32>,
     timeout: Option<Duration>,
     max_retries: u32,
+    images: bool,
 }
 
 fn endpoint(section: &str, raw: RawEndpoint, warnings: &mut Warnings) -> Endpoint {
@@ -119,6 +124,9 @@ fn endpoint(section: &str, raw: RawEndpoint, warnings: &mut Warnings) -> Endpoin
         max_retries: raw.max_retries.map_or(DEFAULT_MAX_RETRIES, |retries| {
             u32::try_from(warnings.take(&key("max_retries"), retries).0).unwrap_or(0)
         }),
+        images: raw
+            .images
+            .is_some_and(|images| warnings.take(&key("images"), images)),
     }
 }
 
@@ -143,6 +151,7 @@ pub(super) fn openai_settings(
         max_tokens: Some(endpoint.max_tokens.unwrap_or(DEFAULT_OPENAI_MAX_TOKENS)),
         timeout: endpoint.timeout.unwrap_or(DEFAULT_OPENAI_TIMEOUT),
         max_retries: endpoint.max_retries,
+        images: endpoint.images,
     }
 }
 
@@ -161,6 +170,7 @@ pub(super) fn local_settings(raw: RawEndpoint, warnings: &mut Warnings) -> Local
         max_tokens: endpoint.max_tokens,
         timeout: endpoint.timeout.unwrap_or(DEFAULT_LOCAL_TIMEOUT),
         max_retries: endpoint.max_retries,
+        images: endpoint.images,
     }
 }
 

@@ -91,6 +91,7 @@ pub fn openai_options(settings: &Settings) -> OpenAiOptions {
         model: openai.model.clone(),
         temperature: openai.temperature,
         max_tokens: openai.max_tokens,
+        images: openai.images,
         timeout: openai.timeout,
         retry: RetryPolicy {
             max_retries: openai.max_retries,
@@ -120,6 +121,7 @@ pub fn ollama_options(settings: &Settings) -> OpenAiOptions {
         model: local.model.clone(),
         temperature: local.temperature,
         max_tokens: local.max_tokens,
+        images: local.images,
         timeout: local.timeout,
         retry: RetryPolicy {
             max_retries: local.max_retries,

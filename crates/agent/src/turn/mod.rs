@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use parking_lot::Mutex;
-use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, Usage};
+use riverse_llm::{ChatRequest, ChatResponse, Image, Message, Provider, ToolCall, Usage};
 use riverse_tool::{
     CallContext, CallError, Content, FailureKind, LiveRegistry, LogLine, Params, Progress,
     Question, Registry, Sampler, ToolManifest, ToolResult, WeakRegistry,
@@ -326,6 +326,7 @@ impl Agent {
                 content: response.text,
                 tool_calls: response.tool_calls,
             });
+            let round_start = records.len();
             let replies = self
                 .run_round(&calls, &mut calls_left, &mut records, on_event)
                 .await;
@@ -335,6 +336,12 @@ impl Agent {
                     content: reply.content,
                     failed: reply.failed,
                 });
+            }
+            if self.provider.accepts_images() {
+                let images = images_of(&records[round_start..]);
+                if !images.is_empty() {
+                    conversation.push(Message::Images(images));
+                }
             }
         }
         // Limits of zero mean no tools at all, not a limit reached.
@@ -604,6 +611,23 @@ impl Agent {
             Err(err) => ToolResult::failed(FailureKind::Unavailable, err.to_string()),
         }
     }
+}
+
+/// The images of a round's calls, as a model that sees images is shown them.
+fn images_of(records: &[ToolCallRecord]) -> Vec<Image> {
+    records
+        .iter()
+        .flat_map(|record| {
+            record.content.iter().filter_map(|block| match block {
+                Content::Image { data, mime_type } => Some(Image {
+                    from: format!("the tool \"{}\"", record.tool),
+                    mime_type: mime_type.clone(),
+                    data: data.clone(),
+                }),
+                _ => None,
+            })
+        })
+        .collect()
 }
 
 /// A result as a model reads it: its data, then each content block's text

@@ -2,3 +2,4 @@ mod dispatcher;
 mod limits;
 mod native;
 mod support;
+mod talking;

@@ -129,6 +129,7 @@ async fn an_unreachable_endpoint_is_one_line_naming_it() {
         model: "m".into(),
         temperature: None,
         max_tokens: None,
+        images: false,
         timeout: Duration::from_secs(5),
         retry: RetryPolicy {
             max_retries: 1,

@@ -17,6 +17,7 @@ fn provider(base_url: String) -> OllamaProvider {
         model: "qwen2.5:14b".into(),
         temperature: None,
         max_tokens: None,
+        images: false,
         timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             initial_backoff: Duration::from_millis(10),

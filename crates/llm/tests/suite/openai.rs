@@ -16,6 +16,7 @@ pub(crate) fn options(server: &OpenAiServer) -> OpenAiOptions {
         model: "scripted-model".into(),
         temperature: Some(0.7),
         max_tokens: Some(256),
+        images: false,
         timeout: Duration::from_secs(10),
         retry: RetryPolicy {
             initial_backoff: Duration::from_millis(10),

@@ -8,4 +8,5 @@ mod schema_golden;
 mod standalone;
 mod supervision;
 mod support;
+mod talking;
 mod types;
