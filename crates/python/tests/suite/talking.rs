@@ -344,3 +344,62 @@ class Patient(BaseTool):
     assert_eq!(late.action, AnswerAction::Cancel);
     assert_echo_answers(&registry).await;
 }
+
+#[tokio::test]
+async fn a_flooding_call_does_not_hold_up_another() {
+    let project = project(&[]);
+    project.tool(
+        "flood.py",
+        r#"
+import os
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class Flood(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="flood", description="logs until told to stop",
+                            parameters={"stop": "a file whose existence stops it"})
+
+    def execute(self, params):
+        n = 0
+        while not os.path.exists(params["stop"]):
+            self.log(f"line {n}")
+            self.progress(n)
+            n += 1
+        return ToolResult(True, f"{n} lines")
+"#,
+    );
+    let mut options = options(&project);
+    options.workers = 2;
+    let registry = registry(options).await;
+    let listener = Arc::new(Listener::default());
+    let context = CallContext::new(listener.clone());
+    let stop = project.path().join("stop");
+    let Value::Object(params) = json!({ "stop": stop }) else {
+        unreachable!()
+    };
+    let flooding = tokio::spawn({
+        let registry = registry.clone();
+        async move { registry.call_with("flood", params, &context).await }
+    });
+    while listener.logs.lock().is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // The flood is running, and runs until the file exists: echo answers
+    // while it does.
+    assert_eq!(
+        super::support::call(&registry, "echo", json!({"text": "meanwhile"})).await,
+        ToolResult::ok("meanwhile")
+    );
+    assert!(!flooding.is_finished(), "the flood was still running");
+    std::fs::write(&stop, "").unwrap();
+    assert!(flooding.await.unwrap().unwrap().success);
+    let logs = listener.logs.lock();
+    assert_eq!(logs.len(), MAX_LOG_LINES + 1);
+    assert!(
+        logs.last()
+            .unwrap()
+            .message
+            .ends_with("more log lines were not shown (a call shows at most 1000)")
+    );
+}
