@@ -195,4 +195,26 @@ mod tests {
             json!({"success": true, "data": "yes", "error": ""})
         );
     }
+
+    #[test]
+    fn content_past_the_cap_is_left_out_and_said_in_data() {
+        let mut result = ToolResult::ok("drawn");
+        result.content = vec![
+            Content::image(&[1; 600], "image/png"),
+            Content::image(&[2; 600], "image/jpeg"),
+            Content::image(&[3; 300], "image/gif"),
+        ];
+        result.cap_content(1000);
+        assert_eq!(
+            result.content,
+            [
+                Content::image(&[1; 600], "image/png"),
+                Content::image(&[3; 300], "image/gif")
+            ]
+        );
+        assert_eq!(
+            result.data,
+            "drawn\n[image image/jpeg, 600 B] left out: a result carries at most 1.0 KB of content"
+        );
+    }
 }
