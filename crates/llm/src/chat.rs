@@ -64,6 +64,9 @@ pub struct ChatRequest<'a> {
     pub tools: &'a [ToolManifest],
     /// `None` uses the provider's configured temperature.
     pub temperature: Option<f64>,
+    /// The most tokens to answer with; `None` uses the provider's configured
+    /// limit (a tool's `self.sample(..., max_tokens=)` sets it).
+    pub max_tokens: Option<u32>,
 }
 
 /// What one completion answered.

@@ -84,7 +84,7 @@ impl OpenAiProvider {
         if let Some(temperature) = request.temperature.or(self.temperature) {
             body.insert("temperature".into(), json!(temperature));
         }
-        if let Some(max_tokens) = self.max_tokens {
+        if let Some(max_tokens) = request.max_tokens.or(self.max_tokens) {
             body.insert("max_tokens".into(), json!(max_tokens));
         }
         if !request.tools.is_empty() {

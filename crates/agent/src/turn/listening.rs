@@ -148,6 +148,7 @@ impl Sampler for ProviderSampler {
             messages: &messages,
             tools: &[],
             temperature: None,
+            max_tokens: request.max_tokens,
         };
         match self.provider.complete(request, None).await {
             Ok(response) => Ok(response.text),

@@ -424,6 +424,7 @@ impl Agent {
             messages: &routing,
             tools: &[],
             temperature: Some(0.0),
+            max_tokens: None,
         };
         let reply = self.provider.complete(request, None).await?;
         let registry = self.registry();
@@ -466,6 +467,7 @@ impl Agent {
                     messages: &conversation,
                     tools: &tools,
                     temperature: None,
+                    max_tokens: None,
                 };
                 match self.provider.complete(request, None).await {
                     Ok(response) => response.tool_calls,
@@ -500,6 +502,7 @@ impl Agent {
             messages,
             tools,
             temperature,
+            max_tokens: None,
         };
         Ok(self.provider.complete(request, Some(&mut sink)).await?)
     }

@@ -23,7 +23,7 @@ class Reporter(BaseTool):
         self.log("fetching pages")
         self.progress(3, 3, "all pages")
         answer = self.ask("Overwrite report.pdf?", {"overwrite": "yes or no"})
-        summary = self.sample("Summarise in one line: three pages")
+        summary = self.sample("Summarise in one line: three pages", max_tokens=50)
         return ToolResult(True, f"{answer.action}:{answer.content.get('overwrite')}:{summary}",
                           content=[Image(b"\x89PNG", "image/png")])
 "#;
@@ -80,6 +80,12 @@ async fn a_running_tool_is_heard_answered_and_sampled_through_the_turn() {
         "the sample is a completion of its own, without tools"
     );
     assert!(requests[1].tool_names().is_empty());
+    assert_eq!(requests[1].body["max_tokens"], json!(50));
+    assert_eq!(
+        requests[2].body["max_tokens"],
+        json!(2048),
+        "the configured limit"
+    );
     // The model does not see images (the default): it reads a line naming it.
     assert_eq!(
         requests[2].tool_results(),

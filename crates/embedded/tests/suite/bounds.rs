@@ -150,6 +150,7 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         messages: &hello,
         tools: &[],
         temperature: None,
+        max_tokens: None,
     };
     provider.complete(warm, None).await.unwrap();
     let counting = ask("Count from 1 to 500, one number per line.");
@@ -157,6 +158,7 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         messages: &counting,
         tools: &[],
         temperature: None,
+        max_tokens: None,
     };
     // A generated reply is given whole once checked, so the call is dropped
     // as soon as its job runs: mid-answer, far from its last token.
@@ -190,6 +192,7 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         messages: &ask("Say hello in one short sentence."),
         tools: &[],
         temperature: None,
+        max_tokens: None,
     };
     provider.complete(next, Some(&mut on_text)).await.unwrap();
     let (cancelled, running) = seen_by_the_next.expect("the next call replied");
@@ -209,6 +212,7 @@ async fn a_timed_out_call_on_a_megabyte_message_stops_its_work() {
         messages: &warm,
         tools: &tools,
         temperature: None,
+        max_tokens: None,
     };
     provider.complete(request, None).await.unwrap();
     assert_eq!(provider.cancelled_jobs(), 0);
@@ -218,6 +222,7 @@ async fn a_timed_out_call_on_a_megabyte_message_stops_its_work() {
         messages: &huge,
         tools: &tools,
         temperature: None,
+        max_tokens: None,
     };
     let timed_out =
         tokio::time::timeout(Duration::from_millis(1), provider.complete(request, None)).await;

@@ -32,6 +32,7 @@ async fn a_routed_message_comes_back_as_a_tool_call_and_its_result_is_answered()
                 messages: &messages,
                 tools: &tools,
                 temperature: None,
+                max_tokens: None,
             },
             None,
         )
@@ -62,6 +63,7 @@ async fn a_routed_message_comes_back_as_a_tool_call_and_its_result_is_answered()
                 messages: &messages,
                 tools: &tools,
                 temperature: None,
+                max_tokens: None,
             },
             Some(&mut sink),
         )
@@ -85,6 +87,7 @@ async fn a_missing_model_file_is_one_line_ending_with_the_callers_hint() {
                 messages: &[Message::User("hello".into())],
                 tools: &[],
                 temperature: None,
+                max_tokens: None,
             },
             None,
         )

@@ -18,6 +18,7 @@ async fn ask(provider: &OpenAiProvider) -> Result<String, Error> {
         messages: &messages,
         tools: &[],
         temperature: None,
+        max_tokens: None,
     };
     provider
         .complete(request, Some(&mut sink))

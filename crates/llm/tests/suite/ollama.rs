@@ -38,6 +38,7 @@ async fn ask(provider: &OllamaProvider, tools: &[ToolManifest]) -> Result<String
         messages: &messages,
         tools,
         temperature: None,
+        max_tokens: None,
     };
     provider
         .complete(request, Some(&mut sink))

@@ -58,6 +58,7 @@ async fn streamed(
         messages,
         tools,
         temperature: None,
+        max_tokens: None,
     };
     let response = provider.complete(request, Some(&mut sink)).await.unwrap();
     (pieces, response)
@@ -83,6 +84,7 @@ async fn without_a_sink_the_reply_is_read_whole() {
         messages: &user("hi"),
         tools: &[],
         temperature: Some(0.0),
+        max_tokens: None,
     };
     let response = provider.complete(request, None).await.unwrap();
     assert_eq!(response.text, "whole answer");
