@@ -15,6 +15,7 @@
 //!   max_connections: 1024    # open connections; more wait to be accepted
 //!   max_mcp_sessions: 256    # MCP sessions held at once on /mcp
 //!   mcp_session_timeout: 300 # an MCP session unused this long is ended
+//!   question_timeout: 300    # a tool's question unanswered this long is a cancel
 //! database: {name: riverse, user: riverse, host: localhost, password: "", port: 5432}
 //! ```
 
@@ -53,6 +54,8 @@ const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 const DEFAULT_MAX_MCP_SESSIONS: usize = 256;
 /// MCP clients open a new session when theirs is gone (the protocol says so).
 const DEFAULT_MCP_SESSION_TIMEOUT: Duration = Duration::from_secs(300);
+/// Long enough to read a question and type an answer; a tool waits for it.
+const DEFAULT_QUESTION_TIMEOUT: Duration = Duration::from_secs(300);
 const DEFAULT_POSTGRES_PORT: u16 = 5432;
 
 /// Where `riverse serve` keeps conversations (`serve.storage`).
@@ -94,6 +97,9 @@ pub struct ServeSettings {
     pub max_mcp_sessions: usize,
     /// An MCP session that receives nothing for this long is ended.
     pub mcp_session_timeout: Duration,
+    /// A tool's question (`self.ask`) that the page has not answered in this
+    /// long is a cancel.
+    pub question_timeout: Duration,
     /// `serve.cors_origins`: origins (`https://chat.example.com`) whose pages
     /// may call the API; none by default.
     pub cors_origins: Vec<String>,
@@ -115,6 +121,7 @@ impl Default for ServeSettings {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_mcp_sessions: DEFAULT_MAX_MCP_SESSIONS,
             mcp_session_timeout: DEFAULT_MCP_SESSION_TIMEOUT,
+            question_timeout: DEFAULT_QUESTION_TIMEOUT,
             cors_origins: Vec::new(),
         }
     }
@@ -138,6 +145,7 @@ impl fmt::Debug for ServeSettings {
             .field("max_connections", &self.max_connections)
             .field("max_mcp_sessions", &self.max_mcp_sessions)
             .field("mcp_session_timeout", &self.mcp_session_timeout)
+            .field("question_timeout", &self.question_timeout)
             .field("cors_origins", &self.cors_origins)
             .finish()
     }
@@ -159,6 +167,7 @@ pub(super) struct RawServe {
     max_connections: Option<Scalar<Connections>>,
     max_mcp_sessions: Option<Scalar<McpSessions>>,
     mcp_session_timeout: Option<Scalar<Seconds>>,
+    question_timeout: Option<Scalar<Seconds>>,
     cors_origins: Vec<Origin>,
 }
 
@@ -248,6 +257,11 @@ pub(super) fn serve_settings(
         raw.mcp_session_timeout,
         defaults.mcp_session_timeout,
     );
+    let question_timeout = seconds(
+        "serve.question_timeout",
+        raw.question_timeout,
+        defaults.question_timeout,
+    );
     Ok(ServeSettings {
         addr,
         token,
@@ -282,6 +296,7 @@ pub(super) fn serve_settings(
                 warnings.take("serve.max_mcp_sessions", count).get()
             }),
         mcp_session_timeout,
+        question_timeout,
         cors_origins: raw
             .cors_origins
             .into_iter()
@@ -433,7 +448,7 @@ mod tests {
     #[test]
     fn connection_limits_have_defaults_and_can_be_set() {
         let serve = parse(
-            "serve: {header_timeout: 2, body_timeout: 5.5, max_connections: 64, max_mcp_sessions: 8, mcp_session_timeout: 30}",
+            "serve: {header_timeout: 2, body_timeout: 5.5, max_connections: 64, max_mcp_sessions: 8, mcp_session_timeout: 30, question_timeout: 45}",
         )
         .unwrap();
         assert_eq!(
@@ -442,15 +457,21 @@ mod tests {
                 serve.body_timeout,
                 serve.max_connections,
                 serve.max_mcp_sessions,
-                serve.mcp_session_timeout
+                serve.mcp_session_timeout,
+                serve.question_timeout
             ),
             (
                 Duration::from_secs(2),
                 Duration::from_millis(5500),
                 64,
                 8,
-                Duration::from_secs(30)
+                Duration::from_secs(30),
+                Duration::from_secs(45)
             )
+        );
+        assert_eq!(
+            parse("serve: {}").unwrap().question_timeout,
+            Duration::from_secs(300)
         );
         assert_eq!(
             parse("serve: {max_connections: 0}").unwrap_err(),
