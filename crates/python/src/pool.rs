@@ -172,10 +172,8 @@ impl WorkerPool {
         timeout: Duration,
         context: &CallContext,
     ) -> ToolResult {
-        let mut expiry = self
-            .inner
-            .deadlines
-            .watch(tokio::time::Instant::now() + timeout);
+        let started = tokio::time::Instant::now();
+        let mut expiry = self.inner.deadlines.watch(started + timeout);
         // A worker found dead as the call is sent (killed from outside while
         // idle), or whose stream turns out to be corrupted (by an earlier
         // tool's thread), is retired and the call tried once more on a fresh one.
@@ -191,10 +189,27 @@ impl WorkerPool {
                 }
             };
             let previous = worker.last_tool();
-            let reply = tokio::select! {
-                biased;
-                reply = worker.call_tool(name, &arguments, context) => Some(reply),
-                () = &mut expiry => None,
+            let reply = {
+                let calling = worker.call_tool(name, &arguments, context);
+                tokio::pin!(calling);
+                loop {
+                    tokio::select! {
+                        biased;
+                        reply = &mut calling => break Some(reply),
+                        () = &mut expiry => {
+                            // Time spent waiting on the person (or the LLM) the
+                            // tool asked is not the tool's.
+                            let used = started.elapsed().saturating_sub(context.time_waiting());
+                            if used >= timeout {
+                                break None;
+                            }
+                            expiry = self
+                                .inner
+                                .deadlines
+                                .watch(tokio::time::Instant::now() + (timeout - used));
+                        }
+                    }
+                }
             };
             let error = match reply {
                 Some(Ok(outcome)) => {

@@ -121,7 +121,7 @@ pub(crate) fn parse<T: DeserializeOwned>(value: Value) -> Result<T, AppError> {
 }
 
 /// A JSON value's kind, for messages.
-fn kind_of(value: &Value) -> &'static str {
+pub(crate) fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

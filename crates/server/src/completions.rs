@@ -1,5 +1,7 @@
 //! `POST /v1/chat/completions`: the request's messages are the conversation;
-//! one agent turn runs on it with every tool, server-side.
+//! one agent turn runs on it with every tool, server-side. A streamed turn's
+//! tools may ask the reader questions (see `questions`); one not streamed
+//! has nobody to ask, and its questions are cancels.
 //!
 //! A request that brings its own `tools` (or `functions`) is refused with a
 //! 400 that says so: Riverse's tools run on the server, and it does not hand
@@ -16,10 +18,11 @@ use serde::de::IgnoredAny;
 use serde_json::{Value, json};
 
 use crate::AppState;
+use crate::activity::record_json;
 use crate::body::Body;
 use crate::error::AppError;
-use crate::sse::{Completion, record_json, stream_response};
-use crate::turns::{self, Update};
+use crate::sse::{Completion, stream_response};
+use crate::turns::{self, Asking, Update};
 
 /// The name `GET /v1/models` lists; any other name is served the same way.
 pub const MODEL: &str = "riverse";
@@ -75,7 +78,14 @@ pub async fn create(
 ) -> Result<Response, AppError> {
     let request = body.check()?;
     let permit = turns::reserve(&state)?;
-    let (task, mut updates) = turns::start(&state, permit, request.history, request.message);
+    // Only a stream's reader can see a question in time to answer it.
+    let asking = if request.stream {
+        Asking::Person
+    } else {
+        Asking::Nobody
+    };
+    let (task, mut updates) =
+        turns::start(&state, permit, request.history, request.message, asking);
     let completion = Completion::new(&request.model);
     if request.stream {
         let first = turns::first_update(&mut updates).await?;
@@ -84,7 +94,7 @@ pub async fn create(
     let finished = loop {
         match updates.recv().await {
             Some(Update::Finished(outcome)) => break outcome?,
-            Some(Update::Event(_)) => {}
+            Some(_) => {}
             None => return Err(AppError::internal("the turn stopped without a result")),
         }
     };

@@ -3,8 +3,9 @@
 //! A message's turn belongs to the conversation, not to the client: it runs
 //! to its end and is stored even if the client disconnects. Everything is
 //! written as it happens (the user's message, each tool call as it starts and
-//! ends, the answer), and nothing is kept in memory between requests, so any
-//! server sharing the database can take the next message.
+//! ends, with its content blocks and log lines, the answer), and nothing is
+//! kept in memory between requests, so any server sharing the database can
+//! take the next message.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use riverse_store::{
     Conversation, ConversationSummary, MAX_TITLE_CHARS, MessageStatus, Role, Store, StoreError,
     ToolCallOutcome,
 };
+use riverse_tool::LogLine;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -27,7 +29,7 @@ use crate::body::Body;
 use crate::completions::MODEL;
 use crate::error::AppError;
 use crate::sse::{Completion, stream_response};
-use crate::turns::{self, TurnTask, Update};
+use crate::turns::{self, Asking, TurnTask, Update};
 
 /// Conversations listed when the request doesn't say.
 const DEFAULT_PAGE: usize = 20;
@@ -143,7 +145,14 @@ pub async fn post_message(
         .add_message(&id, Role::Assistant, "", MessageStatus::Running)
         .await?
         .ok_or_else(|| not_found(&id))?;
-    let (task, updates) = turns::start(&state, permit, history, content);
+    let stream = stream.unwrap_or(true);
+    // Only a stream's reader can see a question in time to answer it.
+    let asking = if stream {
+        Asking::Person
+    } else {
+        Asking::Nobody
+    };
+    let (task, updates) = turns::start(&state, permit, history, content, asking);
     let (forward, mut updates_out) = unbounded_channel();
     tokio::spawn(persist(
         store.clone(),
@@ -152,7 +161,7 @@ pub async fn post_message(
         updates,
         forward,
     ));
-    if stream.unwrap_or(true) {
+    if stream {
         let first = turns::first_update(&mut updates_out).await?;
         return Ok(stream_response(
             Completion::new(MODEL),
@@ -167,7 +176,7 @@ pub async fn post_message(
                 outcome?;
                 break;
             }
-            Some(Update::Event(_)) => {}
+            Some(_) => {}
             None => return Err(AppError::internal("the turn stopped without a result")),
         }
     }
@@ -197,8 +206,7 @@ async fn persist(
     let period = store.liveness().heartbeat;
     let mut heartbeat = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // What the answer said so far, kept if the turn fails halfway.
-    let mut said = String::new();
+    let mut said = Said::default();
     loop {
         let update = tokio::select! {
             update = updates.recv() => update,
@@ -221,12 +229,21 @@ async fn persist(
     }
 }
 
-/// Writes what one update changed; `said` gathers the answer's text.
+/// What a turn has said so far and is not stored yet.
+#[derive(Default)]
+struct Said {
+    /// The answer's text, kept if the turn fails halfway.
+    answer: String,
+    /// The log lines of each running call, stored when it ends.
+    logs: HashMap<String, Vec<LogLine>>,
+}
+
+/// Writes what one update changed; `said` gathers what is written later.
 async fn store_update(
     store: &Store,
     answer_id: &str,
     update: &Update,
-    said: &mut String,
+    said: &mut Said,
 ) -> Result<(), StoreError> {
     match update {
         Update::Event(TurnEvent::ToolCallStarted {
@@ -245,21 +262,32 @@ async fn store_update(
                 error: record.error.clone(),
                 failure: record.failure,
                 duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
+                content: record.content.clone(),
+                logs: said.logs.remove(&record.call_id).unwrap_or_default(),
             };
             store
                 .finish_tool_call(answer_id, &record.call_id, &outcome)
                 .await
         }
-        Update::Event(TurnEvent::AnswerDelta(text)) => {
-            said.push_str(text);
+        Update::Event(TurnEvent::ToolLog { call_id, line, .. }) => {
+            said.logs
+                .entry(call_id.clone())
+                .or_default()
+                .push(line.clone());
             Ok(())
         }
+        Update::Event(TurnEvent::AnswerDelta(text)) => {
+            said.answer.push_str(text);
+            Ok(())
+        }
+        // Progress and questions matter while the call runs, not after.
         Update::Event(
             TurnEvent::Done { .. }
             | TurnEvent::ToolProgress { .. }
-            | TurnEvent::ToolLog { .. }
             | TurnEvent::ToolQuestion { .. },
-        ) => Ok(()),
+        )
+        | Update::QuestionAsked(_)
+        | Update::QuestionClosed(_) => Ok(()),
         Update::Finished(Ok(turn)) => {
             store
                 .finish_message(answer_id, &turn.answer, MessageStatus::Done, None)
@@ -267,7 +295,12 @@ async fn store_update(
         }
         Update::Finished(Err(err)) => {
             store
-                .finish_message(answer_id, said, MessageStatus::Failed, Some(&err.message))
+                .finish_message(
+                    answer_id,
+                    &said.answer,
+                    MessageStatus::Failed,
+                    Some(&err.message),
+                )
                 .await
         }
     }

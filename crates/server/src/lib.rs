@@ -4,7 +4,9 @@
 //! `/v1/chat/completions` (tools run server-side; answers stream as
 //! `chat.completion.chunk` events, tool activity in an extra `riverse` field,
 //! see the `sse` module), `/v1/models`, `/v1/tools`, `/v1/conversations`
-//! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL), the chat page at `/`,
+//! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL),
+//! `/v1/riverse/questions/{id}` for the answers to what tools ask while a
+//! stream waits (the `questions` module), the chat page at `/`,
 //! and the agent's tools over MCP's streamable HTTP transport at `/mcp`
 //! ([`McpRoute`]; [`serve_mcp`] serves it alone). Every route first passes
 //! the `guard`: loopback `Host` names only when there is no token, no page
@@ -17,6 +19,8 @@
 //! Binding, signals and the choice of address are the caller's; so are the
 //! agent and the store, which it builds from settings.
 
+mod activity;
+mod answers;
 mod auth;
 mod body;
 mod completions;
@@ -26,6 +30,7 @@ mod guard;
 mod listen;
 mod mcp;
 mod page;
+mod questions;
 mod sse;
 mod tools;
 mod turns;
@@ -47,6 +52,9 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use error::AppError;
 pub use listen::ConnectionLimits;
 pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
+pub use questions::DEFAULT_QUESTION_TIMEOUT;
+
+use crate::questions::Questions;
 
 /// What `serve.*` decides for the server.
 #[derive(Clone)]
@@ -69,6 +77,9 @@ pub struct ServerOptions {
     pub max_mcp_sessions: usize,
     /// An MCP session unused this long is ended.
     pub mcp_session_timeout: Duration,
+    /// How long a tool's question waits for its answer before the tool
+    /// reads a cancel.
+    pub question_timeout: Duration,
 }
 
 impl ServerOptions {
@@ -88,6 +99,7 @@ impl ServerOptions {
             },
             max_mcp_sessions: serve.max_mcp_sessions,
             mcp_session_timeout: serve.mcp_session_timeout,
+            question_timeout: serve.question_timeout,
         }
     }
 
@@ -118,6 +130,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("connections", &self.connections)
             .field("max_mcp_sessions", &self.max_mcp_sessions)
             .field("mcp_session_timeout", &self.mcp_session_timeout)
+            .field("question_timeout", &self.question_timeout)
             .finish()
     }
 }
@@ -131,6 +144,8 @@ pub struct AppState {
     turns: Arc<Semaphore>,
     /// `/mcp`, serving the agent's own tools: hot reload reaches both.
     mcp: McpRoute,
+    /// The questions tools asked that wait for an answer.
+    questions: Arc<Questions>,
 }
 
 impl AppState {
@@ -139,10 +154,16 @@ impl AppState {
         Arc::new(AppState {
             turns: Arc::new(Semaphore::new(options.max_concurrent_turns)),
             mcp,
+            questions: Questions::new(options.question_timeout),
             agent,
             store,
             options,
         })
+    }
+
+    /// How many questions wait for an answer now.
+    pub fn open_questions(&self) -> usize {
+        self.questions.open_count()
     }
 
     /// Waits until no turn runs, or `limit` has passed; `false` if turns
@@ -175,6 +196,7 @@ pub fn app(state: Arc<AppState>) -> Router {
             "/conversations/{id}/messages",
             post(conversations::post_message),
         )
+        .route("/riverse/questions/{id}", post(answers::answer))
         .fallback(unknown_route)
         .route_layer(from_fn_with_state(
             auth::Token::new(state.options.token.as_deref()),

@@ -14,7 +14,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use riverse_mcp::{HttpEndpoint, HttpOptions};
-use riverse_tool::LiveRegistry;
+use riverse_tool::{LiveRegistry, Sampler};
 use serde_json::json;
 
 use crate::auth::Token;
@@ -68,9 +68,22 @@ pub struct McpRoute {
 }
 
 impl McpRoute {
+    /// The endpoint for `tools`, whose `self.sample` can reach only the
+    /// client's LLM.
     pub fn new(tools: LiveRegistry, options: &McpOptions) -> Self {
+        McpRoute::with_sampler(tools, None, options)
+    }
+
+    /// The endpoint for `tools`; `sampler` answers `self.sample` when the
+    /// client offers no sampling.
+    pub fn with_sampler(
+        tools: LiveRegistry,
+        sampler: Option<Arc<dyn Sampler>>,
+        options: &McpOptions,
+    ) -> Self {
         let endpoint = HttpEndpoint::new(
             tools,
+            sampler,
             HttpOptions {
                 max_body_bytes: options.max_body_bytes,
                 max_sessions: options.max_sessions,
@@ -147,15 +160,17 @@ fn refusal(status: StatusCode, message: &str) -> Response {
 
 /// Serves only `/mcp` on `listener` until `shutdown` resolves, then ends the
 /// MCP sessions and waits up to `grace` for requests in flight. Returns
-/// `false` when some were still running at the end of it.
+/// `false` when some were still running at the end of it. `sampler` answers
+/// `self.sample` when a client offers no sampling.
 pub async fn serve_mcp(
     listener: tokio::net::TcpListener,
     tools: LiveRegistry,
+    sampler: Option<Arc<dyn Sampler>>,
     options: &McpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> std::io::Result<bool> {
-    let route = Arc::new(McpRoute::new(tools, options));
+    let route = Arc::new(McpRoute::with_sampler(tools, sampler, options));
     let app = route
         .router::<()>()
         .fallback(crate::unknown_route)

@@ -26,11 +26,12 @@ pub async fn page(State(state): State<Arc<AppState>>) -> Response {
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "no-cache"),
             // Everything the page needs is inline; nothing may load from
-            // elsewhere, and no other page may frame it (it acts with the
-            // token it keeps). X-Frame-Options says the same to old browsers.
+            // elsewhere (a tool's images and audio come as data URLs), and no
+            // other page may frame it (it acts with the token it keeps).
+            // X-Frame-Options says the same to old browsers.
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; media-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
             ),
             (header::REFERRER_POLICY, "no-referrer"),
         ],

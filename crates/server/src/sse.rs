@@ -6,7 +6,16 @@
 //! `riverse` field that standard clients ignore:
 //!
 //! - `{"type": "tool_call.started", "call_id", "tool", "params"}`
-//! - `{"type": "tool_call.finished", "call_id", "tool", "params", "success", "data", "error", "failure" (when it failed: a `FailureKind` name), "duration_ms"}`
+//! - `{"type": "tool_call.progress", "call_id", "tool", "progress", "total", "message"}`
+//!   (`total` and `message` null when the tool gave none)
+//! - `{"type": "tool_call.log", "call_id", "tool", "level", "message"}`
+//! - `{"type": "tool_call.question", "call_id", "tool", "question_id", "message", "schema", "deadline"}`:
+//!   the call waits for an answer posted to `/v1/riverse/questions/{question_id}`
+//!   until `deadline` (milliseconds since the Unix epoch)
+//! - `{"type": "tool_call.question_closed", "call_id", "tool", "question_id", "action", "reason"}`:
+//!   what the tool read (`accept`, `decline`, `cancel`) and why it closed
+//!   (`answered`, `expired`, `call_ended`)
+//! - `{"type": "tool_call.finished", "call_id", "tool", "params", "success", "data", "error", "failure" (when it failed: a `FailureKind` name), "content" (when it gave any: image, audio and resource blocks), "duration_ms"}`
 //! - `{"type": "done", "answer"}` on the last chunk: the answer as stored,
 //!   which a front end shows in place of the deltas.
 //!
@@ -20,11 +29,12 @@ use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
-use riverse_agent::{ToolCallRecord, TurnEvent};
+use riverse_agent::TurnEvent;
 use serde_json::{Value, json};
 
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use crate::activity::activity;
 use crate::turns::{TurnTask, Update};
 
 /// The fields every chunk of one completion shares.
@@ -67,27 +77,8 @@ impl Completion {
             Update::Event(TurnEvent::AnswerDelta(text)) => {
                 vec![self.chunk(json!({"content": text}), None, None)]
             }
-            Update::Event(TurnEvent::ToolCallStarted {
-                call_id,
-                tool,
-                params,
-            }) => vec![self.chunk(
-                json!({}),
-                None,
-                Some(json!({"type": "tool_call.started", "call_id": call_id, "tool": tool, "params": params})),
-            )],
-            Update::Event(TurnEvent::ToolCallFinished(record)) => {
-                let mut finished = record_json(&record);
-                finished["type"] = json!("tool_call.finished");
-                vec![self.chunk(json!({}), None, Some(finished))]
-            }
             // The answer goes out with the last chunk, once the turn is over.
             Update::Event(TurnEvent::Done { .. }) => Vec::new(),
-            Update::Event(
-                TurnEvent::ToolProgress { .. }
-                | TurnEvent::ToolLog { .. }
-                | TurnEvent::ToolQuestion { .. },
-            ) => Vec::new(),
             Update::Finished(Ok(turn)) => {
                 let mut last = self.chunk(
                     json!({}),
@@ -100,15 +91,12 @@ impl Completion {
                 vec![last]
             }
             Update::Finished(Err(err)) => vec![err.body()],
+            tool_activity => activity(&tool_activity)
+                .map(|riverse| self.chunk(json!({}), None, Some(riverse)))
+                .into_iter()
+                .collect(),
         }
     }
-}
-
-/// A tool call as the API shows it: `riverse ask --json`'s fields and the call's id.
-pub fn record_json(record: &ToolCallRecord) -> Value {
-    let mut value = serde_json::to_value(record).unwrap_or_else(|_| json!({}));
-    value["call_id"] = json!(record.call_id);
-    value
 }
 
 /// The stream's response: `first` (already received), then the rest of the
@@ -147,7 +135,7 @@ struct Source {
 /// Where the stream stands.
 enum Position {
     /// The role chunk and the first update go out next.
-    Start(Update),
+    Start(Box<Update>),
     Turn,
     Over,
 }
@@ -157,7 +145,7 @@ fn events(
     first: Update,
     turn: Source,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> + Send {
-    let state = (completion, Position::Start(first), turn);
+    let state = (completion, Position::Start(Box::new(first)), turn);
     futures_util::stream::unfold(state, |(completion, position, mut turn)| async move {
         let mut frames = String::new();
         let next = match position {
@@ -166,7 +154,7 @@ fn events(
                 let role =
                     completion.chunk(json!({"role": "assistant", "content": ""}), None, None);
                 frames.push_str(&frame(&role));
-                write_update(&completion, first, &mut frames)
+                write_update(&completion, *first, &mut frames)
             }
             Position::Turn => match turn.updates.recv().await {
                 Some(update) => write_update(&completion, update, &mut frames),

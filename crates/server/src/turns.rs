@@ -1,24 +1,41 @@
 //! Turns run as tasks of their own, bounded by `serve.max_concurrent_turns`
-//! and `serve.turn_timeout`, reporting through a channel.
+//! and `serve.turn_timeout`, reporting through a channel; the questions
+//! their tools ask are opened for the person behind the stream, or
+//! cancelled when nobody is there to answer.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use riverse_agent::{Turn, TurnEvent};
 use riverse_llm::Message;
+use riverse_tool::Answer;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
 use crate::AppState;
 use crate::error::AppError;
+use crate::questions::{AskedQuestion, ClosedQuestion, TurnQuestions};
 
 /// What a running turn reports.
 #[derive(Debug)]
 pub enum Update {
+    /// Every event but `ToolQuestion`, which becomes the two below.
     Event(TurnEvent),
+    /// A tool asked a question that waits for an answer.
+    QuestionAsked(AskedQuestion),
+    QuestionClosed(ClosedQuestion),
     /// The last update.
     Finished(Result<Turn, AppError>),
+}
+
+/// Who answers the questions a turn's tools ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// The person reading the stream, through the questions route.
+    Person,
+    /// Nobody (the reply comes only once the turn is over): each is a cancel.
+    Nobody,
 }
 
 /// A turn's slot, or a 429 when every slot is taken.
@@ -41,28 +58,61 @@ impl Drop for TurnTask {
 }
 
 /// Starts one turn for `message` after `history`, holding `permit` until it
-/// ends.
+/// ends; its tools' questions go to `asking`.
 pub fn start(
     state: &Arc<AppState>,
     permit: OwnedSemaphorePermit,
     history: Vec<Message>,
     message: String,
+    asking: Asking,
 ) -> (TurnTask, UnboundedReceiver<Update>) {
     let (sender, updates) = unbounded_channel();
     let agent = state.agent.clone();
     let deadline = state.options.turn_timeout;
+    let questions = match asking {
+        Asking::Person => Some(state.questions.for_turn(&sender)),
+        Asking::Nobody => None,
+    };
     let task = tokio::spawn(async move {
         let _permit = permit;
         let events: UnboundedSender<Update> = sender.clone();
-        let mut on_event = move |event: TurnEvent| {
-            // A reader that has gone away no longer wants events.
-            let _ = events.send(Update::Event(event));
-        };
+        let mut on_event = move |event: TurnEvent| report(event, &events, questions.as_ref());
         let outcome =
             tokio::time::timeout(deadline, agent.turn(&history, &message, &mut on_event)).await;
         let _ = sender.send(Update::Finished(settle(outcome, deadline)));
     });
     (TurnTask(task), updates)
+}
+
+/// Passes `event` on; a question goes to `questions`, or is cancelled
+/// without them.
+fn report(event: TurnEvent, updates: &UnboundedSender<Update>, questions: Option<&TurnQuestions>) {
+    match (event, questions) {
+        (
+            TurnEvent::ToolQuestion {
+                call_id,
+                tool,
+                question,
+                reply,
+            },
+            Some(questions),
+        ) => questions.ask(
+            call_id,
+            tool,
+            question,
+            Box::new(move |answer| reply.answer(answer)),
+        ),
+        (TurnEvent::ToolQuestion { reply, .. }, None) => {
+            reply.answer(Answer::cancel());
+        }
+        (event, questions) => {
+            if let (TurnEvent::ToolCallFinished(record), Some(questions)) = (&event, questions) {
+                questions.call_ended(&record.call_id);
+            }
+            // A reader that has gone away no longer wants events.
+            let _ = updates.send(Update::Event(event));
+        }
+    }
 }
 
 fn settle(

@@ -1,7 +1,8 @@
 //! Riverse's conversations, as `riverse serve` keeps them.
 //!
 //! A [`Store`] holds [`Conversation`]s: their [`StoredMessage`]s in order,
-//! and each answer's [`StoredToolCall`]s. Every change is written as it
+//! and each answer's [`StoredToolCall`]s, with the content blocks (images,
+//! audio, files) and log lines of each call. Every change is written as it
 //! happens (the user's message, each tool call as it starts and ends, the
 //! answer), so a turn cut short by a crash keeps what it did. The schema is
 //! created and upgraded by versioned migrations on open.
@@ -25,8 +26,9 @@ mod sqlite;
 
 use std::time::Duration;
 
-use riverse_tool::FailureKind;
+use riverse_tool::{Content, FailureKind, LogLine};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use postgres::PostgresStore;
@@ -188,6 +190,12 @@ pub struct StoredToolCall {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureKind>,
     pub duration_ms: Option<u64>,
+    /// Images, audio and files the call gave beside its data.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<Content>,
+    /// What the call logged while it ran, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<LogLine>,
 }
 
 /// How a tool call ended.
@@ -199,6 +207,8 @@ pub struct ToolCallOutcome {
     /// `None` exactly when `success`.
     pub failure: Option<FailureKind>,
     pub duration_ms: u64,
+    pub content: Vec<Content>,
+    pub logs: Vec<LogLine>,
 }
 
 /// One page of the conversation list.
@@ -347,6 +357,26 @@ fn stored_failure(success: Option<bool>, name: Option<String>) -> Option<Failure
         ),
         _ => None,
     }
+}
+
+/// A list as the JSON text of its column; NULL (`None`) when empty.
+fn json_column<T: Serialize>(items: &[T]) -> Option<String> {
+    if items.is_empty() {
+        return None;
+    }
+    serde_json::to_string(items).ok()
+}
+
+/// A column's JSON list read back; empty when NULL, and when it does not
+/// read (said in the log: the rest of the call is still worth showing).
+fn from_json_column<T: DeserializeOwned>(text: Option<String>, column: &str) -> Vec<T> {
+    let Some(text) = text else {
+        return Vec::new();
+    };
+    serde_json::from_str(&text).unwrap_or_else(|err| {
+        tracing::warn!("a stored tool call's {column} does not read: {err}");
+        Vec::new()
+    })
 }
 
 /// The longest title taken from a first message, in characters.

@@ -40,6 +40,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     ),
     (2, SQLITE_OWNERS),
     (3, FAILURE_KINDS),
+    (4, CALL_CONTENT),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -89,6 +90,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     ),
     (2, POSTGRES_OWNERS),
     (3, FAILURE_KINDS),
+    (4, CALL_CONTENT),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -103,3 +105,11 @@ const POSTGRES_OWNERS: &str = "ALTER TABLE messages ADD COLUMN owner TEXT;
 /// `riverse_tool::FailureKind` name (`timeout`, `tool_error`, …). Calls stored
 /// before it have none; a reader takes a failure without one for a tool error.
 const FAILURE_KINDS: &str = "ALTER TABLE tool_calls ADD COLUMN failure TEXT;";
+
+/// Step 4, the same in both: what a call said and gave beside its data, as
+/// JSON arrays: `content`, its `riverse_tool::Content` blocks (images, audio,
+/// files; 16 MiB at most, `riverse_tool::CallLimits::max_content_bytes`), and
+/// `logs`, the `riverse_tool::LogLine`s it logged (at most 1000 of 4 KB).
+/// Either is NULL when there were none, and for calls stored before it.
+const CALL_CONTENT: &str = "ALTER TABLE tool_calls ADD COLUMN content TEXT;
+    ALTER TABLE tool_calls ADD COLUMN logs TEXT;";

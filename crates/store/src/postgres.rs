@@ -13,7 +13,8 @@ use tokio_postgres::{Client, NoTls, Row};
 use crate::{
     Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
     StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
-    migrations, new_id, now_millis, params_value, stored_failure, title_from,
+    from_json_column, json_column, migrations, new_id, now_millis, params_value, stored_failure,
+    title_from,
 };
 use riverse_tool::FailureKind;
 
@@ -197,7 +198,8 @@ impl PostgresStore {
         let calls = self
             .client
             .query(
-                "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure
+                "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
+                     t.content, t.logs
                  FROM tool_calls t JOIN messages m ON m.id = t.message_id
                  WHERE m.conversation_id = $1 ORDER BY t.seq",
                 &[&id],
@@ -216,6 +218,8 @@ impl PostgresStore {
                         error: row.get(6),
                         duration_ms: row.get::<_, Option<i64>>(7).map(|ms| ms.max(0) as u64),
                         failure: stored_failure(row.get(4), row.get(8)),
+                        content: from_json_column(row.get(9), "content"),
+                        logs: from_json_column(row.get(10), "logs"),
                     },
                 )
             })
@@ -330,7 +334,7 @@ impl PostgresStore {
         self.client
             .execute(
                 "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6,
-                     failure = $7
+                     failure = $7, content = $8, logs = $9
                  WHERE message_id = $1 AND call_id = $2",
                 &[
                     &message_id,
@@ -340,6 +344,8 @@ impl PostgresStore {
                     &outcome.error,
                     &i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
                     &outcome.failure.map(FailureKind::as_str),
+                    &json_column(&outcome.content),
+                    &json_column(&outcome.logs),
                 ],
             )
             .await?;

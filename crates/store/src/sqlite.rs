@@ -11,7 +11,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::{
     Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
     StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
-    migrations, new_id, now_millis, params_value, stored_failure, title_from,
+    from_json_column, json_column, migrations, new_id, now_millis, params_value, stored_failure,
+    title_from,
 };
 use riverse_tool::FailureKind;
 
@@ -190,7 +191,8 @@ impl SqliteStore {
             };
             let calls = {
                 let mut statement = transaction.prepare_cached(
-                    "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure
+                    "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
+                         t.content, t.logs
                      FROM tool_calls t JOIN messages m ON m.id = t.message_id
                      WHERE m.conversation_id = ?1 ORDER BY t.seq",
                 )?;
@@ -209,6 +211,8 @@ impl SqliteStore {
                                     .get::<_, Option<i64>>(7)?
                                     .map(|ms| ms.max(0) as u64),
                                 failure: stored_failure(row.get(4)?, row.get(8)?),
+                                content: from_json_column(row.get(9)?, "content"),
+                                logs: from_json_column(row.get(10)?, "logs"),
                             },
                         ))
                     })?
@@ -347,7 +351,7 @@ impl SqliteStore {
         self.run(move |connection| {
             connection.execute(
                 "UPDATE tool_calls SET success = ?3, data = ?4, error = ?5, duration_ms = ?6,
-                     failure = ?7
+                     failure = ?7, content = ?8, logs = ?9
                  WHERE message_id = ?1 AND call_id = ?2",
                 params![
                     message_id,
@@ -356,7 +360,9 @@ impl SqliteStore {
                     outcome.data,
                     outcome.error,
                     i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
-                    outcome.failure.map(FailureKind::as_str)
+                    outcome.failure.map(FailureKind::as_str),
+                    json_column(&outcome.content),
+                    json_column(&outcome.logs)
                 ],
             )?;
             Ok(())

@@ -1,4 +1,5 @@
 use pretty_assertions::assert_eq;
+use riverse_tool::LogLevel;
 use serde_json::json;
 
 use super::*;
@@ -61,6 +62,11 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
             error: String::new(),
             failure: None,
             duration_ms: 12,
+            content: vec![Content::image(b"\x89PNG", "image/png")],
+            logs: vec![LogLine {
+                level: LogLevel::Info,
+                message: "asked the sky".into(),
+            }],
         };
         store
             .finish_tool_call(&answer, "c1", &outcome)
@@ -72,6 +78,8 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
             error: "too slow".into(),
             failure: Some(FailureKind::Timeout),
             duration_ms: 1000,
+            content: Vec::new(),
+            logs: Vec::new(),
         };
         store
             .finish_tool_call(&answer, "c3", &timed_out)
@@ -93,6 +101,8 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     error: String::new(),
                     failure: None,
                     duration_ms: Some(12),
+                    content: outcome.content.clone(),
+                    logs: outcome.logs.clone(),
                 },
                 StoredToolCall {
                     call_id: "c2".into(),
@@ -103,6 +113,8 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     error: String::new(),
                     failure: None,
                     duration_ms: None,
+                    content: Vec::new(),
+                    logs: Vec::new(),
                 },
                 StoredToolCall {
                     call_id: "c3".into(),
@@ -113,6 +125,8 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     error: "too slow".into(),
                     failure: Some(FailureKind::Timeout),
                     duration_ms: Some(1000),
+                    content: Vec::new(),
+                    logs: Vec::new(),
                 },
             ]
         );
@@ -290,6 +304,8 @@ async fn running_answer(store: &Store) -> (String, String) {
         error: String::new(),
         failure: None,
         duration_ms: 1,
+        content: Vec::new(),
+        logs: Vec::new(),
     };
     store
         .finish_tool_call(&answer, "c1", &outcome)
@@ -506,5 +522,115 @@ async fn an_answer_running_before_the_upgrade_fails_once_stale() {
     assert_eq!(
         (answer.status, answer.error.as_deref()),
         (MessageStatus::Failed, Some(INTERRUPTED))
+    );
+}
+
+/// A call's content blocks and log lines, as a server restarted on the
+/// same database reads them back: every kind of block, whole.
+#[tokio::test]
+async fn content_and_logs_outlast_the_store_that_wrote_them() {
+    for database in databases().await {
+        let blocks = vec![
+            Content::image(&[0x89, b'P', b'N', b'G', 0, 255], "image/png"),
+            Content::Audio {
+                data: "UklGRg==".into(),
+                mime_type: "audio/wav".into(),
+            },
+            Content::Resource {
+                uri: "file:///srv/report.pdf".into(),
+                text: None,
+                blob: Some("JVBERi0=".into()),
+                mime_type: Some("application/pdf".into()),
+            },
+            Content::Resource {
+                uri: "file:///srv/notes.txt".into(),
+                text: Some("notes, \"quoted\" and ünïcode".into()),
+                blob: None,
+                mime_type: None,
+            },
+        ];
+        let logs = vec![
+            LogLine {
+                level: LogLevel::Info,
+                message: "page 1".into(),
+            },
+            LogLine {
+                level: LogLevel::Warning,
+                message: "page 2 was slow".into(),
+            },
+        ];
+        let (conversation, answer) = {
+            let writer = database.open(PATIENT).await;
+            let (conversation, answer) = running_answer(&writer).await;
+            let outcome = ToolCallOutcome {
+                success: true,
+                data: "drawn".into(),
+                error: String::new(),
+                failure: None,
+                duration_ms: 5,
+                content: blocks.clone(),
+                logs: logs.clone(),
+            };
+            writer
+                .finish_tool_call(&answer, "c2", &outcome)
+                .await
+                .unwrap();
+            (conversation, answer)
+        };
+        let reader = database.open(PATIENT).await;
+        let stored = answer_of(&reader, &conversation).await;
+        assert_eq!(stored.id, answer);
+        let slow = &stored.tool_calls[1];
+        assert_eq!((&slow.content, &slow.logs), (&blocks, &logs));
+        // The call that gave none has none, and says nothing of them.
+        let quick = &stored.tool_calls[0];
+        assert_eq!((quick.content.len(), quick.logs.len()), (0, 0));
+        let shown = json!(quick);
+        assert_eq!((shown.get("content"), shown.get("logs")), (None, None));
+        assert_eq!(json!(slow)["content"][0]["type"], "image");
+    }
+}
+
+/// A database of the third schema, with a finished call: the upgrade keeps
+/// the call, with no content and no log lines.
+#[tokio::test]
+async fn a_call_stored_before_content_was_reads_with_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("riverse.db");
+    {
+        let mut connection = rusqlite::Connection::open(&path).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE riverse_migrations (
+                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+            )
+            .unwrap();
+        let transaction = connection.transaction().unwrap();
+        for &(version, sql) in &migrations::SQLITE[..3] {
+            transaction.execute_batch(sql).unwrap();
+            transaction
+                .execute(
+                    "INSERT INTO riverse_migrations VALUES (?1, 0)",
+                    rusqlite::params![version],
+                )
+                .unwrap();
+        }
+        transaction
+            .execute_batch(
+                "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
+                 INSERT INTO messages (id, conversation_id, role, content, status, created_at)
+                 VALUES ('msg_q', 'conv_old', 'user', 'q', 'done', 0),
+                        ('msg_a', 'conv_old', 'assistant', 'a', 'done', 0);
+                 INSERT INTO tool_calls (message_id, call_id, tool, params, success, data, duration_ms)
+                 VALUES ('msg_a', 'c1', 'weather', '{}', 1, 'sunny', 3);",
+            )
+            .unwrap();
+        transaction.commit().unwrap();
+    }
+    let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
+    let call = &answer_of(&upgraded, "conv_old").await.tool_calls[0];
+    assert_eq!(
+        (call.data.as_str(), call.content.len(), call.logs.len()),
+        ("sunny", 0, 0)
     );
 }

@@ -20,6 +20,10 @@ use crate::text::shorten;
 pub const MAX_LOG_LINES: usize = 1000;
 /// The longest log line, progress message or question passed on, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
+/// The longest a question or a sample may wait on its front end; then it is
+/// a cancel (a sample, an error). Sources do not count the wait against a
+/// call's deadline (see [`CallContext::time_waiting`]), so this bounds it.
+pub const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
 /// Progress updates closer together than this are not passed on (the last
 /// one, the call's completion, always is).
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
@@ -225,6 +229,37 @@ struct State {
     logs_passed: usize,
     logs_dropped: usize,
     last_progress: Option<Instant>,
+    /// Questions and samples in flight, since when, and how long the ones
+    /// before took: the time the call waited on its front end.
+    waits: usize,
+    waiting_since: Option<Instant>,
+    waited: Duration,
+}
+
+/// Counts a question or a sample as waiting on the front end while it lives.
+struct Waiting<'a>(&'a Mutex<State>);
+
+impl<'a> Waiting<'a> {
+    fn start(state: &'a Mutex<State>) -> Self {
+        let mut locked = state.lock();
+        if locked.waits == 0 {
+            locked.waiting_since = Some(Instant::now());
+        }
+        locked.waits += 1;
+        Waiting(state)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.waits -= 1;
+        if state.waits == 0
+            && let Some(since) = state.waiting_since.take()
+        {
+            state.waited += since.elapsed();
+        }
+    }
 }
 
 impl Default for CallContext {
@@ -308,6 +343,17 @@ impl CallContext {
         state.logs_dropped = state.logs_dropped.saturating_add(count);
     }
 
+    /// How long the call has waited on its front end so far: for answers to
+    /// its questions and for samples. A source does not count it against the
+    /// call's deadline: a person takes the time they take.
+    pub fn time_waiting(&self) -> Duration {
+        let state = self.inner.state.lock();
+        state.waited
+            + state
+                .waiting_since
+                .map_or(Duration::ZERO, |since| since.elapsed())
+    }
+
     /// Asks the front end; a cancel once the call has ended.
     pub async fn ask(&self, mut question: Question) -> Answer {
         question.message = bounded(&question.message);
@@ -315,9 +361,11 @@ impl CallContext {
         if *ended.borrow() {
             return Answer::cancel();
         }
+        let _waiting = Waiting::start(&self.inner.state);
         tokio::select! {
             answer = self.inner.listener.ask(question) => answer,
             _ = ended.wait_for(|ended| *ended) => Answer::cancel(),
+            () = tokio::time::sleep(MAX_WAIT) => Answer::cancel(),
         }
     }
 
@@ -327,9 +375,13 @@ impl CallContext {
         if *ended.borrow() {
             return Err("the call has ended".into());
         }
+        let _waiting = Waiting::start(&self.inner.state);
         tokio::select! {
             completion = self.inner.listener.sample(request) => completion,
             _ = ended.wait_for(|ended| *ended) => Err("the call has ended".into()),
+            () = tokio::time::sleep(MAX_WAIT) => {
+                Err(format!("no completion came in {}", crate::seconds(MAX_WAIT)))
+            }
         }
     }
 

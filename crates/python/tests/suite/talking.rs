@@ -8,8 +8,8 @@ use parking_lot::Mutex;
 use pretty_assertions::assert_eq;
 use riverse_test_support::Project;
 use riverse_tool::{
-    Answer, AnswerAction, CallContext, CallListener, Content, LogLevel, LogLine, MAX_LOG_LINES,
-    Progress, Question, SampleRequest, ToolResult,
+    Answer, CallContext, CallListener, Content, LogLevel, LogLine, MAX_LOG_LINES, Progress,
+    Question, SampleRequest, ToolResult,
 };
 use serde_json::{Value, json};
 
@@ -289,59 +289,76 @@ class BadContent(BaseTool):
     );
 }
 
-#[tokio::test]
-async fn a_question_in_flight_is_cancelled_when_its_call_times_out() {
-    let project = project(&[]);
-    project.tool(
-        "patient.py",
-        r#"
+const PATIENT: &str = r#"
+import time
 from agent.tools import BaseTool, ToolManifest, ToolResult
 
 
 class Patient(BaseTool):
     def manifest(self):
-        return ToolManifest(name="patient", description="waits for an answer", parameters={})
+        return ToolManifest(name="patient", description="asks, then works",
+                            parameters={"work": "seconds of work after the answer"},
+                            parameter_types={"work": "float"})
 
     def execute(self, params):
-        return ToolResult(True, self.ask("Still there?").action)
-"#,
-    );
-    let registry = super::support::registry_with(
-        options(&project),
+        action = self.ask("Still there?").action
+        time.sleep(params.get("work", 0))
+        return ToolResult(True, action)
+"#;
+
+/// Answers every question after `delay`.
+struct Slow(std::time::Duration);
+
+#[async_trait::async_trait]
+impl CallListener for Slow {
+    async fn ask(&self, _question: Question) -> Answer {
+        tokio::time::sleep(self.0).await;
+        Answer::decline()
+    }
+}
+
+async fn patient_registry(project: &Project) -> riverse_tool::Registry {
+    project.tool("patient.py", PATIENT);
+    super::support::registry_with(
+        options(project),
         super::support::policy(
             "patient",
             riverse_tool::ToolPolicy {
-                timeout: Some(std::time::Duration::from_millis(500)),
+                timeout: Some(std::time::Duration::from_millis(300)),
                 ..Default::default()
             },
         ),
     )
-    .await;
+    .await
+}
 
-    /// Never answers: only the call's end cancels the question.
-    struct Silent(tokio::sync::watch::Sender<bool>);
-    #[async_trait::async_trait]
-    impl CallListener for Silent {
-        async fn ask(&self, _question: Question) -> Answer {
-            let _asked = self.0.send(true);
-            std::future::pending().await
-        }
-    }
-    let (asked_tx, asked) = tokio::sync::watch::channel(false);
-    let context = CallContext::new(Arc::new(Silent(asked_tx)));
+#[tokio::test]
+async fn waiting_for_the_answer_is_not_the_tools_time() {
+    let project = project(&[]);
+    let registry = patient_registry(&project).await;
+    // The answer comes well after the tool's deadline of 300 ms.
+    let context = CallContext::new(Arc::new(Slow(std::time::Duration::from_secs(1))));
     let result = registry
         .call_with("patient", Default::default(), &context)
         .await
         .unwrap();
+    assert_eq!(result, ToolResult::ok("decline"));
+    assert!(context.time_waiting() >= std::time::Duration::from_secs(1));
+}
+
+#[tokio::test]
+async fn a_tool_working_past_its_deadline_after_the_answer_times_out() {
+    let project = project(&[]);
+    let registry = patient_registry(&project).await;
+    let context = CallContext::new(Arc::new(Slow(std::time::Duration::ZERO)));
+    let Value::Object(params) = json!({"work": 30}) else {
+        unreachable!()
+    };
+    let result = registry
+        .call_with("patient", params, &context)
+        .await
+        .unwrap();
     assert_eq!(result.failure, Some(riverse_tool::FailureKind::Timeout));
-    assert!(*asked.borrow(), "the question reached the listener first");
-    let late = context
-        .ask(Question {
-            message: "after".into(),
-            schema: json!({}),
-        })
-        .await;
-    assert_eq!(late.action, AnswerAction::Cancel);
     assert_echo_answers(&registry).await;
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Request, StatusCode};
+use futures_util::StreamExt;
 use riverse_agent::{Settings, build_agent};
 use riverse_server::{AppState, ServerOptions, app};
 use riverse_store::{Liveness, PostgresStore, SqliteStore, Store};
@@ -17,11 +18,33 @@ use tower::ServiceExt;
 pub struct Served {
     pub project: Project,
     pub state: Arc<AppState>,
+    /// Where its conversations are kept, for a server started again.
+    backend: Backend,
+    /// What it was started with.
+    liveness: Liveness,
+    options: Adjust,
 }
+
+/// A change to the options settings give a server.
+pub type Adjust = fn(&mut ServerOptions);
 
 impl Served {
     pub fn app(&self) -> Router {
         app(self.state.clone())
+    }
+
+    /// A new server on the same project and database, as after a restart:
+    /// the old one (its tools' workers, its store) is gone first.
+    pub async fn restart(self) -> Served {
+        let Served {
+            project,
+            state,
+            backend,
+            liveness,
+            options,
+        } = self;
+        drop(state);
+        serve_project(project, &backend, liveness, options).await
     }
 }
 
@@ -68,20 +91,40 @@ pub async fn served_living(
     for fixture in extra_tools {
         project.fixture(fixture);
     }
-    let yaml = format!(
+    project.settings(&settings_yaml(api_base, extra));
+    serve_project(project, backend, liveness, |_| {}).await
+}
+
+/// The settings of a project whose LLM is at `api_base`, and `extra`.
+pub fn settings_yaml(api_base: &str, extra: &str) -> String {
+    format!(
         "llm_provider: openai\nopenai: {{api_base: \"{api_base}\", api_key: sk-test, max_retries: 0}}\n{extra}"
-    );
-    project.settings(&yaml);
+    )
+}
+
+/// Serves `project` as its files say (tools and `settings.yaml`), keeping
+/// conversations in `backend`, with the options `adjust` changes.
+pub async fn serve_project(
+    project: Project,
+    backend: &Backend,
+    liveness: Liveness,
+    adjust: Adjust,
+) -> Served {
+    let yaml = std::fs::read_to_string(project.path().join("settings.yaml")).unwrap();
     let settings = Settings::from_yaml(project.path(), None, &yaml).unwrap();
     let agent = build_agent(&settings).await.unwrap();
     let store = open_store(backend, &project, liveness).await;
     let serve = &settings.serve;
-    let state = AppState::new(
-        Arc::new(agent),
-        store,
-        ServerOptions::new(serve, settings.language, serve.token.clone()),
-    );
-    Served { project, state }
+    let mut options = ServerOptions::new(serve, settings.language, serve.token.clone());
+    adjust(&mut options);
+    let state = AppState::new(Arc::new(agent), store, options);
+    Served {
+        project,
+        state,
+        backend: backend.clone(),
+        liveness,
+        options: adjust,
+    }
 }
 
 /// The project's store on `backend`, its answers kept alive by `liveness`.
@@ -157,19 +200,26 @@ pub async fn send(
     body: Option<String>,
     token: Option<&str>,
 ) -> Reply {
-    // As every HTTP/1.1 client does, it names the server it talks to.
-    let mut request = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("host", "127.0.0.1:8420")
-        .header("content-type", "application/json");
-    if let Some(token) = token {
-        request = request.header("authorization", format!("Bearer {token}"));
-    }
-    let request = request
-        .body(body.map(Body::from).unwrap_or_else(Body::empty))
+    let authorization = token.map(|token| format!("Bearer {token}"));
+    let headers: Vec<(&str, &str)> = authorization
+        .iter()
+        .map(|value| ("authorization", value.as_str()))
+        .collect();
+    send_with(app, method, uri, body, &headers).await
+}
+
+/// As [`send`], with `headers` besides (or instead of) the usual ones.
+pub async fn send_with(
+    app: Router,
+    method: &str,
+    uri: &str,
+    body: Option<String>,
+    headers: &[(&str, &str)],
+) -> Reply {
+    let response = app
+        .oneshot(request(method, uri, body, headers))
+        .await
         .unwrap();
-    let response = app.oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
@@ -180,6 +230,113 @@ pub async fn send(
         headers,
         body: String::from_utf8_lossy(&bytes).into_owned(),
     }
+}
+
+/// A request as every HTTP/1.1 client sends it (naming the server it talks
+/// to), JSON, with `headers` set over those.
+fn request(
+    method: &str,
+    uri: &str,
+    body: Option<String>,
+    headers: &[(&str, &str)],
+) -> Request<Body> {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("host", "127.0.0.1:8420")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        request.headers_mut().unwrap().insert(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            axum::http::HeaderValue::from_str(value).unwrap(),
+        );
+    }
+    request
+        .body(body.map(Body::from).unwrap_or_else(Body::empty))
+        .unwrap()
+}
+
+/// A streamed reply read as it comes: its `riverse` objects one at a time,
+/// while the turn still runs.
+pub struct Events {
+    body: axum::body::BodyDataStream,
+    /// What has arrived and is not yet read.
+    buffer: String,
+    /// Every `data:` payload read so far.
+    pub seen: Vec<String>,
+}
+
+impl Events {
+    /// Sends `body` to `uri` and starts reading the stream.
+    pub async fn open(app: Router, uri: &str, body: Value) -> Events {
+        let response = app
+            .oneshot(request("POST", uri, Some(body.to_string()), &[]))
+            .await
+            .unwrap();
+        Events::from_response(response)
+    }
+
+    /// Reads the stream `response` carries.
+    pub fn from_response(response: axum::response::Response) -> Events {
+        assert_eq!(response.status(), StatusCode::OK);
+        Events {
+            body: response.into_body().into_data_stream(),
+            buffer: String::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// The next `riverse` object; `None` once the stream has ended.
+    pub async fn next_activity(&mut self) -> Option<Value> {
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                let Some(data) = event.trim_end().strip_prefix("data: ") else {
+                    continue;
+                };
+                self.seen.push(data.to_owned());
+                if data == "[DONE]" {
+                    continue;
+                }
+                let chunk: Value = serde_json::from_str(data).unwrap();
+                if let Some(riverse) = chunk.get("riverse") {
+                    return Some(riverse.clone());
+                }
+            }
+            let piece = self.body.next().await?.unwrap();
+            self.buffer.push_str(std::str::from_utf8(&piece).unwrap());
+        }
+    }
+
+    /// Reads up to the first object of type `kind`, and returns it with
+    /// the kinds read before it.
+    pub async fn until(&mut self, kind: &str) -> (Vec<Value>, Value) {
+        let mut before = Vec::new();
+        while let Some(activity) = self.next_activity().await {
+            if activity["type"] == kind {
+                return (before, activity);
+            }
+            before.push(activity);
+        }
+        panic!("the stream ended without {kind}: {before:?}");
+    }
+
+    /// Every object left, to the end of the stream.
+    pub async fn rest(&mut self) -> Vec<Value> {
+        let mut rest = Vec::new();
+        while let Some(activity) = self.next_activity().await {
+            rest.push(activity);
+        }
+        rest
+    }
+}
+
+/// The `type` of each object.
+pub fn kinds(activities: &[Value]) -> Vec<&str> {
+    activities
+        .iter()
+        .map(|activity| activity["type"].as_str().unwrap())
+        .collect()
 }
 
 pub async fn post(app: Router, uri: &str, body: Value) -> Reply {
