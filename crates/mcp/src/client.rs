@@ -14,24 +14,32 @@ use riverse_tool::{
     CallContext, CallLimits, FailureKind, Found, Params, Tool, ToolManifest, ToolResult,
     ToolSource, sanitize_name,
 };
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, ErrorCode, Implementation,
-    ProtocolVersion,
-};
-use rmcp::service::{ClientInitializeError, NotificationContext, RunningService, ServiceError};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode, ServerResult};
+use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{Peer, RoleClient, ServiceExt};
 use tokio::time::Instant;
 
+mod calls;
+mod handler;
+mod reply;
+
+use calls::CallsInFlight;
+use handler::Client;
+
+use crate::Error;
 use crate::manifest::{restore_structured, translate};
+use crate::pending::Pending;
 use crate::process::{Launch, ServerProcess};
 use crate::vet::NotMcp;
-use crate::{Error, FAILURE_META_KEY};
 
 /// How long a call that lost its server waits for the exit status, to say how
 /// the server ended.
 const DEATH_GRACE: Duration = Duration::from_secs(2);
+
+/// What a server is told of a call Riverse stopped waiting for.
+const STOPPED_WAITING: &str = "riverse stopped waiting for the call";
 
 /// What the MCP source needs from the settings.
 #[derive(Debug, Clone)]
@@ -197,7 +205,7 @@ impl Tool for McpTool {
         &self,
         mut params: Params,
         timeout: Duration,
-        _context: &CallContext,
+        context: &CallContext,
     ) -> ToolResult {
         let name = &self.manifest.name;
         let server = &self.link.spec.name;
@@ -229,40 +237,35 @@ impl Tool for McpTool {
         };
         restore_structured(&mut params, &self.structured);
         let request = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(params);
-        // Dropping the request at the deadline makes rmcp send notifications/cancelled.
-        let reply = match tokio::time::timeout_at(deadline, connected.peer.call_tool(request)).await
-        {
-            Ok(reply) => reply,
-            Err(_elapsed) => return timed_out(),
+        let call = async {
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
+            let pending = Pending::send(&connected.peer, request, STOPPED_WAITING).await?;
+            // Entered right after rmcp queued the request, before this task
+            // yields: long before the request is written, read and answered.
+            let _running = connected.calls.enter(
+                pending.id().clone(),
+                pending.progress_token().clone(),
+                context.clone(),
+            );
+            pending.reply().await
+        };
+        // Dropping the call at the deadline sends notifications/cancelled.
+        // Time the call waits on its front end (a question, a sample) is
+        // not the tool's.
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Some(reply) = context.within(left, call).await else {
+            return timed_out();
         };
         match reply {
-            Ok(result) => {
-                let texts: Vec<&str> = result
-                    .content
-                    .iter()
-                    .filter_map(|block| block.as_text().map(|text| text.text.as_str()))
-                    .collect();
-                let mut text = texts.join("\n");
-                // A server that answers only in structured content is read as JSON.
-                if let (true, Some(structured)) =
-                    (result.content.is_empty(), &result.structured_content)
-                {
-                    text = structured.to_string();
-                }
-                if result.is_error == Some(true) {
-                    // Another Riverse says why; any other server's failure is its own.
-                    let kind = result
-                        .meta
-                        .as_ref()
-                        .and_then(|meta| meta.get(FAILURE_META_KEY))
-                        .and_then(|kind| kind.as_str())
-                        .and_then(FailureKind::from_name)
-                        .unwrap_or(FailureKind::ToolError);
-                    ToolResult::failed(kind, text)
-                } else {
-                    ToolResult::ok(text)
-                }
-            }
+            Ok(ServerResult::CallToolResult(result)) => reply::tool_result(result),
+            // A server with nothing to say may answer `{}`.
+            Ok(ServerResult::EmptyResult(_)) => ToolResult::ok(""),
+            Ok(other) => ToolResult::failed(
+                FailureKind::ToolError,
+                format!(
+                    "tool \"{name}\": mcp server \"{server}\" answered tools/call with something else: {other:?}"
+                ),
+            ),
             Err(ServiceError::McpError(error)) => {
                 let kind = match error.code {
                     ErrorCode::INVALID_PARAMS => FailureKind::BadParameters,
@@ -302,34 +305,11 @@ impl Tool for McpTool {
     }
 }
 
-/// What Riverse tells servers about itself, and what it does with their
-/// notifications.
-struct Client {
-    server: String,
-}
-
-impl ClientHandler for Client {
-    fn get_info(&self) -> ClientConfig {
-        // The handshake revision: the one every server of the last years knows.
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("riverse", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        tracing::info!(
-            target: "mcp",
-            "{}: the server changed its tools; Riverse lists them again when it restarts",
-            self.server
-        );
-    }
-}
-
 /// A live session with a server.
 struct Session {
     service: RunningService<RoleClient, Client>,
+    /// The calls running on it, which what the server sends is routed to.
+    calls: CallsInFlight,
     /// The process of a stdio server.
     process: Option<Arc<ServerProcess>>,
     /// What ended a stdio server's connection, when it wrote something that
@@ -350,6 +330,7 @@ impl Session {
 /// What a call needs from a session, taken out so calls run side by side.
 struct Connected {
     peer: Peer<RoleClient>,
+    calls: CallsInFlight,
     process: Option<Arc<ServerProcess>>,
     not_mcp: NotMcp,
 }
@@ -416,6 +397,7 @@ impl ServerLink {
         })?;
         Ok(Connected {
             peer: session.service.peer().clone(),
+            calls: session.calls.clone(),
             process: session.process.clone(),
             not_mcp: session.not_mcp.clone(),
         })
@@ -423,8 +405,10 @@ impl ServerLink {
 
     async fn connect(&self) -> Result<Session, Error> {
         let server = &self.spec.name;
+        let calls = CallsInFlight::default();
         let client = Client {
             server: server.clone(),
+            calls: calls.clone(),
         };
         match &self.spec.transport {
             ServerTransport::Stdio { command, args, env } => {
@@ -443,6 +427,7 @@ impl ServerLink {
                 match client.serve((stdout, stdin)).await {
                     Ok(service) => Ok(Session {
                         service,
+                        calls,
                         process: Some(process),
                         not_mcp,
                     }),
@@ -470,6 +455,7 @@ impl ServerLink {
                         })?;
                 Ok(Session {
                     service,
+                    calls,
                     process: None,
                     not_mcp: NotMcp::default(),
                 })

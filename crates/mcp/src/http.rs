@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::Stream;
-use riverse_tool::LiveRegistry;
+use riverse_tool::{LiveRegistry, Sampler};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, SessionConfig,
@@ -49,13 +49,19 @@ pub struct HttpEndpoint {
 }
 
 impl HttpEndpoint {
-    pub fn new(tools: LiveRegistry, options: HttpOptions) -> Self {
+    /// `sampler` answers a tool's `self.sample` when the client offers no
+    /// sampling (see [`crate::serve`]).
+    pub fn new(
+        tools: LiveRegistry,
+        sampler: Option<Arc<dyn Sampler>>,
+        options: HttpOptions,
+    ) -> Self {
         let mut config = StreamableHttpServerConfig::default()
             .with_sse_keep_alive(Some(SSE_KEEP_ALIVE))
             .with_max_request_body_bytes(options.max_body_bytes);
         config = config.disable_allowed_hosts();
         let service = StreamableHttpService::new(
-            move || Ok(RegistryServer::new(tools.clone())),
+            move || Ok(RegistryServer::new(tools.clone(), sampler.clone())),
             Arc::new(BoundedSessions::new(
                 options.max_sessions,
                 options.session_timeout,

@@ -8,26 +8,41 @@
 //! call past its deadline is abandoned with `notifications/cancelled`. What a
 //! stdio server writes is vetted line by line: something that is not MCP ends
 //! its connection at once, with what it was, rather than waiting for a deadline.
+//! Riverse declares elicitation and sampling: what a server sends while a call
+//! runs (progress, log lines, `elicitation/create`, `sampling/createMessage`)
+//! goes to that call's [`riverse_tool::CallContext`], and a result's images,
+//! audio and resources become its content.
 //!
 //! As a server, [`serve`] answers `tools/list` and `tools/call` from a
 //! [`riverse_tool::LiveRegistry`], each call in a task of its own, with every
 //! tool failure an `isError` result; when the registry is replaced, each
 //! client session is sent `notifications/tools/list_changed` (a client of
 //! the sessionless 2026 protocol hears it on its `subscriptions/listen`
-//! stream). [`serve`] takes any byte transport ([`serve_stdio`] for
-//! `riverse mcp`); [`HttpEndpoint`] is the streamable HTTP transport, a
-//! tower service that `riverse serve` mounts at `/mcp`, leaving the bearer
-//! token and the `Origin` check to the router in front of it.
+//! stream). A call's tool speaks to the client: log lines as
+//! `notifications/message` (under the level of `logging/setLevel`), progress,
+//! questions as elicitation, samples as sampling or, when the client offers
+//! none, from the [`riverse_tool::Sampler`] the server was given. [`serve`]
+//! takes any byte transport ([`serve_stdio`] for `riverse mcp`);
+//! [`HttpEndpoint`] is the streamable HTTP transport, a tower service that
+//! `riverse serve` mounts at `/mcp`, leaving the bearer token and the
+//! `Origin` check to the router in front of it.
 //!
 //! Both sides use the official SDK, `rmcp`. Out of scope: reading settings (the
-//! caller hands over [`McpOptions`]), resources, prompts and sampling.
+//! caller hands over [`McpOptions`]), resources, prompts and completion.
 
 mod client;
+mod content;
 mod error;
 mod http;
+mod levels;
 mod lines;
 mod manifest;
+mod outbox;
+mod pending;
 mod process;
+mod question;
+mod sampling;
+mod served_call;
 mod server;
 mod vet;
 

@@ -9,8 +9,13 @@ use parking_lot::Mutex;
 use riverse_process::{BoundedLines, Replace};
 use riverse_protocol::leading_id;
 use riverse_tool::{
-    CallError, LiveRegistry, Registry, ToolManifest, ToolResult, described, input_schema,
+    CallContext, CallError, LiveRegistry, Registry, Sampler, ToolManifest, ToolResult, described,
+    input_schema,
 };
+// Logging is deprecated by the 2026-07-28 protocol (SEP-2577); the protocols
+// before it, which every client of today speaks, have it.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, MetaObject,
@@ -27,7 +32,10 @@ use tokio::io::{AsyncRead, BufReader};
 use tokio::net::unix::pipe;
 use tokio::sync::watch;
 
+use crate::content;
 use crate::lines::LineTransport;
+use crate::outbox::Outbox;
+use crate::served_call::{ServedCall, SessionLevel};
 use crate::{Error, FAILURE_META_KEY};
 
 /// The longest request line `riverse mcp` reads (arguments of a few MiB are
@@ -43,14 +51,20 @@ const TOO_LARGE_METHOD: &str = "riverse/request_too_large";
 /// call never holds up another. Made by [`serve`] and [`crate::HttpEndpoint`].
 pub struct RegistryServer {
     tools: LiveRegistry,
+    /// Riverse's own LLM, for `self.sample` when the client offers none.
+    sampler: Option<Arc<dyn Sampler>>,
+    /// The level the client set with `logging/setLevel`.
+    log_level: SessionLevel,
     /// Tells the client when the tools are replaced; stopped with the session.
     notifier: Mutex<Option<AbortOnDrop>>,
 }
 
 impl RegistryServer {
-    pub(crate) fn new(tools: LiveRegistry) -> Self {
+    pub(crate) fn new(tools: LiveRegistry, sampler: Option<Arc<dyn Sampler>>) -> Self {
         RegistryServer {
             tools,
+            sampler,
+            log_level: SessionLevel::default(),
             notifier: Mutex::new(None),
         }
     }
@@ -82,9 +96,11 @@ async fn notify_changes(mut changes: watch::Receiver<Registry>, peer: Peer<RoleS
 }
 
 impl ServerHandler for RegistryServer {
+    #[allow(deprecated)] // logging: see the import of SetLevelRequestParams
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_logging()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
@@ -164,6 +180,16 @@ impl ServerHandler for RegistryServer {
         ))
     }
 
+    #[allow(deprecated)] // see the import of SetLevelRequestParams
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -171,16 +197,28 @@ impl ServerHandler for RegistryServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let registry = self.current();
         let arguments = request.arguments.unwrap_or_default();
-        let call = registry.call(&request.name, arguments);
+        let outbox = Outbox::new(context.peer.clone());
+        let served = ServedCall::new(
+            &request.name,
+            &context,
+            &self.log_level,
+            self.sampler.clone(),
+            outbox.queue(),
+        );
+        let call_context = CallContext::new(Arc::new(served));
+        let call = registry.call_with(&request.name, arguments, &call_context);
         // On notifications/cancelled the call is dropped, which stops the tool:
         // a Python worker is killed (a fresh one serves later calls), an MCP
-        // server is sent notifications/cancelled in turn.
+        // server is sent notifications/cancelled in turn. Its context ends, so
+        // a question or sample in flight is withdrawn from the client.
         let outcome = tokio::select! {
             outcome = call => outcome,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error(format!("tool \"{}\": cancelled by the client", request.name), None));
             }
         };
+        // What the tool said reaches the client before its result.
+        outbox.flushed().await;
         match outcome {
             Ok(result) => Ok(call_result(result).into()),
             // Naming a tool that is not served is the caller's mistake, not a
@@ -220,10 +258,15 @@ fn mcp_tool(manifest: &ToolManifest) -> Tool {
     Tool::new(manifest.name.clone(), described(manifest), Arc::new(schema))
 }
 
-/// A failed call says why as data too, in `_meta` under [`FAILURE_META_KEY`].
+/// A result as MCP content: `data` as text when there is any, then the
+/// content blocks. A failed call says why as data too, in `_meta` under
+/// [`FAILURE_META_KEY`].
 fn call_result(result: ToolResult) -> CallToolResult {
-    let Some(kind) = result.failure_kind() else {
-        return CallToolResult::success(vec![ContentBlock::text(result.data)]);
+    let kind = result.failure_kind();
+    let blocks = result.content.into_iter().map(content::to_mcp);
+    let Some(kind) = kind else {
+        let text = (!result.data.is_empty()).then(|| ContentBlock::text(result.data));
+        return CallToolResult::success(text.into_iter().chain(blocks).collect());
     };
     let text = if result.error.is_empty() {
         "the tool failed without saying why".to_owned()
@@ -232,7 +275,8 @@ fn call_result(result: ToolResult) -> CallToolResult {
     };
     let mut meta = MetaObject::new();
     meta.insert(FAILURE_META_KEY.to_owned(), json!(kind));
-    let mut failed = CallToolResult::error(vec![ContentBlock::text(text)]);
+    let content = std::iter::once(ContentBlock::text(text)).chain(blocks);
+    let mut failed = CallToolResult::error(content.collect());
     failed.meta = Some(meta);
     failed
 }
@@ -262,13 +306,19 @@ impl Serving {
 
 /// Serves the tools over `transport` once a client has initialized; a
 /// [`LiveRegistry`] replaced later is served from then on, and the client told.
-pub async fn serve<T, E, A>(tools: impl Into<LiveRegistry>, transport: T) -> Result<Serving, Error>
+/// A tool's `self.sample` goes to the client's LLM when it offers sampling,
+/// else to `sampler`, when there is one.
+pub async fn serve<T, E, A>(
+    tools: impl Into<LiveRegistry>,
+    sampler: Option<Arc<dyn Sampler>>,
+    transport: T,
+) -> Result<Serving, Error>
 where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     let tools = tools.into();
-    let service = RegistryServer::new(tools.clone())
+    let service = RegistryServer::new(tools.clone(), sampler)
         .serve(transport)
         .await
         .map_err(|err| match err {
@@ -280,17 +330,18 @@ where
     Ok(Serving { service, tools })
 }
 
-/// Serves `registry` on stdin and stdout until the client closes them.
-pub async fn serve_stdio(tools: impl Into<LiveRegistry>) -> Result<(), Error> {
+/// Serves the tools on stdin and stdout until the client closes them (see
+/// [`serve`]).
+pub async fn serve_stdio(
+    tools: impl Into<LiveRegistry>,
+    sampler: Option<Arc<dyn Sampler>>,
+) -> Result<(), Error> {
     let tools = tools.into();
     let serving = match stdio_pipes() {
-        Some((stdin, stdout)) => serve(tools, line_transport(stdin, stdout)).await?,
+        Some((stdin, stdout)) => serve(tools, sampler, line_transport(stdin, stdout)).await?,
         None => {
-            serve(
-                tools,
-                line_transport(tokio::io::stdin(), tokio::io::stdout()),
-            )
-            .await?
+            let transport = line_transport(tokio::io::stdin(), tokio::io::stdout());
+            serve(tools, sampler, transport).await?
         }
     };
     serving.waiting().await

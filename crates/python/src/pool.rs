@@ -199,7 +199,7 @@ impl WorkerPool {
                         () = &mut expiry => {
                             // Time spent waiting on the person (or the LLM) the
                             // tool asked is not the tool's.
-                            let used = started.elapsed().saturating_sub(context.time_waiting());
+                            let used = context.time_used(started.into_std());
                             if used >= timeout {
                                 break None;
                             }

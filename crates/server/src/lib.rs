@@ -150,7 +150,11 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(agent: Arc<Agent>, store: Store, options: ServerOptions) -> Arc<Self> {
-        let mcp = McpRoute::new(agent.live_registry().clone(), &options.mcp());
+        let mcp = McpRoute::with_sampler(
+            agent.live_registry().clone(),
+            Some(agent.sampler()),
+            &options.mcp(),
+        );
         Arc::new(AppState {
             turns: Arc::new(Semaphore::new(options.max_concurrent_turns)),
             mcp,

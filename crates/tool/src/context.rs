@@ -354,6 +354,28 @@ impl CallContext {
                 .map_or(Duration::ZERO, |since| since.elapsed())
     }
 
+    /// The tool's own time since `started`: what passed, less the time it
+    /// waited on its front end. Sources hold a call's deadline to this.
+    pub fn time_used(&self, started: Instant) -> Duration {
+        started.elapsed().saturating_sub(self.time_waiting())
+    }
+
+    /// Runs `call` until it ends or has used `timeout` of its own time (see
+    /// [`CallContext::time_used`]); `None` past that.
+    pub async fn within<F: Future>(&self, timeout: Duration, call: F) -> Option<F::Output> {
+        let started = Instant::now();
+        let mut call = std::pin::pin!(call);
+        loop {
+            let left = timeout.saturating_sub(self.time_used(started));
+            if left.is_zero() {
+                return None;
+            }
+            if let Ok(output) = tokio::time::timeout(left, &mut call).await {
+                return Some(output);
+            }
+        }
+    }
+
     /// Asks the front end; a cancel once the call has ended.
     pub async fn ask(&self, mut question: Question) -> Answer {
         question.message = bounded(&question.message);
@@ -533,5 +555,37 @@ mod tests {
         assert_eq!(LogLevel::from_name("debug"), Some(LogLevel::Debug));
         assert_eq!(LogLevel::from_name("loud"), None);
         assert!(LogLevel::Error > LogLevel::Info);
+    }
+
+    /// Answers every question after a while.
+    struct Slow(Duration);
+
+    #[async_trait::async_trait]
+    impl CallListener for Slow {
+        async fn ask(&self, _question: Question) -> Answer {
+            tokio::time::sleep(self.0).await;
+            Answer::decline()
+        }
+    }
+
+    #[tokio::test]
+    async fn time_spent_waiting_on_the_front_end_is_not_the_calls() {
+        let context = CallContext::new(Arc::new(Slow(Duration::from_millis(300))));
+        let question = Question {
+            message: "?".into(),
+            schema: serde_json::json!({}),
+        };
+        let asked = context
+            .within(Duration::from_millis(100), context.ask(question))
+            .await;
+        assert_eq!(asked, Some(Answer::decline()));
+        assert!(context.time_waiting() >= Duration::from_millis(300));
+        let working = context
+            .within(
+                Duration::from_millis(100),
+                tokio::time::sleep(Duration::from_secs(60)),
+            )
+            .await;
+        assert_eq!(working, None, "the call's own time ran out");
     }
 }

@@ -5,13 +5,17 @@
 //! the tools are served over MCP's streamable HTTP transport at `/mcp` and
 //! nothing else, under `serve`'s rules: the token (required off loopback),
 //! the `Origin` check, `serve.max_body_bytes`.
+//!
+//! A tool's `self.sample` goes to the client's LLM when the client offers
+//! sampling, else to the LLM the settings name.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use anyhow::Context;
-use riverse_agent::{RunMode, Settings, ToolSources};
+use riverse_agent::{ProviderSampler, RunMode, Settings, ToolSources, build_provider};
 use riverse_server::{MCP_PATH, ServerOptions};
-use riverse_tool::{LiveRegistry, Status};
+use riverse_tool::{LiveRegistry, Sampler, Status};
 
 use super::reload::{self, Report};
 
@@ -35,9 +39,10 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
     let served = registry.available_manifests().count();
     let tools = LiveRegistry::new(registry);
     let _watching = reload::start(settings, sources, &tools, Report::Log);
+    let sampler = own_sampler(settings);
     let Some(addr) = http else {
         tracing::info!("serving {served} tools over mcp on stdio");
-        riverse_mcp::serve_stdio(tools)
+        riverse_mcp::serve_stdio(tools, sampler)
             .await
             .context("riverse mcp")?;
         return Ok(Exit::Success);
@@ -51,6 +56,7 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
     let finished = riverse_server::serve_mcp(
         listener,
         tools,
+        sampler,
         &options,
         stop_signal(),
         settings.serve.shutdown_timeout,
@@ -65,4 +71,17 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
     }
     eprintln!("riverse mcp stopped");
     Ok(Exit::Success)
+}
+
+/// The LLM of the settings as a sampler. Building it loads nothing (the
+/// embedded model loads at its first completion), so a server whose tools
+/// never sample pays nothing for it.
+fn own_sampler(settings: &Settings) -> Option<Arc<dyn Sampler>> {
+    match build_provider(settings) {
+        Ok(provider) => Some(Arc::new(ProviderSampler::new(provider))),
+        Err(err) => {
+            tracing::warn!("tools' samples have no LLM of Riverse's to fall back on: {err}");
+            None
+        }
+    }
 }

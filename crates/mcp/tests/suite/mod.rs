@@ -1,3 +1,5 @@
 mod hostile;
+mod served;
 mod server;
 mod source;
+mod talking_source;

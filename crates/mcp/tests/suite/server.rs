@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-async fn python_registry(project: &Project, default_timeout: Duration) -> Registry {
+pub(super) async fn python_registry(project: &Project, default_timeout: Duration) -> Registry {
     let found = python_tools(PythonOptions {
         interpreter: None,
         project_dir: project.path().to_owned(),
@@ -68,7 +68,7 @@ async fn replacing_the_registry_notifies_the_client_of_the_new_tools() {
 
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     let registry = python_registry(&before, TIMEOUT).await;
-    let serving = tokio::spawn(async move { serve(registry, server_end).await });
+    let serving = tokio::spawn(async move { serve(registry, None, server_end).await });
     let changed = Arc::new(Notify::new());
     let client = Listener {
         changed: changed.clone(),
@@ -136,7 +136,7 @@ async fn a_call_the_client_cancels_stops_its_tool() {
     // A deadline far past the test's patience: only the cancellation can
     // stop the tool in time.
     let registry = python_registry(&project, Duration::from_secs(600)).await;
-    let serving = tokio::spawn(async move { serve(registry, server_end).await });
+    let serving = tokio::spawn(async move { serve(registry, None, server_end).await });
     let client = ().serve(client_end).await.unwrap();
     let _serving = serving.await.unwrap().unwrap();
 

@@ -52,9 +52,10 @@ pub(super) async fn registry(
         servers,
         startup_timeout: startup,
         project_dir: project.path().to_owned(),
+        // Small, so that a reply of a megabyte is over what the host reads.
         limits: riverse_tool::CallLimits {
             max_output_bytes: 1000,
-            ..riverse_tool::CallLimits::default()
+            max_content_bytes: 1000,
         },
     })
     .await;
