@@ -33,6 +33,6 @@ pub use settings::{LocalSettings, OpenaiSettings};
 pub use sources::{HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry};
 pub use turn::ToolSelector;
 pub use turn::{
-    Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, Turn,
-    TurnError, TurnEvent, TurnOptions,
+    Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, Turn, TurnError,
+    TurnEvent, TurnOptions,
 };

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod live;
 mod output;
 
 use std::process::ExitCode;
@@ -151,7 +152,7 @@ fn init_logging(
         .lossy(true)
         .buffered_lines_limit(LOG_BUFFER_LINES)
         .thread_name("riverse-log")
-        .finish(std::io::stderr());
+        .finish(AboveBars);
     let dropped = writer.error_counter();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -162,6 +163,20 @@ fn init_logging(
         .without_time()
         .init();
     (guard, dropped)
+}
+
+/// Stderr, written above the tool bars a command draws there.
+struct AboveBars;
+
+impl std::io::Write for AboveBars {
+    fn write(&mut self, text: &[u8]) -> std::io::Result<usize> {
+        live::write_above_bars(text)?;
+        Ok(text.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 /// Log lines held while stderr is not being read; past this, lines are dropped.

@@ -25,7 +25,9 @@ pub struct QuestionReply {
 }
 
 impl QuestionReply {
-    fn new() -> (QuestionReply, oneshot::Receiver<Answer>) {
+    /// A reply and where its answer arrives (an error there: withdrawn or
+    /// dropped unanswered, which a tool reads as a cancel).
+    pub fn channel() -> (QuestionReply, oneshot::Receiver<Answer>) {
         let (sender, receiver) = oneshot::channel();
         let reply = QuestionReply {
             sender: Arc::new(Mutex::new(Some(sender))),
@@ -92,7 +94,7 @@ impl CallListener for RoundListener {
     }
 
     async fn ask(&self, question: Question) -> Answer {
-        let (reply, answered) = QuestionReply::new();
+        let (reply, answered) = QuestionReply::channel();
         let asked = self.events.send(TurnEvent::ToolQuestion {
             call_id: self.call_id.clone(),
             tool: self.tool.clone(),

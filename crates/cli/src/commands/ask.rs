@@ -1,26 +1,45 @@
 //! `riverse ask "MESSAGE" [--json]`
+//!
+//! Tool calls show on stderr as in `riverse chat`; a tool's question is
+//! cancelled (one line says so): `ask` is for scripts, with nobody to answer.
+//! Images and files that results carry are saved under `.riverse/out/`;
+//! `--json` names where (`saved`) in place of their base64 `content`.
 
 use std::io::{self, Write};
 
 use riverse_agent::{Settings, TurnEvent, build_agent};
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::chat::{Progress, StreamedText};
+use super::chat::StreamedText;
+use crate::live::{Asker, OutDir, ToolLines, TurnView, with_saved};
 use crate::output::{Exit, print_json};
 
 pub async fn run(settings: &Settings, message: &str, as_json: bool) -> anyhow::Result<Exit> {
     let agent = build_agent(settings).await?;
-    let mut progress = Progress::new();
+    let lines = ToolLines::for_stderr();
+    let mut view = TurnView::new(
+        lines.clone(),
+        Asker::nobody(lines),
+        OutDir::of(&settings.project_dir),
+    );
     let mut answer = StreamedText::new(io::stdout());
     let mut on_event = |event: TurnEvent| match event {
         TurnEvent::AnswerDelta(text) if !as_json => answer.write(&text),
-        other => progress.show(&other),
+        other => view.show(other),
     };
     let turn = agent.turn(&[], message, &mut on_event).await;
     answer.finish_line()?;
     let turn = turn?;
     if as_json {
-        print_json(&json!({"answer": turn.answer, "tool_calls": turn.tool_calls}))?;
+        let tool_calls = turn
+            .tool_calls
+            .iter()
+            .map(|record| {
+                let value = serde_json::to_value(record)?;
+                Ok(with_saved(value, view.saved(&record.call_id)))
+            })
+            .collect::<serde_json::Result<Vec<Value>>>()?;
+        print_json(&json!({"answer": turn.answer, "tool_calls": tool_calls}))?;
     } else {
         io::stdout().flush()?;
     }

@@ -1,9 +1,19 @@
 //! `riverse call NAME [k=v ...] [--params JSON] [--json]`
+//!
+//! The tool runs straight from the registry, with a listener of its own:
+//! its bar on a terminal (cleared when it ends) and its log lines on stderr,
+//! its questions put to the person when stdin and stderr are a terminal
+//! (cancelled otherwise), `self.sample` answered by Riverse's own LLM.
+//! Images and files the result carries are saved under `.riverse/out/`;
+//! `--json` names where (`saved`) in place of their base64 `content`.
 
-use riverse_agent::{Settings, build_registry};
-use riverse_tool::{CallError, Entry, Params, Registry, Status};
+use std::sync::Arc;
+
+use riverse_agent::{ProviderSampler, Settings, build_provider, build_registry};
+use riverse_tool::{CallContext, CallError, Entry, Params, Registry, Sampler, Status};
 use serde_json::Value;
 
+use crate::live::{Asker, CALL_ID, CallView, OutDir, Saved, ToolLines, with_saved};
 use crate::output::{Exit, print, print_json, usage};
 
 pub async fn run(
@@ -15,9 +25,21 @@ pub async fn run(
 ) -> anyhow::Result<Exit> {
     let params = parse_params(pairs, params_json)?;
     let registry = build_registry(settings).await;
-    let result = match registry.call(name, params).await {
+    let lines = ToolLines::for_stderr();
+    let asker = Asker::for_terminal(lines.clone());
+    let view = CallView::new(name, lines.clone(), asker.clone(), own_llm(settings));
+    // Piped, a call shows no line of its own: its data is what it prints.
+    if lines.is_live() {
+        lines.start(CALL_ID, name, &Value::Object(params.clone()));
+    }
+    let called = registry
+        .call_with(name, params, &CallContext::new(Arc::new(view)))
+        .await;
+    asker.settle().await;
+    let result = match called {
         Ok(result) => result,
         Err(err @ (CallError::UnknownTool(_) | CallError::Unavailable { .. })) => {
+            lines.finish(CALL_ID, &[]);
             let mut message = err.to_string();
             if matches!(err, CallError::UnknownTool(_)) {
                 message.push_str(&unknown_tool_hint(&registry, settings));
@@ -25,8 +47,11 @@ pub async fn run(
             return Err(usage(message));
         }
     };
+    let saved = OutDir::of(&settings.project_dir).save(name, &result.content);
+    let saved_lines: Vec<String> = saved.iter().map(Saved::line).collect();
+    lines.finish(CALL_ID, &saved_lines);
     if as_json {
-        print_json(&result)?;
+        print_json(&with_saved(serde_json::to_value(&result)?, &saved))?;
     } else if result.success {
         print(&result.data)?;
     } else {
@@ -37,6 +62,14 @@ pub async fn run(
     } else {
         Exit::Failure
     })
+}
+
+/// Riverse's own LLM for the tool's `self.sample`, or why there is none. A
+/// provider that can't be built fails only a call that samples.
+fn own_llm(settings: &Settings) -> Result<Arc<dyn Sampler>, String> {
+    let provider =
+        build_provider(settings).map_err(|err| format!("no LLM to sample from: {err}"))?;
+    Ok(Arc::new(ProviderSampler::new(provider)))
 }
 
 /// What may explain an unknown name: the tools there are, and the files or

@@ -6,24 +6,27 @@
 //! Ctrl-D or `/exit` leaves. With piped input, each line is a message (or a
 //! command), answers go to stdout and tool progress to stderr, and the chat
 //! ends with its input.
+//!
+//! Each tool call shows as a live bar while it runs, with what it logs above
+//! it (plain lines on a piped stderr). A tool's question is put to the
+//! person when stdin and stderr are a terminal (see `live/form.rs` for how
+//! answers read; Esc, Ctrl-C or Ctrl-D cancel it), and cancelled otherwise.
+//! Images and files that results carry are saved under `.riverse/out/`.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context;
 use riverse_agent::{Agent, RunMode, Settings, TurnEvent, build_agent_with_sources};
 use riverse_llm::Message;
-use riverse_tool::{Entry, shorten};
+use riverse_tool::Entry;
 use rustyline::ExternalPrinter;
 use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
 use super::reload::{self, Report};
+use crate::live::{Asker, OutDir, ToolLines, TurnView};
 use crate::output::Exit;
-
-/// The longest tool error shown on one progress line.
-const MAX_ERROR_CHARS: usize = 200;
 
 const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
 
@@ -31,9 +34,12 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     let (agent, sources) = build_agent_with_sources(settings, RunMode::LongRunning).await?;
     let mut input = if io::stdin().is_terminal() {
         let input = Input::terminal()?;
-        let tools = agent.registry().available_manifests().count();
+        let tools = match agent.registry().available_manifests().count() {
+            1 => "1 tool".to_owned(),
+            count => format!("{count} tools"),
+        };
         eprintln!(
-            "Riverse: {}, {tools} tools. {HELP}; Ctrl-C cancels a turn, Ctrl-D leaves.",
+            "Riverse: {}, {tools}. {HELP}; Ctrl-C cancels a turn, Ctrl-D leaves.",
             agent.provider().describe()
         );
         input
@@ -47,6 +53,7 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
         agent.live_registry(),
         Report::Lines(printer),
     );
+    let out = OutDir::of(&settings.project_dir);
     let mut history: Vec<Message> = Vec::new();
     while let Some(line) = input.next_line().await? {
         let line = line.trim();
@@ -61,7 +68,7 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
             "/help" => eprintln!("{HELP}"),
             command if command.starts_with('/') => eprintln!("unknown command {command}; {HELP}"),
             message => {
-                if let Some(messages) = run_turn(&agent, &history, message).await? {
+                if let Some(messages) = run_turn(&agent, &history, message, &out).await? {
                     history.extend(messages);
                 }
             }
@@ -77,17 +84,24 @@ async fn run_turn(
     agent: &Agent,
     history: &[Message],
     message: &str,
+    out: &OutDir,
 ) -> anyhow::Result<Option<Vec<Message>>> {
-    let mut progress = Progress::new();
+    let lines = ToolLines::for_stderr();
+    let mut view = TurnView::new(lines.clone(), Asker::for_terminal(lines), out.clone());
     let mut answer = StreamedText::new(io::stdout());
-    let mut on_event = |event: TurnEvent| match event {
-        TurnEvent::AnswerDelta(text) => answer.write(&text),
-        other => progress.show(&other),
+    let outcome = {
+        let mut on_event = |event: TurnEvent| match event {
+            TurnEvent::AnswerDelta(text) => answer.write(&text),
+            other => view.show(other),
+        };
+        tokio::select! {
+            turn = agent.turn(history, message, &mut on_event) => Some(turn),
+            _ = tokio::signal::ctrl_c() => None,
+        }
     };
-    let outcome = tokio::select! {
-        turn = agent.turn(history, message, &mut on_event) => Some(turn),
-        _ = tokio::signal::ctrl_c() => None,
-    };
+    // A question still on the terminal gives it back before the line editor
+    // reads again.
+    view.settle().await;
     answer.finish_line()?;
     match outcome {
         Some(Ok(turn)) => Ok(Some(turn.messages)),
@@ -264,40 +278,6 @@ fn history_file() -> Option<PathBuf> {
     Some(state.join("riverse").join("chat_history"))
 }
 
-/// Tool calls as they start and finish, on stderr.
-pub(super) struct Progress;
-
-impl Progress {
-    pub(super) fn new() -> Self {
-        Progress
-    }
-
-    pub(super) fn show(&mut self, event: &TurnEvent) {
-        match event {
-            TurnEvent::ToolCallStarted { tool, params, .. } => {
-                eprintln!("  → {tool} {params}");
-            }
-            TurnEvent::ToolCallFinished(record) => {
-                let took = milliseconds(record.duration);
-                if record.success {
-                    eprintln!("  ✓ {} ({took})", record.tool);
-                } else {
-                    eprintln!(
-                        "  ✗ {} ({took}): {}",
-                        record.tool,
-                        shorten(&first_line(&record.error), MAX_ERROR_CHARS)
-                    );
-                }
-            }
-            TurnEvent::AnswerDelta(_)
-            | TurnEvent::Done { .. }
-            | TurnEvent::ToolProgress { .. }
-            | TurnEvent::ToolLog { .. }
-            | TurnEvent::ToolQuestion { .. } => {}
-        }
-    }
-}
-
 /// Answer text written as it streams in. A failed write (a closed pipe) is
 /// kept and reported once the turn is over.
 pub(super) struct StreamedText<W: Write> {
@@ -342,10 +322,6 @@ impl<W: Write> StreamedText<W> {
         }
         Ok(())
     }
-}
-
-fn milliseconds(duration: Duration) -> String {
-    format!("{} ms", duration.as_millis())
 }
 
 fn first_line(text: &str) -> String {

@@ -1,0 +1,187 @@
+//! Who answers the questions tools ask (`self.ask`): the person at the
+//! terminal, one prompt at a time, or nobody.
+
+use std::io::{self, IsTerminal};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use riverse_agent::QuestionReply;
+use riverse_tool::{Answer, AnswerAction, Question, shorten};
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+
+use super::form::{self, Reading};
+use super::lines::{ToolLines, printable};
+use super::prompt::{self, Typed};
+
+/// The most characters of a question quoted on the line that says nobody
+/// answered it.
+const MAX_QUOTED_CHARS: usize = 80;
+
+/// Answers questions. Cheap to clone; clones share the prompts.
+#[derive(Clone)]
+pub struct Asker {
+    lines: ToolLines,
+    /// `None`: nobody answers.
+    terminal: Option<Arc<Prompts>>,
+}
+
+/// The prompts of one terminal.
+#[derive(Default)]
+struct Prompts {
+    /// Held while a question is asked: two are never asked at once.
+    one_at_a_time: Mutex<()>,
+    /// Prompts not known to have ended.
+    running: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Asker {
+    /// The person at the terminal when both stdin and stderr are one;
+    /// nobody otherwise.
+    pub fn for_terminal(lines: ToolLines) -> Self {
+        if io::stdin().is_terminal() && io::stderr().is_terminal() {
+            Asker {
+                lines,
+                terminal: Some(Arc::default()),
+            }
+        } else {
+            Asker::nobody(lines)
+        }
+    }
+
+    /// Every question is cancelled, and a line says so.
+    pub fn nobody(lines: ToolLines) -> Self {
+        Asker {
+            lines,
+            terminal: None,
+        }
+    }
+
+    /// Asks `question` of `tool` and gives the answer to `reply`; returns
+    /// at once.
+    pub fn ask(&self, tool: &str, question: Question, reply: QuestionReply) {
+        let Some(prompts) = &self.terminal else {
+            let quoted = shorten(&printable(&question.message), MAX_QUOTED_CHARS);
+            self.lines.line(format!(
+                "    {tool} asked {quoted:?}: no one to answer (cancelled)"
+            ));
+            reply.answer(Answer::cancel());
+            return;
+        };
+        let lines = self.lines.clone();
+        let tool = tool.to_owned();
+        let shared = prompts.clone();
+        let prompt = tokio::task::spawn_blocking(move || {
+            let _alone = shared.one_at_a_time.lock();
+            if !reply.is_open() {
+                return;
+            }
+            lines.pause();
+            let answer = fill_in(&tool, &question, &|| reply.is_open());
+            lines.resume();
+            if let Some(answer) = answer {
+                reply.answer(answer);
+            }
+        });
+        let mut running = prompts.running.lock();
+        running.retain(|prompt| !prompt.is_finished());
+        running.push(prompt);
+    }
+
+    /// Waits for the prompts still on the terminal to end: each ends soon
+    /// after its question is withdrawn, and the terminal must be the line
+    /// editor's again before it reads.
+    pub async fn settle(&self) {
+        let Some(prompts) = &self.terminal else {
+            return;
+        };
+        let running: Vec<JoinHandle<()>> = std::mem::take(&mut *prompts.running.lock());
+        for prompt in running {
+            let _ = prompt.await;
+        }
+    }
+}
+
+/// Shows the question and reads its answer, field by field; `None` when it
+/// was withdrawn first.
+fn fill_in(tool: &str, question: &Question, is_open: &dyn Fn() -> bool) -> Option<Answer> {
+    let mut message = question.message.trim().lines();
+    eprintln!(
+        "  ? {tool} asks: {}",
+        printable(message.next().unwrap_or_default())
+    );
+    for more in message {
+        eprintln!("    {}", printable(more));
+    }
+    let answer = match read_answer(question, is_open) {
+        Ok(answer) => answer,
+        Err(err) => {
+            eprintln!("    can't read the answer: {err}");
+            Some(Answer::cancel())
+        }
+    };
+    match answer.as_ref().map(|answer| answer.action) {
+        Some(AnswerAction::Accept) => {}
+        Some(AnswerAction::Decline) => eprintln!("    (declined)"),
+        Some(AnswerAction::Cancel) => eprintln!("    (cancelled)"),
+        None => eprintln!("    (no longer asked: the call ended)"),
+    }
+    answer
+}
+
+fn read_answer(question: &Question, is_open: &dyn Fn() -> bool) -> io::Result<Option<Answer>> {
+    let fields = form::fields(question);
+    if fields.is_empty() {
+        let prompted = prompt_until_read(form::CONFIRM_PROMPT, is_open, form::read_confirmation)?;
+        return Ok(match prompted {
+            Prompted::Value(_) => Some(Answer::accept(Map::new())),
+            Prompted::Declined => Some(Answer::decline()),
+            Prompted::Cancelled => Some(Answer::cancel()),
+            Prompted::Withdrawn => None,
+        });
+    }
+    let yes_or_no = form::is_yes_or_no(&fields);
+    let mut content = Map::new();
+    for field in &fields {
+        let read = |typed: &str| field.read(typed, yes_or_no);
+        match prompt_until_read(&field.prompt(), is_open, read)? {
+            Prompted::Value(Some(value)) => {
+                content.insert(field.name.clone(), value);
+            }
+            Prompted::Value(None) => {}
+            Prompted::Declined => return Ok(Some(Answer::decline())),
+            Prompted::Cancelled => return Ok(Some(Answer::cancel())),
+            Prompted::Withdrawn => return Ok(None),
+        }
+    }
+    Ok(Some(Answer::accept(content)))
+}
+
+/// How the prompt for one field (or a confirmation) ended.
+enum Prompted {
+    /// What the field holds; `None` leaves it out.
+    Value(Option<Value>),
+    Declined,
+    Cancelled,
+    Withdrawn,
+}
+
+/// Prompts until a typed line reads as `read` wants, saying why each one
+/// that does not.
+fn prompt_until_read(
+    prompt: &str,
+    is_open: &dyn Fn() -> bool,
+    read: impl Fn(&str) -> Reading,
+) -> io::Result<Prompted> {
+    loop {
+        match prompt::read_line(prompt, is_open)? {
+            Typed::Line(typed) => match read(&typed) {
+                Reading::Again(why) => eprintln!("    {why}"),
+                Reading::Value(value) => return Ok(Prompted::Value(value)),
+                Reading::Decline => return Ok(Prompted::Declined),
+            },
+            Typed::Cancelled => return Ok(Prompted::Cancelled),
+            Typed::Withdrawn => return Ok(Prompted::Withdrawn),
+        }
+    }
+}

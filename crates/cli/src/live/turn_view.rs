@@ -1,0 +1,97 @@
+//! A turn's events on the terminal: each call's line (a live bar while it
+//! runs), what it logs, its questions, what it saved, how it ended.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use riverse_agent::{ToolCallRecord, TurnEvent};
+use riverse_tool::shorten;
+
+use super::asker::Asker;
+use super::lines::{ToolLines, printable};
+use super::saved::{OutDir, Saved};
+
+/// The longest tool error shown on a call's `✗` line.
+const MAX_ERROR_CHARS: usize = 200;
+
+/// Shows one turn's calls; answer text is the caller's.
+pub struct TurnView {
+    lines: ToolLines,
+    asker: Asker,
+    out: OutDir,
+    /// What each finished call's content became, by call id.
+    saved: HashMap<String, Vec<Saved>>,
+}
+
+impl TurnView {
+    pub fn new(lines: ToolLines, asker: Asker, out: OutDir) -> Self {
+        TurnView {
+            lines,
+            asker,
+            out,
+            saved: HashMap::new(),
+        }
+    }
+
+    /// Shows `event`. Never blocks: a question is asked on a thread of its
+    /// own, and answered from there.
+    pub fn show(&mut self, event: TurnEvent) {
+        match event {
+            TurnEvent::ToolCallStarted {
+                call_id,
+                tool,
+                params,
+            } => self.lines.start(&call_id, &tool, &params),
+            TurnEvent::ToolProgress {
+                call_id, progress, ..
+            } => self.lines.progress(&call_id, &progress),
+            TurnEvent::ToolLog { tool, line, .. } => self.lines.log(&tool, &line),
+            TurnEvent::ToolQuestion {
+                tool,
+                question,
+                reply,
+                ..
+            } => self.asker.ask(&tool, question, reply),
+            TurnEvent::ToolCallFinished(record) => {
+                let saved = self.out.save(&record.tool, &record.content);
+                let mut lines = vec![ended_line(&record)];
+                lines.extend(saved.iter().map(Saved::line));
+                self.lines.finish(&record.call_id, &lines);
+                self.saved.insert(record.call_id, saved);
+            }
+            TurnEvent::AnswerDelta(_) | TurnEvent::Done { .. } => {}
+        }
+    }
+
+    /// What the content of call `call_id` became.
+    pub fn saved(&self, call_id: &str) -> &[Saved] {
+        self.saved
+            .get(call_id)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Waits until no question of this turn is on the terminal any more.
+    pub async fn settle(&self) {
+        self.asker.settle().await;
+    }
+}
+
+/// `  ✓ weather (12 ms)`, `  ✗ weather (3 ms): city not found`.
+fn ended_line(record: &ToolCallRecord) -> String {
+    let took = milliseconds(record.duration);
+    if record.success {
+        format!("  ✓ {} ({took})", record.tool)
+    } else {
+        let error = record.error.lines().next().unwrap_or_default();
+        format!(
+            "  ✗ {} ({took}): {}",
+            record.tool,
+            printable(&shorten(error, MAX_ERROR_CHARS))
+        )
+    }
+}
+
+fn milliseconds(duration: Duration) -> String {
+    format!("{} ms", duration.as_millis())
+}
