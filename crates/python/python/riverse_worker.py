@@ -30,6 +30,7 @@ import sys
 if sys.path[:1] == [""]:
     del sys.path[0]
 
+import _thread
 import abc
 import dataclasses
 import importlib
@@ -675,7 +676,7 @@ def encode_content(content) -> tuple[list[dict], list[str]]:
             text = optional_text(item.text, where, "text")
             blob = None if item.blob is None else binary(item.blob, where, "blob")
             mime = optional_text(item.mime_type, where, "mime_type")
-            size = len(blob) if blob is not None else len(text.encode("utf-8", "surrogatepass")) if text else 0
+            size = (len(blob) if blob is not None else 0) + (len(text.encode("utf-8", "surrogatepass")) if text else 0)
 
             def block(uri=item.uri, text=text, blob=blob, mime=mime):
                 encoded = {"type": "resource", "uri": uri}
@@ -818,15 +819,17 @@ def json_codec():
         return decode(line.decode("utf-8", "surrogatepass"))
 
     if encoder.c_make_encoder is None:  # no C accelerator in this Python
-        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode, read
+        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode, read
 
     def unserializable(value):
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
     # No check for circular references (it needs a fresh table per call): a
     # tool's circular arguments to `ToolRegistry` end in a RecursionError.
+    # No NaN or Infinity either: they are not JSON, and the host would take
+    # the stream for corrupted; a tool sending one gets a ValueError.
     c_encode = encoder.c_make_encoder(
-        None, unserializable, encoder.encode_basestring, None, ":", ",", False, False, True
+        None, unserializable, encoder.encode_basestring, None, ":", ",", False, False, False
     )
     return (lambda value: "".join(c_encode(value, 0))), read
 
@@ -897,6 +900,11 @@ class CallChannel:
                 raise TypeError(f"progress(): {name} is {type(value).__name__}, expected a number")
         if progress is None:
             raise TypeError("progress(): progress is None, expected a number")
+        import math
+
+        for name, value in (("progress", progress), ("total", total)):
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"progress(): {name} is {value}, expected a finite number")
         if self.server is None:
             return
         import time
@@ -987,6 +995,7 @@ class Server:
         self.marker = LABEL_MARKER
         self.current_label: str | None = None
         self.host_requests = 0
+        self.asking = _thread.allocate_lock()
         # In a fork server: the socket the host passes a worker's descriptors
         # through, and the file that started a thread at import, if one did.
         self.fork_socket = None
@@ -1000,7 +1009,12 @@ class Server:
     def ask_host(self, method: str, params: dict):
         """Sends a request to the host and reads until its answer; the host
         sends nothing else to a worker that is running a tool but
-        notifications, which need no answer."""
+        notifications, which need no answer. Threads of a tool ask one at a
+        time: the one asking reads the stream."""
+        with self.asking:
+            return self.ask_host_alone(method, params)
+
+    def ask_host_alone(self, method: str, params: dict):
         self.host_requests += 1
         request_id = f"worker-{self.host_requests}"
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use riverse_tool::{CallError, Params};
+use riverse_tool::{CallContext, CallError, Params, SamplesOnly};
 use serde_json::json;
 
 use crate::AppState;
@@ -28,13 +28,20 @@ pub async fn list(State(state): State<Arc<AppState>>) -> Response {
 
 /// The params object in, the same result as `riverse call --json` out: 404
 /// for an unknown tool, 409 for one that is not available, 200 with
-/// `success: false` when the tool itself failed.
+/// `success: false` when the tool itself failed. Nobody is there to answer
+/// the tool's questions (a cancel); its samples go to the agent's LLM.
 pub async fn call(
     State(state): State<Arc<AppState>>,
     Path(name): Path<String>,
     Body(params): Body<Params>,
 ) -> Result<Response, AppError> {
-    match state.agent.registry().call(&name, params).await {
+    let context = CallContext::new(Arc::new(SamplesOnly(state.agent.sampler())));
+    match state
+        .agent
+        .registry()
+        .call_with(&name, params, &context)
+        .await
+    {
         Ok(result) => Ok(Json(result).into_response()),
         Err(err @ CallError::UnknownTool(_)) => Err(AppError::not_found(err)),
         Err(err @ CallError::Unavailable { .. }) => {

@@ -72,18 +72,15 @@ impl Content {
         }
     }
 
-    /// How many bytes the block holds, from its base64 length (no decoding).
+    /// How many bytes the block holds, from its base64 length (no decoding);
+    /// a resource's text and blob both count.
     pub fn size(&self) -> usize {
         let decoded = |base64: &str| base64.trim_end_matches('=').len() * 3 / 4;
         match self {
             Content::Image { data, .. } | Content::Audio { data, .. } => decoded(data),
-            Content::Resource {
-                blob: Some(blob), ..
-            } => decoded(blob),
-            Content::Resource {
-                text: Some(text), ..
-            } => text.len(),
-            Content::Resource { .. } => 0,
+            Content::Resource { text, blob, .. } => {
+                blob.as_deref().map_or(0, decoded) + text.as_deref().map_or(0, str::len)
+            }
         }
     }
 
@@ -105,7 +102,7 @@ impl Content {
             line.push(' ');
             line.push_str(uri);
         }
-        if let Some(mime_type) = self.mime_type() {
+        if let Some(mime_type) = self.mime_type().filter(|mime| !mime.is_empty()) {
             line.push(' ');
             line.push_str(mime_type);
         }

@@ -18,14 +18,19 @@ use crate::text::shorten;
 /// Log lines passed on per call; past it they are counted, and the count is
 /// said in one last line when the call ends.
 pub const MAX_LOG_LINES: usize = 1000;
-/// The longest log line, progress message or question passed on, in bytes.
-pub const MAX_MESSAGE_BYTES: usize = 4096;
-/// The longest a question or a sample may wait on its front end; then it is
-/// a cancel (a sample, an error). Sources do not count the wait against a
-/// call's deadline (see [`CallContext::time_waiting`]), so this bounds it.
+/// The longest log line, progress message or question passed on, in
+/// characters.
+pub const MAX_MESSAGE_CHARS: usize = 4096;
+/// The longest a question or a sample may wait on its front end (then it is
+/// a cancel; a sample, an error), and the most waiting a call is excused in
+/// all: sources hold a call's deadline to its own time, which leaves out
+/// waiting up to this ([`CallContext::time_used`]).
 pub const MAX_WAIT: Duration = Duration::from_secs(30 * 60);
-/// Progress updates closer together than this are not passed on (the last
-/// one, the call's completion, always is).
+/// The largest question schema passed on, as JSON; a larger question is a
+/// cancel, and the call logs why.
+pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+/// Progress updates closer together than this are not passed on, except the
+/// first that completes (`progress >= total`).
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
 /// A log line's severity: MCP's (syslog's) eight levels.
@@ -91,6 +96,7 @@ pub struct Progress {
 
 impl Progress {
     fn is_complete(&self) -> bool {
+        // NaN compares false: never complete.
         self.total.is_some_and(|total| self.progress >= total)
     }
 }
@@ -204,6 +210,17 @@ pub trait Sampler: Send + Sync {
     async fn sample(&self, request: SampleRequest) -> Result<String, String>;
 }
 
+/// A front end with nobody to show or ask, but an LLM for samples: a call
+/// made straight through an API (`POST /v1/tools/{name}/call`).
+pub struct SamplesOnly(pub Arc<dyn Sampler>);
+
+#[async_trait::async_trait]
+impl CallListener for SamplesOnly {
+    async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+        self.0.sample(request).await
+    }
+}
+
 /// Nobody listens: what a call made without a front end gets.
 struct Nobody;
 
@@ -229,6 +246,8 @@ struct State {
     logs_passed: usize,
     logs_dropped: usize,
     last_progress: Option<Instant>,
+    /// The last update passed on completed the call's progress.
+    completed: bool,
     /// Questions and samples in flight, since when, and how long the ones
     /// before took: the time the call waited on its front end.
     waits: usize,
@@ -307,10 +326,12 @@ impl CallContext {
             let recent = state
                 .last_progress
                 .is_some_and(|last| now.duration_since(last) < PROGRESS_INTERVAL);
-            if recent && !progress.is_complete() {
+            let completes = progress.is_complete() && !state.completed;
+            if recent && !completes {
                 return;
             }
             state.last_progress = Some(now);
+            state.completed = progress.is_complete();
         }
         progress.total = progress.total.filter(|total| total.is_finite());
         progress.message = progress.message.map(|message| bounded(&message));
@@ -357,7 +378,9 @@ impl CallContext {
     /// The tool's own time since `started`: what passed, less the time it
     /// waited on its front end. Sources hold a call's deadline to this.
     pub fn time_used(&self, started: Instant) -> Duration {
-        started.elapsed().saturating_sub(self.time_waiting())
+        started
+            .elapsed()
+            .saturating_sub(self.time_waiting().min(MAX_WAIT))
     }
 
     /// Runs `call` until it ends or has used `timeout` of its own time (see
@@ -379,6 +402,17 @@ impl CallContext {
     /// Asks the front end; a cancel once the call has ended.
     pub async fn ask(&self, mut question: Question) -> Answer {
         question.message = bounded(&question.message);
+        let schema_bytes =
+            serde_json::to_string(&question.schema).map_or(usize::MAX, |json| json.len());
+        if schema_bytes > MAX_SCHEMA_BYTES {
+            self.log(
+                LogLevel::Warning,
+                &format!(
+                    "a question was not asked: its schema of {schema_bytes} bytes is over the {MAX_SCHEMA_BYTES} a question may have"
+                ),
+            );
+            return Answer::cancel();
+        }
         let mut ended = self.inner.ended.subscribe();
         if *ended.borrow() {
             return Answer::cancel();
@@ -436,10 +470,10 @@ impl Drop for EndOnDrop {
 }
 
 fn bounded(text: &str) -> String {
-    if text.len() <= MAX_MESSAGE_BYTES {
+    if text.len() <= MAX_MESSAGE_CHARS {
         return text.to_owned();
     }
-    shorten(text, MAX_MESSAGE_BYTES)
+    shorten(text, MAX_MESSAGE_CHARS)
 }
 
 #[cfg(test)]
@@ -473,7 +507,7 @@ mod tests {
         for n in 0..MAX_LOG_LINES + 250 {
             context.log(LogLevel::Info, &format!("line {n}"));
         }
-        context.log(LogLevel::Info, &"x".repeat(10 * MAX_MESSAGE_BYTES));
+        context.log(LogLevel::Info, &"x".repeat(10 * MAX_MESSAGE_CHARS));
         context.end();
         context.log(LogLevel::Info, "after the end");
         let logs = heard.logs.lock();
@@ -492,8 +526,8 @@ mod tests {
     fn a_long_line_is_shortened() {
         let heard = Arc::new(Heard::default());
         let context = CallContext::new(heard.clone());
-        context.log(LogLevel::Info, &"x".repeat(10 * MAX_MESSAGE_BYTES));
-        assert!(heard.logs.lock()[0].message.len() < 2 * MAX_MESSAGE_BYTES);
+        context.log(LogLevel::Info, &"x".repeat(10 * MAX_MESSAGE_CHARS));
+        assert!(heard.logs.lock()[0].message.len() < 2 * MAX_MESSAGE_CHARS);
     }
 
     #[test]
@@ -511,6 +545,47 @@ mod tests {
         assert_eq!(progress.first().unwrap().progress, 0.0);
         assert_eq!(progress.last().unwrap().progress, 10_000.0);
         assert!(progress.len() < 10_001, "{} updates passed", progress.len());
+    }
+
+    #[test]
+    fn completions_past_the_first_are_throttled_too() {
+        let heard = Arc::new(Heard::default());
+        let context = CallContext::new(heard.clone());
+        for _ in 0..10_000 {
+            context.progress(Progress {
+                progress: 1.0,
+                total: Some(1.0),
+                message: Some("x".repeat(100)),
+            });
+        }
+        assert!(
+            heard.progress.lock().len() < 100,
+            "{} passed",
+            heard.progress.lock().len()
+        );
+        context.progress(Progress {
+            progress: f64::NAN,
+            total: None,
+            message: None,
+        });
+        assert!(heard.progress.lock().iter().all(|p| p.progress == 1.0));
+    }
+
+    #[tokio::test]
+    async fn an_oversized_question_is_a_cancel_and_says_why() {
+        let heard = Arc::new(Heard::default());
+        let context = CallContext::new(heard.clone());
+        let choices: Vec<String> = (0..20_000).map(|n| format!("choice {n}")).collect();
+        let question = Question {
+            message: "Which?".into(),
+            schema: serde_json::json!({"type": "object", "properties": {"pick": {"enum": choices}}}),
+        };
+        assert_eq!(context.ask(question).await, Answer::cancel());
+        assert!(
+            heard.logs.lock()[0]
+                .message
+                .starts_with("a question was not asked: its schema of")
+        );
     }
 
     #[tokio::test]

@@ -26,7 +26,8 @@ mod types;
 pub use content::{Content, human_size};
 pub use context::{
     Answer, AnswerAction, CallContext, CallListener, EndOnDrop, LogLevel, LogLine, MAX_LOG_LINES,
-    MAX_MESSAGE_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress, Question, SampleRequest, Sampler,
+    MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress, Question,
+    SampleRequest, Sampler, SamplesOnly,
 };
 pub use limits::CallLimits;
 pub use live::LiveRegistry;

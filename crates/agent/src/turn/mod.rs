@@ -635,19 +635,19 @@ fn images_of(records: &[ToolCallRecord]) -> Vec<Image> {
 
 /// A result as a model reads it: its data, then each content block's text
 /// (a text resource) or the line that names it (`[image image/png, 12.3 KB]`).
-/// A text resource is cut to `max_bytes` like `data`.
+/// The text resources together are cut to `max_bytes`, like `data`.
 fn readable(result: &ToolResult, max_bytes: usize) -> String {
     let mut text = result.data.clone();
+    let mut resource_bytes_left = max_bytes;
     for block in &result.content {
         if !text.is_empty() {
             text.push('\n');
         }
         match block.text() {
             Some(resource_text) => {
-                text.push_str(&riverse_tool::cap_output(
-                    resource_text.to_owned(),
-                    max_bytes,
-                ));
+                let kept = riverse_tool::cap_output(resource_text.to_owned(), resource_bytes_left);
+                resource_bytes_left = resource_bytes_left.saturating_sub(kept.len());
+                text.push_str(&kept);
             }
             None => text.push_str(&block.summary()),
         }
@@ -789,10 +789,14 @@ fn finish(
     limits_reached: bool,
 ) -> Turn {
     conversation.push(Message::assistant(answer.clone()));
+    let mut messages = conversation.split_off(first_new);
+    // Images are shown to the model in the turn that got them, not carried
+    // in the history (every later turn would send them again).
+    messages.retain(|message| !matches!(message, Message::Images(_)));
     Turn {
         answer,
         tool_calls,
-        messages: conversation.split_off(first_new),
+        messages,
         limits_reached,
         usage: None,
     }

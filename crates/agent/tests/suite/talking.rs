@@ -126,7 +126,14 @@ async fn a_model_that_sees_images_is_shown_them_after_the_results() {
     let settings = riverse_agent::Settings::from_yaml(project.path(), None, &yaml).unwrap();
     let agent = riverse_agent::build_agent(&settings).await.unwrap();
     let mut on_event = |_event: TurnEvent| {};
-    agent.turn(&[], "Draw it", &mut on_event).await.unwrap();
+    let turn = agent.turn(&[], "Draw it", &mut on_event).await.unwrap();
+    assert!(
+        !turn
+            .messages
+            .iter()
+            .any(|message| matches!(message, riverse_llm::Message::Images(_))),
+        "the images stay out of the history"
+    );
     let messages = server.requests()[2].messages();
     let last: &Value = messages.last().unwrap();
     assert_eq!(

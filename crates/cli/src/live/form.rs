@@ -16,6 +16,8 @@
 use riverse_tool::Question;
 use serde_json::Value;
 
+use super::lines::printable;
+
 /// One field to fill in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
@@ -122,7 +124,8 @@ impl Field {
             prompt.push_str(&format!(" [{}]", shown(default)));
         }
         prompt.push_str(": ");
-        prompt
+        // Label, choices and default are the tool's (or an MCP server's).
+        printable(&prompt)
     }
 
     /// How `typed` reads for this field; `yes_or_no` when it is the only
@@ -167,7 +170,7 @@ impl Field {
                 .map(|choice| Reading::Value(Some(choice.clone())))
                 .unwrap_or_else(|| {
                     let choices: Vec<String> = choices.iter().map(shown).collect();
-                    Reading::Again(format!("one of {}, please", choices.join(", ")))
+                    Reading::Again(printable(&format!("one of {}, please", choices.join(", "))))
                 }),
         }
     }

@@ -10,6 +10,8 @@ use std::path::{Component, Path, PathBuf};
 use riverse_tool::{Content, human_size};
 use serde_json::{Map, Value, json};
 
+use super::lines::printable;
+
 /// `.riverse/out/` of a project.
 #[derive(Debug, Clone)]
 pub struct OutDir {
@@ -164,6 +166,8 @@ impl Saved {
             what.push(' ');
             what.push_str(&human_size(self.size));
         }
+        // The URI and the type are the tool's.
+        let what = printable(&what);
         match &self.outcome {
             Outcome::Saved(path) => format!("    saved {what}: {}", shown(path)),
             Outcome::NothingToSave => format!("    {what}"),

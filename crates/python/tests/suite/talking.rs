@@ -255,6 +255,10 @@ class BadContent(BaseTool):
             self.log("x", level="loud")
         if what == "progress":
             self.progress("half")
+        if what == "nan":
+            self.progress(float("nan"))
+        if what == "nan_question":
+            self.ask("How much?", schema={"type": "object", "properties": {"n": {"default": float("inf")}}})
         return ToolResult(True, "x", content=["a string"])
 "#,
     );
@@ -287,6 +291,16 @@ class BadContent(BaseTool):
             .contains("progress(): progress is str, expected a number"),
         "names the value"
     );
+    assert!(
+        call("nan")
+            .await
+            .contains("progress(): progress is nan, expected a finite number"),
+        "names the value"
+    );
+    // Not JSON: the tool hears it, and the worker's stream stays whole.
+    let not_json = call("nan_question").await;
+    assert!(not_json.contains("ValueError"), "{not_json}");
+    assert_echo_answers(&registry).await;
 }
 
 const PATIENT: &str = r#"
@@ -399,7 +413,8 @@ class Flood(BaseTool):
         let registry = registry.clone();
         async move { registry.call_with("flood", params, &context).await }
     });
-    while listener.logs.lock().is_empty() {
+    // Until the flood has logged past the bound, so the count line is due.
+    while listener.logs.lock().len() < MAX_LOG_LINES {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     // The flood is running, and runs until the file exists: echo answers
