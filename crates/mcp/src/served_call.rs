@@ -98,6 +98,9 @@ pub(crate) struct ServedCall {
     /// The server's own LLM, for samples the client can't take.
     fallback: Option<Arc<dyn Sampler>>,
     outbox: OutboxQueue,
+    /// Whether the client has been told that a question could not be asked:
+    /// once a call, so a tool asking in a loop does not flood it.
+    told_unaskable: std::sync::atomic::AtomicBool,
 }
 
 impl ServedCall {
@@ -129,6 +132,7 @@ impl ServedCall {
                 .is_some_and(|offered| offered.form.is_some() || offered.url.is_none());
         let samples = !modern && capabilities.sampling.is_some();
         ServedCall {
+            told_unaskable: std::sync::atomic::AtomicBool::new(false),
             tool: tool.to_owned(),
             peer: context.peer.clone(),
             request: context.id.clone(),
@@ -198,10 +202,15 @@ impl CallListener for ServedCall {
                 // The tool's author reads why where the tool's lines are read.
                 let message = format!("a question was not asked: {reason}");
                 tracing::warn!(target: "mcp", "tool \"{}\": {message}", self.tool);
-                self.log(&LogLine {
-                    level: LogLevel::Warning,
-                    message,
-                });
+                let told = self
+                    .told_unaskable
+                    .swap(true, std::sync::atomic::Ordering::Relaxed);
+                if !told {
+                    self.log(&LogLine {
+                        level: LogLevel::Warning,
+                        message,
+                    });
+                }
                 return Answer::cancel();
             }
         };

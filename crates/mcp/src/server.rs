@@ -217,8 +217,14 @@ impl ServerHandler for RegistryServer {
                 return Err(ErrorData::internal_error(format!("tool \"{}\": cancelled by the client", request.name), None));
             }
         };
-        // What the tool said reaches the client before its result.
-        outbox.flushed().await;
+        // What the tool said reaches the client before its result, unless the
+        // client cancels or stops reading first.
+        tokio::select! {
+            () = outbox.flushed() => {}
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error(format!("tool \"{}\": cancelled by the client", request.name), None));
+            }
+        }
         match outcome {
             Ok(result) => Ok(call_result(result).into()),
             // Naming a tool that is not served is the caller's mistake, not a
