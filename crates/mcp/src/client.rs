@@ -87,7 +87,7 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
         let link = Arc::new(ServerLink {
             spec: spec.clone(),
             project_dir: options.project_dir.clone(),
-            reply_limit: options.limits.reply_bytes(),
+            reply_limit: options.limits.reply_bytes_with_content(),
             session: tokio::sync::Mutex::new(None),
             spawned: Mutex::new(None),
         });

@@ -38,7 +38,8 @@ pub struct PythonOptions {
     /// The registry a tool's `ToolRegistry` calls through (see `host_calls.rs`).
     pub host: HostLink,
     /// A worker cuts a tool's `data` and `error` to `max_output_bytes`, and
-    /// the host reads no reply longer than [`CallLimits::reply_bytes`].
+    /// the host reads no reply longer than
+    /// [`CallLimits::reply_bytes_with_content`].
     pub limits: CallLimits,
     /// The environment workers start with (`python.env`).
     pub env: EnvPolicy,
@@ -421,7 +422,7 @@ impl WorkerPool {
             },
             import_timeout: options.import_timeout,
             host: options.host.clone(),
-            reply_limit: options.limits.reply_bytes(),
+            reply_limit: options.limits.reply_bytes_with_content(),
         }
     }
 }

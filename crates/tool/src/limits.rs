@@ -13,18 +13,24 @@ pub struct CallLimits {
 }
 
 impl CallLimits {
-    /// The longest protocol line a host reads for one result: `data` and
-    /// `error` of `max_output_bytes` each, every byte escaped into six
+    /// The longest reply a host reads for one result of text only: `data`
+    /// and `error` of `max_output_bytes` each, every byte escaped into six
     /// (`\u0001`) in the worst case, and 64 KiB for the envelope and a
-    /// traceback, plus the content blocks as base64 (four characters for
-    /// three bytes). Hosts discard a longer line as it streams by and fail its
+    /// traceback. Hosts discard a longer reply as it streams by and fail its
     /// call, so a peer's reply never costs more memory than this.
     pub fn reply_bytes(self) -> usize {
         const ENVELOPE: usize = 64 * 1024;
         self.max_output_bytes
             .saturating_mul(12)
-            .saturating_add(self.max_content_bytes.saturating_mul(4) / 3)
             .saturating_add(ENVELOPE)
+    }
+
+    /// [`CallLimits::reply_bytes`] for a source whose results may carry
+    /// content blocks (a Python worker, an MCP server): plus the blocks as
+    /// base64, four characters for three bytes.
+    pub fn reply_bytes_with_content(self) -> usize {
+        self.reply_bytes()
+            .saturating_add(self.max_content_bytes.saturating_mul(4) / 3)
     }
 }
 
