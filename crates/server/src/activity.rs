@@ -4,7 +4,7 @@
 use riverse_agent::{ToolCallRecord, TurnEvent};
 use serde_json::{Value, json};
 
-use crate::turns::Update;
+use crate::updates::Update;
 
 /// The `riverse` object `update` becomes; `None` for updates that are not
 /// tool activity (the answer's text, the end of the turn).

@@ -22,7 +22,8 @@ use crate::activity::record_json;
 use crate::body::Body;
 use crate::error::AppError;
 use crate::sse::{Completion, stream_response};
-use crate::turns::{self, Asking, Update};
+use crate::turns::{self, Asking};
+use crate::updates::Update;
 
 /// The name `GET /v1/models` lists; any other name is served the same way.
 pub const MODEL: &str = "riverse";

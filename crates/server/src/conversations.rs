@@ -29,7 +29,8 @@ use crate::body::Body;
 use crate::completions::MODEL;
 use crate::error::AppError;
 use crate::sse::{Completion, stream_response};
-use crate::turns::{self, Asking, TurnTask, Update};
+use crate::turns::{self, Asking, TurnTask};
+use crate::updates::Update;
 
 /// Conversations listed when the request doesn't say.
 const DEFAULT_PAGE: usize = 20;

@@ -34,6 +34,7 @@ mod questions;
 mod sse;
 mod tools;
 mod turns;
+mod updates;
 
 use std::future::Future;
 use std::sync::Arc;

@@ -20,53 +20,17 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use riverse_tool::{Answer, AnswerAction, Question};
-use serde::Serialize;
 use tokio::sync::mpsc::{UnboundedSender, WeakUnboundedSender};
 use tokio::task::AbortHandle;
 
 use crate::error::AppError;
-use crate::turns::Update;
+use crate::updates::{AskedQuestion, ClosedQuestion, Closing, Update};
 
 /// How long a question waits for its answer unless the options say otherwise.
 pub const DEFAULT_QUESTION_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Gives the tool its answer; false when it no longer waits (its call ended).
 pub type Reply = Box<dyn FnOnce(Answer) -> bool + Send>;
-
-/// A question as the stream announces it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AskedQuestion {
-    /// What the answer is posted to: `/v1/riverse/questions/{id}`.
-    pub id: String,
-    pub call_id: String,
-    pub tool: String,
-    pub question: Question,
-    /// When it expires to a cancel, in milliseconds since the Unix epoch.
-    pub deadline: i64,
-}
-
-/// How a question closed, as the stream tells it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClosedQuestion {
-    pub id: String,
-    pub call_id: String,
-    pub tool: String,
-    /// What the tool read.
-    pub action: AnswerAction,
-    pub reason: Closing,
-}
-
-/// Why a question closed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Closing {
-    /// Someone posted the answer.
-    Answered,
-    /// Its deadline passed: the tool read a cancel.
-    Expired,
-    /// The call ended (or was stopped) before an answer came.
-    CallEnded,
-}
 
 /// Every open question of this server, by id.
 pub struct Questions {

@@ -35,7 +35,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::activity::activity;
-use crate::turns::{TurnTask, Update};
+use crate::turns::TurnTask;
+use crate::updates::Update;
 
 /// The fields every chunk of one completion shares.
 #[derive(Debug, Clone)]

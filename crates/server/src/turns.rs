@@ -15,19 +15,8 @@ use tokio::task::JoinHandle;
 
 use crate::AppState;
 use crate::error::AppError;
-use crate::questions::{AskedQuestion, ClosedQuestion, TurnQuestions};
-
-/// What a running turn reports.
-#[derive(Debug)]
-pub enum Update {
-    /// Every event but `ToolQuestion`, which becomes the two below.
-    Event(TurnEvent),
-    /// A tool asked a question that waits for an answer.
-    QuestionAsked(AskedQuestion),
-    QuestionClosed(ClosedQuestion),
-    /// The last update.
-    Finished(Result<Turn, AppError>),
-}
+use crate::questions::TurnQuestions;
+use crate::updates::Update;
 
 /// Who answers the questions a turn's tools ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
