@@ -151,7 +151,7 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(agent: Arc<Agent>, store: Store, options: ServerOptions) -> Arc<Self> {
-        let mcp = McpRoute::with_sampler(
+        let mcp = McpRoute::new(
             agent.live_registry().clone(),
             Some(agent.sampler()),
             &options.mcp(),

@@ -68,15 +68,9 @@ pub struct McpRoute {
 }
 
 impl McpRoute {
-    /// The endpoint for `tools`, whose `self.sample` can reach only the
-    /// client's LLM.
-    pub fn new(tools: LiveRegistry, options: &McpOptions) -> Self {
-        McpRoute::with_sampler(tools, None, options)
-    }
-
     /// The endpoint for `tools`; `sampler` answers `self.sample` when the
     /// client offers no sampling.
-    pub fn with_sampler(
+    pub fn new(
         tools: LiveRegistry,
         sampler: Option<Arc<dyn Sampler>>,
         options: &McpOptions,
@@ -170,7 +164,7 @@ pub async fn serve_mcp(
     shutdown: impl Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> std::io::Result<bool> {
-    let route = Arc::new(McpRoute::with_sampler(tools, sampler, options));
+    let route = Arc::new(McpRoute::new(tools, sampler, options));
     let app = route
         .router::<()>()
         .fallback(crate::unknown_route)
