@@ -30,7 +30,9 @@ pub use settings::{
     checked_token,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
-pub use sources::{HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry};
+pub use sources::{
+    HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, sync_environment,
+};
 pub use turn::ToolSelector;
 pub use turn::{
     Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, Turn, TurnError,

@@ -99,6 +99,13 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
     },
+    /// Install what the tool files declare into the tool environment
+    /// (.riverse/venv), as any command does first when a declaration changed.
+    Sync {
+        /// Make the environment anew, from nothing.
+        #[arg(long)]
+        rebuild: bool,
+    },
     /// Write agent/tools/NAME.py from a commented template, and its eval cases.
     New {
         /// The tool's name: letters, digits and _.

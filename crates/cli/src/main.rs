@@ -142,7 +142,7 @@ fn init_logging(
 ) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
-        0 => "warn,tool=info,reload=info",
+        0 => "warn,tool=info,reload=info,environment=info",
         1 => "info",
         2 => "debug",
         _ => "trace",

@@ -1,6 +1,13 @@
-"""Current weather for a city, from wttr.in. Needs `requests` and the network."""
+# /// script
+# dependencies = ["requests>=2.31"]
+# ///
+"""Current weather for a city, from wttr.in (needs the network). The block
+above declares the package it imports: Riverse installs it into the project's
+tool environment, .riverse/venv, before the tools load."""
 
 from urllib.parse import quote
+
+import requests
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
 
@@ -21,12 +28,6 @@ class WeatherTool(BaseTool):
         city = params.get("city", "").strip()
         if not city:
             return ToolResult(success=False, data="", error="missing city")
-        try:
-            import requests
-        except ImportError:
-            return ToolResult(
-                success=False, data="", error="the weather tool needs requests: pip install requests"
-            )
         if city.strip(".") == "":
             # `.` and `..` are not cities: as a path segment they name another page.
             return ToolResult(success=False, data="", error=f"not a city: {city!r}")

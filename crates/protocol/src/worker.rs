@@ -173,15 +173,23 @@ pub struct WorkerError {
     /// The whole Python traceback, for logs.
     #[serde(default)]
     pub traceback: Option<String>,
+    /// What would fix it, on lines of its own (the package block a missing
+    /// module calls for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 impl WorkerError {
     /// `message (file:line)`, or as much of it as is known.
     pub fn located(&self) -> String {
-        match (&self.file, self.line) {
+        let located = match (&self.file, self.line) {
             (Some(file), Some(line)) => format!("{} ({file}:{line})", self.message),
             (Some(file), None) => format!("{} ({file})", self.message),
             _ => self.message.clone(),
+        };
+        match &self.hint {
+            Some(hint) => format!("{located}\n{hint}"),
+            None => located,
         }
     }
 }

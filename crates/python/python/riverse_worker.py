@@ -395,7 +395,83 @@ def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: s
     sys.modules.pop(module_name, None)
     kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
     error = error_info(f"{kind}: {describe(exc)}", exc, tools_dir, file)
+    hint = missing_module_hint(exc, tools_dir, file)
+    if hint:
+        error["hint"] = hint
     return {"file": file, "fate": "failed", "error": error, "classes": []}
+
+
+# Import names whose package on PyPI is named otherwise. Only a hint for the
+# author: nothing is ever installed that a tool file did not declare.
+DISTRIBUTIONS = {
+    "attr": "attrs",
+    "Bio": "biopython",
+    "bs4": "beautifulsoup4",
+    "cairo": "pycairo",
+    "Crypto": "pycryptodome",
+    "cv2": "opencv-python",
+    "dateutil": "python-dateutil",
+    "discord": "discord.py",
+    "dns": "dnspython",
+    "docx": "python-docx",
+    "dotenv": "python-dotenv",
+    "faiss": "faiss-cpu",
+    "fitz": "PyMuPDF",
+    "gi": "PyGObject",
+    "git": "GitPython",
+    "googleapiclient": "google-api-python-client",
+    "jose": "python-jose",
+    "jwt": "PyJWT",
+    "magic": "python-magic",
+    "MySQLdb": "mysqlclient",
+    "nacl": "PyNaCl",
+    "OpenSSL": "pyOpenSSL",
+    "PIL": "pillow",
+    "pkg_resources": "setuptools",
+    "pptx": "python-pptx",
+    "serial": "pyserial",
+    "skimage": "scikit-image",
+    "sklearn": "scikit-learn",
+    "slugify": "python-slugify",
+    "socks": "PySocks",
+    "speech_recognition": "SpeechRecognition",
+    "telegram": "python-telegram-bot",
+    "usb": "pyusb",
+    "websocket": "websocket-client",
+    "win32api": "pywin32",
+    "yaml": "PyYAML",
+    "zmq": "pyzmq",
+}
+
+
+def missing_module_hint(exc: BaseException, tools_dir: str, file: str | None) -> str | None:
+    """What to write in `file` for Riverse to install the module `exc` found
+    missing: the package that most likely provides it, as a PEP 723 block."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name or not file:
+        return None
+    top = exc.name.split(".")[0]
+    local = os.path.exists(os.path.join(tools_dir, top)) or os.path.exists(os.path.join(tools_dir, top + ".py"))
+    if top in ("agent", "") or local or top in getattr(sys, "stdlib_module_names", ()):
+        return None
+    package = DISTRIBUTIONS.get(top, top)
+    if top in DISTRIBUTIONS:
+        where = f"'{top}' is most likely in the package {package}"
+    else:
+        where = f"no installed package provides '{top}' (on PyPI its package is most often named so too)"
+    try:
+        with open(os.path.join(tools_dir, file), encoding="utf-8", errors="replace") as source:
+            lines = [line.rstrip() for line in source]
+    except OSError:
+        lines = []
+    has_block = "# /// script" in lines
+    if has_block and any(f'"{package.lower()}' in line.lower() for line in lines if line.startswith("#")):
+        return f"{file} declares {package}: Riverse installs it when python.dependencies is auto (riverse sync)"
+    if has_block:
+        return f'{where}: add "{package}" to the dependencies of the `# /// script` block in {file}, and Riverse installs it'
+    return (
+        f"{where}: declare it at the top of {file}, and Riverse installs it:\n"
+        f'# /// script\n# dependencies = ["{package}"]\n# ///'
+    )
 
 
 class LazyTools:
@@ -562,6 +638,7 @@ def manifest_dict(manifest) -> dict:
 
 def call_tool(discovery, name: str, arguments: dict) -> dict:
     """One call on a `Discovery` or `LazyTools`."""
+    tool = None
     try:
         tool = discovery.tool(name)
         if tool is None:
@@ -570,7 +647,12 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
     except InstantiationFailed as failed:
         return raised(str(failed), failed.__cause__, discovery.tools_dir)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
-        return raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
+        failed = raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
+        file = tool_file(tool, discovery.tools_dir) if tool is not None else None
+        hint = missing_module_hint(exc, discovery.tools_dir, file)
+        if hint:
+            failed["error"] += "\n" + hint
+        return failed
     finally:
         sys.stdout.flush()
     if not isinstance(result, ToolResult):
@@ -600,6 +682,13 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
                 f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
                 f"expected {kind.__name__}",
             )
+
+
+def tool_file(tool, tools_dir: str) -> str | None:
+    """The tool file that defines `tool`'s class, relative to `tools_dir`."""
+    module = sys.modules.get(type(tool).__module__)
+    path = getattr(module, "__file__", None)
+    return relative(path, tools_dir) if path else None
 
 
 def raised(message: str, exc: BaseException, tools_dir: str) -> dict:

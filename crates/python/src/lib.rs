@@ -16,12 +16,18 @@
 //! interpreters when a tool file starts a thread at import. [`python_tools`] turns a discovery into
 //! [`riverse_tool::Found`] values for the registry.
 //!
+//! Before the pool starts, [`environment::prepare`] readies the interpreter:
+//! the project's tool environment (`.riverse/venv`) with what the tool files
+//! declare installed, synced only when a declaration changed, or the
+//! configured interpreter itself when nothing is declared.
+//!
 //! Out of scope here: reading settings (the caller hands over [`PythonOptions`])
 //! and deciding which tools may be called (the registry does).
 
 mod connection;
 mod deadlines;
 mod env;
+pub mod environment;
 mod error;
 mod fork;
 mod fork_link;

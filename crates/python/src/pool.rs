@@ -16,6 +16,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use crate::connection::{Closed, RequestError};
 use crate::deadlines::Deadlines;
 use crate::env::EnvPolicy;
+use crate::environment::EnvironmentOptions;
 use crate::fork::{ForkError, ForkServer};
 use crate::reply::tool_result;
 use crate::worker::{SpawnOptions, Worker, describe};
@@ -52,6 +53,9 @@ pub struct PythonOptions {
     /// Start `workers` workers once the tools are discovered, rather than
     /// on the first calls (long-running commands).
     pub prestart: bool,
+    /// The tool environment: whether declared packages are installed, and
+    /// with what (`python.dependencies`, `python.installer`).
+    pub environment: EnvironmentOptions,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -95,15 +99,25 @@ impl WorkerPool {
     pub fn new(options: PythonOptions) -> Result<Self, Error> {
         let interpreter =
             resolve_interpreter(options.interpreter.as_deref(), &options.project_dir)?;
+        Ok(Self::with_interpreter(options, interpreter, Vec::new()))
+    }
+
+    /// A pool whose workers run `interpreter` (the tool environment's) and
+    /// never import the files of `skip`, each with why it is skipped.
+    pub fn with_interpreter(
+        options: PythonOptions,
+        interpreter: Interpreter,
+        skip: Vec<(String, String)>,
+    ) -> Self {
         let workers = options.workers.clamp(1, Semaphore::MAX_PERMITS);
         let fork = options.fork;
-        Ok(WorkerPool {
+        WorkerPool {
             inner: Arc::new(Inner {
                 options,
                 interpreter,
                 permits: Semaphore::new(workers),
                 idle: Mutex::new(Vec::new()),
-                skipped: Mutex::new(Vec::new()),
+                skipped: Mutex::new(skip),
                 deadlines: Deadlines::new(),
                 tool_classes: Mutex::new(None),
                 forking: tokio::sync::Mutex::new(if fork {
@@ -112,7 +126,7 @@ impl WorkerPool {
                     Forking::Off
                 }),
             }),
-        })
+        }
     }
 
     pub fn interpreter(&self) -> &Interpreter {
@@ -153,12 +167,18 @@ impl WorkerPool {
                 .find(|(file, _)| *file == report.file)
                 .map(|(_, why)| why.clone())
                 .unwrap_or_else(|| "skipped".into());
+            // A reason's first line says what failed; the lines after it why.
+            let (message, hint) = match why.split_once('\n') {
+                Some((message, hint)) => (message.to_owned(), Some(hint.to_owned())),
+                None => (why, None),
+            };
             report.fate = FileFate::Failed;
             report.error = Some(WorkerError {
-                message: why,
+                message,
                 file: Some(report.file.clone()),
                 line: None,
                 traceback: None,
+                hint,
             });
         }
         Ok(discovery)

@@ -6,7 +6,7 @@ use std::time::Duration;
 use riverse_protocol::FileFate;
 use riverse_tool::{CallContext, Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 
-use crate::{Error, PythonOptions, WorkerPool};
+use crate::{Error, PythonOptions, WorkerPool, environment, resolve_interpreter};
 
 /// A tool defined by a Python file, run in the pool.
 pub struct PythonTool {
@@ -55,10 +55,38 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
         }]
     };
     let prestart = options.prestart;
-    let pool = match WorkerPool::new(options) {
-        Ok(pool) => pool,
+    let base = match resolve_interpreter(options.interpreter.as_deref(), &options.project_dir) {
+        Ok(base) => base,
         Err(err) => return host_failure(err),
     };
+    let tools_dir = options.project_dir.join(&options.tools_dir);
+    let prepared = environment::prepare(
+        &options.project_dir,
+        &tools_dir,
+        base,
+        &options.environment,
+        false,
+    )
+    .await;
+    let (skip, unmet_elsewhere): (Vec<_>, Vec<_>) = prepared
+        .unmet
+        .into_iter()
+        .partition(|unmet| unmet.file.ends_with(".py"));
+    let skip = skip
+        .into_iter()
+        .map(|unmet| (unmet.file, unmet.error))
+        .collect();
+    let pool = WorkerPool::with_interpreter(options, prepared.interpreter, skip);
+    let mut found: Vec<Found> = unmet_elsewhere
+        .into_iter()
+        .map(|unmet| Found::Failure {
+            source: ToolSource::Python {
+                file: shown_dir.join(&unmet.file),
+            },
+            name: None,
+            error: unmet.error,
+        })
+        .collect();
     let discovery = match pool.discover().await {
         Ok(discovery) => discovery,
         Err(err) => return host_failure(err),
@@ -66,7 +94,6 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
     if prestart {
         pool.prestart();
     }
-    let mut found = Vec::new();
     for report in discovery.files {
         let source = ToolSource::Python {
             file: shown_dir.join(&report.file),

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod index;
 mod loopback;
 pub mod openai;
 pub mod postgres;

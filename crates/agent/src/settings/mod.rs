@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use riverse_python::EnvPolicy;
+use riverse_python::environment::{Dependencies, InstallerChoice};
 use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde_json::Value;
@@ -127,6 +128,11 @@ pub struct PythonSettings {
     pub fork: bool,
     /// `python.env` (`inherit` | `clean`) with `python.env_allow`.
     pub env: EnvPolicy,
+    /// `python.dependencies` (`auto` | `off`): whether what the tool files
+    /// declare is installed into the project's tool environment.
+    pub dependencies: Dependencies,
+    /// `python.installer` (`auto` | `uv` | `pip`): what makes it.
+    pub installer: InstallerChoice,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -205,6 +211,39 @@ struct RawPython {
     fork: Option<Scalar<bool>>,
     env: Option<EnvMode>,
     env_allow: Vec<String>,
+    dependencies: Option<DependenciesMode>,
+    installer: Option<InstallerMode>,
+}
+
+/// `python.dependencies`: `auto` or `off` (`false` too, as YAML 1.1 readers
+/// such as PyYAML read a bare `off`).
+#[derive(Clone, Copy)]
+struct DependenciesMode(Dependencies);
+
+impl<'de> Deserialize<'de> for DependenciesMode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match serde_yaml_ng::Value::deserialize(deserializer)? {
+            serde_yaml_ng::Value::Bool(false) => Ok(DependenciesMode(Dependencies::Off)),
+            serde_yaml_ng::Value::String(text) if text == "off" => {
+                Ok(DependenciesMode(Dependencies::Off))
+            }
+            serde_yaml_ng::Value::String(text) if text == "auto" => {
+                Ok(DependenciesMode(Dependencies::Auto))
+            }
+            other => Err(serde::de::Error::custom(format!(
+                "{} is none of auto, off",
+                yaml_text(&other)
+            ))),
+        }
+    }
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum InstallerMode {
+    Auto,
+    Uv,
+    Pip,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -491,6 +530,12 @@ fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
             Some(EnvMode::Clean) => EnvPolicy::Clean {
                 allow: raw.env_allow,
             },
+        },
+        dependencies: raw.dependencies.map_or(Dependencies::Auto, |mode| mode.0),
+        installer: match raw.installer {
+            None | Some(InstallerMode::Auto) => InstallerChoice::Auto,
+            Some(InstallerMode::Uv) => InstallerChoice::Uv,
+            Some(InstallerMode::Pip) => InstallerChoice::Pip,
         },
     }
 }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use riverse_embedded::EmbeddedOptions;
 use riverse_llm::{Hints, OpenAiOptions, RetryPolicy};
 use riverse_mcp::McpOptions;
+use riverse_python::environment::EnvironmentOptions;
 use riverse_python::{HostLink, PythonOptions, resolve_interpreter};
 use riverse_tool::{CallLimits, RegistryOptions, ToolPolicy};
 use riverse_yaml_tools::AgentsOptions;
@@ -49,6 +50,15 @@ pub fn python_options(settings: &Settings, host: HostLink, prestart: bool) -> Py
         interpreter_hint: Some("set python.interpreter in settings.yaml".into()),
         fork: settings.python.fork,
         prestart,
+        environment: environment_options(settings),
+    }
+}
+
+/// `python.dependencies` and `python.installer`.
+pub fn environment_options(settings: &Settings) -> EnvironmentOptions {
+    EnvironmentOptions {
+        dependencies: settings.python.dependencies,
+        installer: settings.python.installer,
     }
 }
 

@@ -3,12 +3,15 @@
 use std::path::Path;
 
 use riverse_mcp::mcp_tools;
-use riverse_python::{HostLink, python_tools};
+use riverse_python::environment::{self, Prepared};
+use riverse_python::{HostLink, python_tools, resolve_interpreter};
 use riverse_tool::{Found, Registry, ToolSource};
 use riverse_yaml_tools::agent_tools;
 
 use crate::Settings;
-use crate::settings::options::{agents_options, mcp_options, python_options, registry_options};
+use crate::settings::options::{
+    agents_options, environment_options, mcp_options, python_options, registry_options,
+};
 
 mod reload;
 
@@ -100,6 +103,24 @@ impl ToolSources {
         self.host.set(&registry);
         registry
     }
+}
+
+/// Syncs the project's tool environment now (from an empty one with
+/// `rebuild`), as a start would before the tools load: `riverse sync`.
+pub async fn sync_environment(settings: &Settings, rebuild: bool) -> Result<Prepared, String> {
+    let base = resolve_interpreter(
+        settings.python.interpreter.as_deref(),
+        &settings.project_dir,
+    )
+    .map_err(|err| format!("{err}; set python.interpreter in settings.yaml"))?;
+    Ok(environment::prepare(
+        &settings.project_dir,
+        &settings.tools_dir(),
+        base,
+        &environment_options(settings),
+        rebuild,
+    )
+    .await)
 }
 
 async fn python_found(settings: &Settings, host: &HostLink, mode: RunMode) -> Vec<Found> {

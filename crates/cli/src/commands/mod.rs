@@ -9,6 +9,7 @@ mod mcp;
 mod new;
 mod reload;
 mod serve;
+mod sync;
 mod tools;
 
 use anyhow::Context;
@@ -59,6 +60,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             };
             eval::run(&load_settings(&cli.global)?, args).await
         }
+        Command::Sync { rebuild } => sync::run(&load_settings(&cli.global)?, rebuild).await,
         Command::New { name } => new::run(&load_settings(&cli.global)?, &name),
         Command::Serve { addr } => serve::run(&load_settings(&cli.global)?, addr).await,
     }

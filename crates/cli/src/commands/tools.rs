@@ -1,6 +1,7 @@
 //! `riverse tools [--json]`
 
-use riverse_agent::{Settings, build_registry, tools_json};
+use riverse_agent::{Settings, build_registry, options::environment_options, tools_json};
+use riverse_python::environment::summary;
 use riverse_tool::{Entry, Registry, Status};
 
 use crate::output::{Exit, print, print_json};
@@ -67,6 +68,8 @@ fn table(registry: &Registry, settings: &Settings) -> String {
             out.push_str(&format!("{:name_width$}    ! {warning}\n", ""));
         }
         if let Some(error) = entry.error() {
+            // A hint's lines (a block to paste) stay under the error.
+            let error = error.replace('\n', &format!("\n{:name_width$}      ", ""));
             out.push_str(&format!("{:name_width$}    └ {error}\n", ""));
         }
     }
@@ -75,6 +78,10 @@ fn table(registry: &Registry, settings: &Settings) -> String {
         .filter(|e| e.status() == Status::Available)
         .count();
     out.push_str(&format!("\n{available} of {} available", entries.len()));
+    let environment = environment_options(settings);
+    if let Some(line) = summary(&settings.tools_dir(), &settings.project_dir, &environment) {
+        out.push_str(&format!("\n{line}"));
+    }
     out
 }
 

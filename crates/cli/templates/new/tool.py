@@ -1,3 +1,9 @@
+# The packages this tool imports, if any, as PEP 723 declares them: Riverse
+# installs them into the project's tool environment (.riverse/venv) before
+# the tools load, e.g. dependencies = ["requests>=2.31"].
+# /// script
+# dependencies = []
+# ///
 """__NAME__: describe in one line what this tool does."""
 
 from agent.tools import BaseTool, ToolManifest, ToolResult

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 use pretty_assertions::assert_eq;
 use riverse_embedded::{fetch, location};
 use riverse_test_support::Project;
+use riverse_test_support::index::{PackageIndex, installing_from};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::{Value, json};
 
@@ -21,6 +22,7 @@ pub(super) fn riverse(project: &Project) -> Command {
         .env_remove("RIVERSE_CONFIG")
         .env_remove("RUST_LOG")
         .env("XDG_STATE_HOME", project.path().join("state"));
+    installing_from(&mut command, &PackageIndex::shared().url());
     command
 }
 

@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use riverse_test_support::Project;
+use riverse_test_support::index::{PackageIndex, installing_from};
 
 /// How one run ended.
 #[derive(Debug)]
@@ -22,8 +23,14 @@ impl Ran {
 }
 
 /// `riverse ARGS` run in `dir`, with nothing from the caller's environment
-/// that would change which settings it reads.
+/// that would change which settings it reads, and the packages tool files
+/// declare installed from the loopback index.
 pub fn riverse_in(dir: &Path, args: &[&str]) -> Command {
+    riverse_with_index(dir, args, &PackageIndex::shared().url())
+}
+
+/// [`riverse_in`], its packages installed from `index_url`.
+pub fn riverse_with_index(dir: &Path, args: &[&str], index_url: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_riverse"));
     command
         .args(args)
@@ -31,6 +38,7 @@ pub fn riverse_in(dir: &Path, args: &[&str]) -> Command {
         .env_remove("RIVERSE_CONFIG")
         .env_remove("RUST_LOG")
         .env_remove("VIRTUAL_ENV");
+    installing_from(&mut command, index_url);
     command
 }
 

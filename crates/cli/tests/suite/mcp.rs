@@ -241,14 +241,18 @@ fn yaml_agents_are_served() {
 
 /// `riverse mcp` in `project` spoken to in raw JSON-RPC over its pipes, past
 /// the handshake. `stderr` is what its stderr is connected to.
-struct RawSession {
+pub(super) struct RawSession {
     riverse: std::process::Child,
     stdin: std::process::ChildStdin,
     lines: std::sync::mpsc::Receiver<String>,
 }
 
 impl RawSession {
-    fn start(project: &Project, env: &[(&str, &str)], stderr: std::process::Stdio) -> Self {
+    pub(super) fn start(
+        project: &Project,
+        env: &[(&str, &str)],
+        stderr: std::process::Stdio,
+    ) -> Self {
         use std::io::BufRead;
         use std::process::Stdio;
         let mut command = super::command::riverse_in(project.path(), &["mcp"]);
@@ -284,13 +288,13 @@ impl RawSession {
         session
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(super) fn send(&mut self, message: &Value) {
         use std::io::Write;
         writeln!(self.stdin, "{message}").unwrap();
     }
 
     /// The next line Riverse writes; a minute without one fails the test.
-    fn reply(&self) -> Value {
+    pub(super) fn reply(&self) -> Value {
         let line = self
             .lines
             .recv_timeout(std::time::Duration::from_secs(60))
@@ -298,7 +302,7 @@ impl RawSession {
         serde_json::from_str(&line).unwrap()
     }
 
-    fn end(self) {
+    pub(super) fn end(self) {
         let RawSession {
             mut riverse, stdin, ..
         } = self;

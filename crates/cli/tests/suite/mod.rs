@@ -4,6 +4,7 @@ mod call;
 mod chat;
 mod command;
 mod doors;
+mod environment;
 mod eval;
 mod init;
 mod live;

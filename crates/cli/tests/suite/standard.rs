@@ -21,6 +21,9 @@ impl Standard {
     fn new() -> Self {
         let project = Project::new();
         riverse(&project, &["init", "demo", "--tools", "standard"]).exits(0);
+        // The weather tool's `requests`, installed once: no test then reads
+        // the installer's lines among its own.
+        riverse(&project, &["--dir", "demo", "sync"]).exits(0);
         let standard = Standard { project };
         standard.write("demo/notes/a.txt", "alpha\nbeta\n");
         standard.write("demo_secret/secret.txt", "TOP SECRET\n");

@@ -123,6 +123,10 @@ look up!     error        agent/tools/invalid_name.py    has a space and a bang
                └ invalid tool name \"look up!\": names must match ^[A-Za-z0-9_-]{1,64}$
 -            error        agent/tools/missing_module.py
                └ import failed: ModuleNotFoundError: No module named 'riverse_missing_module' (missing_module.py:3)
+                 no installed package provides 'riverse_missing_module' (on PyPI its package is most often named so too): declare it at the top of missing_module.py, and Riverse installs it:
+                 # /// script
+                 # dependencies = [\"riverse_missing_module\"]
+                 # ///
 typed        available    agent/tools/typed.py           reports its parameters' types
                count (integer): an integer
                ratio (number): a number

@@ -33,6 +33,7 @@ pub(super) async fn python_registry(project: &Project, default_timeout: Duration
         interpreter_hint: None,
         fork: true,
         prestart: false,
+        environment: Default::default(),
     })
     .await;
     let options = RegistryOptions {

@@ -34,7 +34,12 @@ async fn a_missing_module_is_named_with_the_line_importing_it() {
             None,
             Status::Error,
             "missing_module.py",
-            "import failed: ModuleNotFoundError: No module named 'riverse_missing_module' (missing_module.py:3)"
+            "import failed: ModuleNotFoundError: No module named 'riverse_missing_module' (missing_module.py:3)\n\
+             no installed package provides 'riverse_missing_module' (on PyPI its package is most often named so too): \
+             declare it at the top of missing_module.py, and Riverse installs it:\n\
+             # /// script\n\
+             # dependencies = [\"riverse_missing_module\"]\n\
+             # ///"
         ),
     )
     .await;

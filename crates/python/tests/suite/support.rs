@@ -33,6 +33,7 @@ pub fn options(project: &Project) -> PythonOptions {
         interpreter_hint: None,
         fork: fork_mode(),
         prestart: false,
+        environment: Default::default(),
     }
 }
 

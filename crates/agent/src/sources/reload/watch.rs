@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use riverse_python::environment::REQUIREMENTS_FILE;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -34,8 +35,8 @@ impl Watched {
     }
 
     /// Whether a change to `path` concerns the tools: the settings file, a
-    /// `.py` file under the tools directory (not compiled bytecode), or a
-    /// YAML agents file.
+    /// `.py` file under the tools directory (not compiled bytecode), its
+    /// `requirements.txt`, or a YAML agents file.
     pub fn concerns(&self, path: &Path) -> bool {
         if path == self.settings_file {
             return true;
@@ -51,7 +52,10 @@ impl Watched {
             let hidden = path
                 .file_name()
                 .is_some_and(|name| name.to_string_lossy().starts_with('.'));
-            return path == tools_dir || (!in_cache && !hidden && extension == Some("py"));
+            let requirements = path == tools_dir.join(REQUIREMENTS_FILE);
+            return path == tools_dir
+                || requirements
+                || (!in_cache && !hidden && extension == Some("py"));
         }
         self.is_agents_file(path)
     }
@@ -174,6 +178,7 @@ mod tests {
             "/p/settings.yaml",
             "/p/agent/tools/weather.py",
             "/p/agent/tools/helpers/units.py",
+            "/p/agent/tools/requirements.txt",
             "/p/agent/tools",
             "/p/agent/config/agents.yaml",
             "/p/agent/config/more.yml",
@@ -185,6 +190,7 @@ mod tests {
             "/p/.riverse/riverse.db",
             "/p/agent/tools/__pycache__/weather.cpython-311.pyc",
             "/p/agent/tools/weather.eval.yaml",
+            "/p/agent/tools/notes.txt",
             "/p/agent/tools/.weather.py.swp",
             "/p/agent/tools/.#weather.py",
             "/p/agent/config/notes.txt",

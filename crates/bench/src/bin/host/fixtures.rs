@@ -57,6 +57,7 @@ impl TempProject {
             interpreter_hint: None,
             fork: true,
             prestart: false,
+            environment: Default::default(),
         }
     }
 }

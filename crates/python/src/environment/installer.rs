@@ -1,0 +1,280 @@
+//! The program that makes the tool environment and installs into it: uv
+//! when it can be had, else the interpreter's own `venv` and `pip`.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use riverse_process::groups::Registered;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::Command;
+
+use super::{progress, venv_python};
+
+/// `python.installer`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InstallerChoice {
+    /// uv if one is on `PATH` or importable by the interpreter, else pip.
+    #[default]
+    Auto,
+    Uv,
+    Pip,
+}
+
+/// The installer found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Installer {
+    /// The `uv` executable.
+    Uv(PathBuf),
+    /// `python -m venv` and the environment's `python -m pip`.
+    Pip,
+}
+
+/// How many of an installer's last lines are kept to say why it failed.
+const REASON_LINES: usize = 12;
+
+impl Installer {
+    /// Finds the installer `choice` asks for; `base` is the interpreter the
+    /// environment is made from (the `uv` package on PyPI ships its binary,
+    /// so a `pip install uv` makes it importable there).
+    pub async fn find(choice: InstallerChoice, base: &Path) -> Result<Installer, String> {
+        if choice == InstallerChoice::Pip {
+            return Ok(Installer::Pip);
+        }
+        if let Some(uv) = uv_on_path() {
+            return Ok(Installer::Uv(uv));
+        }
+        if let Some(uv) = uv_of(base).await {
+            return Ok(Installer::Uv(uv));
+        }
+        match choice {
+            InstallerChoice::Uv => Err(format!(
+                "python.installer is uv, but there is no uv on PATH nor in {} (pip install uv)",
+                base.display()
+            )),
+            _ => Ok(Installer::Pip),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Installer::Uv(_) => "uv",
+            Installer::Pip => "pip",
+        }
+    }
+
+    /// Makes an empty environment at `venv` from `base`.
+    pub async fn create(&self, base: &Path, venv: &Path) -> Result<(), String> {
+        let mut command = match self {
+            Installer::Uv(uv) => {
+                let mut command = Command::new(uv);
+                command
+                    .args(["venv", "--no-project", "--python"])
+                    .arg(base)
+                    .arg(venv);
+                command
+            }
+            Installer::Pip => {
+                let mut command = Command::new(base);
+                command.args(["-m", "venv"]).arg(venv);
+                command
+            }
+        };
+        run(&mut command, true).await
+    }
+
+    /// Installs what `requirements` (a requirements file) lists into the
+    /// environment at `venv`; with `dry_run`, only resolves it. An exact
+    /// install also removes what is no longer listed (uv only: pip keeps it).
+    pub async fn install(
+        &self,
+        venv: &Path,
+        requirements: &Path,
+        dry_run: bool,
+    ) -> Result<(), String> {
+        let python = venv_python(venv);
+        let mut command = match self {
+            Installer::Uv(uv) => {
+                let mut command = Command::new(uv);
+                command.args(["pip", "install", "--python"]).arg(&python);
+                if !dry_run {
+                    command.arg("--exact");
+                }
+                command
+            }
+            Installer::Pip => {
+                let mut command = Command::new(&python);
+                command.args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--disable-pip-version-check",
+                    "--progress-bar",
+                    "off",
+                ]);
+                command
+            }
+        };
+        if dry_run {
+            command.arg("--dry-run");
+        }
+        command.arg("-r").arg(requirements);
+        // A trial's lines would read as installs: only the log's debug level has them.
+        run(&mut command, !dry_run).await
+    }
+}
+
+/// `uv` on `PATH`.
+fn uv_on_path() -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let search = std::env::var_os("PATH")?;
+    std::env::split_paths(&search)
+        .map(|dir| dir.join("uv"))
+        .find(|path| {
+            std::fs::metadata(path)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// The binary of the `uv` package installed for `base`, if it is.
+async fn uv_of(base: &Path) -> Option<PathBuf> {
+    let output = Command::new(base)
+        .args(["-c", "import uv, sys; sys.stdout.write(uv.find_uv_bin())"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .await
+        .ok()?;
+    let path = PathBuf::from(String::from_utf8(output.stdout).ok()?);
+    (output.status.success() && path.is_file()).then_some(path)
+}
+
+/// Runs an installer command to its end, each line it writes logged (as
+/// progress when `shown`); a failure is what it said of it.
+async fn run(command: &mut Command, shown: bool) -> Result<(), String> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // uv: never fetch an interpreter; plain lines, not a terminal's.
+        .env("UV_PYTHON_DOWNLOADS", "never")
+        .env("NO_COLOR", "1")
+        .kill_on_drop(true);
+    let program = command
+        .as_std()
+        .get_program()
+        .to_string_lossy()
+        .into_owned();
+    let (mut child, _group) =
+        Registered::spawn(command).map_err(|err| format!("can't start {program}: {err}"))?;
+    let tail = parking_lot::Mutex::new(VecDeque::new());
+    let read = |stream: Option<Box<dyn AsyncRead + Unpin + Send>>| {
+        let tail = &tail;
+        async move {
+            let Some(stream) = stream else { return };
+            let mut lines = BufReader::new(stream).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let line = line.trim_end().to_owned();
+                if line.trim().is_empty() || line.starts_with("Activate with:") {
+                    continue;
+                }
+                if shown {
+                    progress(&line);
+                } else {
+                    tracing::debug!(target: "environment", "{line}");
+                }
+                let mut tail = tail.lock();
+                if tail.len() == REASON_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        }
+    };
+    let stdout = child
+        .stdout
+        .take()
+        .map(|s| Box::new(s) as Box<dyn AsyncRead + Unpin + Send>);
+    let stderr = child
+        .stderr
+        .take()
+        .map(|s| Box::new(s) as Box<dyn AsyncRead + Unpin + Send>);
+    tokio::join!(read(stdout), read(stderr));
+    let status = child
+        .wait()
+        .await
+        .map_err(|err| format!("{program} could not be waited for: {err}"))?;
+    if status.success() {
+        return Ok(());
+    }
+    let said: Vec<String> = tail.into_inner().into_iter().collect();
+    Err(reason(&said).unwrap_or_else(|| match status.code() {
+        Some(code) => format!("{program} exited with status {code}"),
+        None => format!("{program} was killed by a signal"),
+    }))
+}
+
+/// The lines of an installer's last words that say why it failed: from its
+/// first error line on (uv's `error:` or `×`, pip's `ERROR:`), without the
+/// lines that only say which interpreter it used.
+fn reason(said: &[String]) -> Option<String> {
+    let kept: Vec<&str> = said
+        .iter()
+        .map(String::as_str)
+        .filter(|line| !line.starts_with("Using Python") && !line.starts_with("Using CPython"))
+        .collect();
+    let first_error = kept.iter().position(|line| {
+        let lower = line.trim_start().to_ascii_lowercase();
+        lower.starts_with("error") || lower.starts_with('×')
+    });
+    let from = first_error.unwrap_or(0);
+    let mut reason: Vec<&str> = Vec::new();
+    // pip says why it found no version (the index refused the connection)
+    // only in a warning before its error.
+    if let Some(warning) = kept[..from]
+        .iter()
+        .rev()
+        .find(|line| line.starts_with("WARNING: Retrying"))
+    {
+        reason.push(warning);
+    }
+    reason.extend(&kept[from..]);
+    (!reason.is_empty()).then(|| reason.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn the_reason_is_the_error_without_the_interpreter_lines() {
+        let uv = lines(
+            "Using Python 3.11.7 environment at: .riverse/venv\n\
+             error: No solution found when resolving dependencies\n  cause: Because you require six==1.16.0 and six==1.17.0, ...",
+        );
+        assert_eq!(
+            reason(&uv).as_deref(),
+            Some(
+                "error: No solution found when resolving dependencies\n  cause: Because you require six==1.16.0 and six==1.17.0, ..."
+            )
+        );
+        let pip = lines(
+            "Looking in indexes: http://127.0.0.1:9/simple\n\
+             WARNING: Retrying (Retry(total=4)) after connection broken: Connection refused: /simple/six/\n\
+             WARNING: Retrying (Retry(total=3)) after connection broken: Connection refused: /simple/six/\n\
+             ERROR: Could not find a version that satisfies the requirement six==1.17.0 (from versions: none)\n\
+             ERROR: No matching distribution found for six==1.17.0",
+        );
+        assert_eq!(
+            reason(&pip).as_deref(),
+            Some(
+                "WARNING: Retrying (Retry(total=3)) after connection broken: Connection refused: /simple/six/\nERROR: Could not find a version that satisfies the requirement six==1.17.0 (from versions: none)\nERROR: No matching distribution found for six==1.17.0"
+            )
+        );
+        assert_eq!(reason(&lines("Using CPython 3.11.7")), None);
+    }
+}

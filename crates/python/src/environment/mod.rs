@@ -1,0 +1,445 @@
+//! The project's tool environment: `.riverse/venv`, holding what the tool
+//! files declare (see `declarations.rs`), made from the configured
+//! interpreter, which workers and the fork server then run.
+//!
+//! It is synced before the tools load, and only when the declarations (or
+//! the interpreter) changed since the last sync that met them all: a normal
+//! start reads the tool files and one small record, and runs nothing. A
+//! project that declares nothing gets no environment. The environment sees
+//! the interpreter's own packages beneath its own (a `.pth` file), so a tool
+//! that imports what the interpreter already had keeps working when another
+//! tool declares a package.
+//!
+//! A sync that fails is pinned on the files that asked: when installing
+//! everything fails, each declaring file is tried in file-name order beside
+//! those that passed, so a typo fails its own file and of two files asking
+//! for versions that can't go together, the second fails, naming the first.
+//! Only their tools are not loaded; the rest load in the environment as far
+//! as it could be made.
+
+mod declarations;
+mod installer;
+mod record;
+
+use std::path::{Path, PathBuf};
+
+pub use declarations::{Declarations, Declared, REQUIREMENTS_FILE, script_dependencies};
+pub use installer::{Installer, InstallerChoice};
+pub use record::Record;
+
+use crate::Interpreter;
+
+/// Where the environment lives, relative to the project.
+pub const VENV_DIR: &str = ".riverse/venv";
+
+/// `python.dependencies`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dependencies {
+    /// Install what the tools declare into the tool environment.
+    #[default]
+    Auto,
+    /// Run the interpreter as it is; declarations are not read.
+    Off,
+}
+
+/// Tells the log (target `environment`, which the command line shows by
+/// default) how a sync goes.
+pub(crate) fn progress(line: &str) {
+    tracing::info!(target: "environment", "{line}");
+}
+
+/// What the settings say of the environment.
+#[derive(Debug, Clone, Default)]
+pub struct EnvironmentOptions {
+    pub dependencies: Dependencies,
+    pub installer: InstallerChoice,
+}
+
+/// A declaration that could not be met: the file's tools are not loaded.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Unmet {
+    /// Relative to the tools directory.
+    pub file: String,
+    /// What could not be installed, on its first line; the installer's
+    /// reason on the lines after it.
+    pub error: String,
+}
+
+/// What the tools run with.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The environment's interpreter, or the configured one when nothing is
+    /// declared or the environment could not be made.
+    pub interpreter: Interpreter,
+    pub unmet: Vec<Unmet>,
+    /// Whether this preparation ran the installer.
+    pub synced: bool,
+}
+
+/// The environment's interpreter.
+pub fn venv_python(venv: &Path) -> PathBuf {
+    venv.join("bin/python")
+}
+
+/// Readies the interpreter for the tools of `tools_dir`: `base` itself when
+/// nothing is declared, else the project's environment, synced first if the
+/// declarations changed (or always, with `rebuild`, from an empty one).
+pub async fn prepare(
+    project_dir: &Path,
+    tools_dir: &Path,
+    base: Interpreter,
+    options: &EnvironmentOptions,
+    rebuild: bool,
+) -> Prepared {
+    let as_it_is = |unmet| Prepared {
+        interpreter: base.clone(),
+        unmet,
+        synced: false,
+    };
+    if options.dependencies == Dependencies::Off {
+        return as_it_is(Vec::new());
+    }
+    let declarations = Declarations::read(tools_dir);
+    let invalid: Vec<Unmet> = declarations
+        .invalid
+        .iter()
+        .map(|(file, error)| Unmet {
+            file: file.clone(),
+            error: error.clone(),
+        })
+        .collect();
+    if declarations.declared.is_empty() {
+        return as_it_is(invalid);
+    }
+    let venv = project_dir.join(VENV_DIR);
+    let fingerprint = declarations.fingerprint(&base.executable);
+    let environment = Interpreter {
+        requested: VENV_DIR.to_owned() + "/bin/python",
+        executable: venv_python(&venv),
+    };
+    let in_sync = |record: Option<Record>| {
+        record.is_some_and(|record| record.fingerprint == fingerprint && record.unmet.is_empty())
+            && environment.executable.exists()
+    };
+    if !rebuild && in_sync(Record::read(&venv)) {
+        return Prepared {
+            interpreter: environment,
+            unmet: invalid,
+            synced: false,
+        };
+    }
+    let _lock = match lock(project_dir).await {
+        Ok(lock) => lock,
+        Err(error) => return as_it_is(all_unmet(&declarations, &error, invalid)),
+    };
+    // Another Riverse of this project may have synced while this one waited.
+    if !rebuild && in_sync(Record::read(&venv)) {
+        return Prepared {
+            interpreter: environment,
+            unmet: invalid,
+            synced: false,
+        };
+    }
+    let sync = Syncing {
+        base: &base,
+        venv: &venv,
+        declarations: &declarations,
+    };
+    match sync.run(options.installer, &fingerprint, rebuild).await {
+        Ok(mut unmet) => {
+            unmet.extend(invalid);
+            Prepared {
+                interpreter: environment,
+                unmet,
+                synced: true,
+            }
+        }
+        Err(error) => {
+            progress(&format!(
+                "the tool environment {VENV_DIR} could not be made: {error}"
+            ));
+            Prepared {
+                synced: true,
+                ..as_it_is(all_unmet(&declarations, &error, invalid))
+            }
+        }
+    }
+}
+
+/// Every declaring file unmet, for one reason.
+fn all_unmet(declarations: &Declarations, error: &str, mut unmet: Vec<Unmet>) -> Vec<Unmet> {
+    unmet.extend(declarations.declared.iter().map(|declared| Unmet {
+        file: declared.file.clone(),
+        error: format!(
+            "can't install {}: the tool environment {VENV_DIR} could not be made\n{error}",
+            declared.shown(),
+        ),
+    }));
+    unmet
+}
+
+/// Holds `.riverse/venv.lock` while one process syncs.
+async fn lock(project_dir: &Path) -> Result<std::fs::File, String> {
+    let dir = project_dir.join(".riverse");
+    let path = dir.join("venv.lock");
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(&dir)
+            .map_err(|err| format!("can't create {}: {err}", dir.display()))?;
+        let file = std::fs::File::create(&path)
+            .map_err(|err| format!("can't create {}: {err}", path.display()))?;
+        file.lock()
+            .map_err(|err| format!("can't lock {}: {err}", path.display()))?;
+        Ok(file)
+    })
+    .await
+    .map_err(|err| format!("the lock's task failed: {err}"))?
+}
+
+/// One sync of the environment in progress.
+struct Syncing<'a> {
+    base: &'a Interpreter,
+    venv: &'a Path,
+    declarations: &'a Declarations,
+}
+
+impl Syncing<'_> {
+    /// Makes the environment hold what is declared, as far as it can: the
+    /// declarations it could not meet, or why there is no environment.
+    async fn run(
+        &self,
+        choice: InstallerChoice,
+        fingerprint: &str,
+        rebuild: bool,
+    ) -> Result<Vec<Unmet>, String> {
+        let installer = Installer::find(choice, &self.base.executable).await?;
+        let declared = &self.declarations.declared;
+        let files: Vec<&str> = declared.iter().map(|d| d.file.as_str()).collect();
+        progress(&format!(
+            "syncing the tool environment {VENV_DIR} with {} for {}",
+            installer.name(),
+            files.join(", ")
+        ));
+        let previous = Record::read(self.venv);
+        let reusable = !rebuild
+            && venv_python(self.venv).exists()
+            && previous.is_some_and(|record| record.interpreter == self.base.executable);
+        if !reusable {
+            self.create(&installer).await?;
+        }
+        let all: Vec<&Declared> = declared.iter().collect();
+        let unmet = match self.install(&installer, &all, false).await {
+            Ok(()) => Vec::new(),
+            Err(_) if all.len() == 1 => self.pin_failures(&installer).await?,
+            Err(_) => {
+                progress("installing everything failed: trying each file's declaration");
+                self.pin_failures(&installer).await?
+            }
+        };
+        let record = Record::new(fingerprint, self.base, &installer, declared, &unmet);
+        record
+            .write(self.venv)
+            .map_err(|err| format!("can't write its record: {err}"))?;
+        progress(&match unmet.len() {
+            0 => format!("the tool environment {VENV_DIR} is in sync"),
+            n => format!(
+                "the tool environment {VENV_DIR} is synced but for {n} file{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        });
+        Ok(unmet)
+    }
+
+    /// An empty environment in place of whatever was there.
+    async fn create(&self, installer: &Installer) -> Result<(), String> {
+        if self.venv.exists() {
+            std::fs::remove_dir_all(self.venv)
+                .map_err(|err| format!("can't remove the old {}: {err}", self.venv.display()))?;
+        }
+        installer.create(&self.base.executable, self.venv).await?;
+        layer_base_packages(&self.base.executable, self.venv).await
+    }
+
+    /// Installs (or with `dry_run` resolves) what `declared` asks for.
+    async fn install(
+        &self,
+        installer: &Installer,
+        declared: &[&Declared],
+        dry_run: bool,
+    ) -> Result<(), String> {
+        let file = self.venv.join("riverse-requirements.txt");
+        let lines: Vec<String> = declared
+            .iter()
+            .flat_map(|declared| declared.requirement_lines())
+            .collect();
+        std::fs::write(&file, lines.join("\n") + "\n")
+            .map_err(|err| format!("can't write {}: {err}", file.display()))?;
+        // pip reads the interpreter's packages through the layer as
+        // installed already; the environment must hold what is declared.
+        let _hidden = match installer {
+            Installer::Pip => Some(HiddenLayer::hide(self.venv)),
+            Installer::Uv(_) => None,
+        };
+        installer.install(self.venv, &file, dry_run).await
+    }
+
+    /// Installing everything failed: finds which files' declarations can't
+    /// be met, trying each beside those that passed, and installs the rest.
+    async fn pin_failures(&self, installer: &Installer) -> Result<Vec<Unmet>, String> {
+        let mut accepted: Vec<&Declared> = Vec::new();
+        let mut unmet = Vec::new();
+        for declared in &self.declarations.declared {
+            let mut with_it = accepted.clone();
+            with_it.push(declared);
+            let Err(reason) = self.install(installer, &with_it, true).await else {
+                accepted.push(declared);
+                continue;
+            };
+            let alone = if accepted.is_empty() {
+                Err(reason.clone())
+            } else {
+                self.install(installer, &[declared], true).await
+            };
+            let error = match alone {
+                Err(reason) => format!("can't install {}\n{reason}", declared.shown()),
+                Ok(()) => format!(
+                    "can't install {} beside what {} declare{}\n{reason}",
+                    declared.shown(),
+                    accepted
+                        .iter()
+                        .map(|d| d.file.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if accepted.len() == 1 { "s" } else { "" }
+                ),
+            };
+            progress(&format!("{}: {error}", declared.file));
+            unmet.push(Unmet {
+                file: declared.file.clone(),
+                error,
+            });
+        }
+        if !accepted.is_empty() {
+            self.install(installer, &accepted, false).await?;
+        }
+        Ok(unmet)
+    }
+}
+
+/// Makes the interpreter's own packages visible beneath the environment's:
+/// a `.pth` file in the environment's site-packages lists the interpreter's
+/// site directories (its own, a virtual environment's, the user's).
+async fn layer_base_packages(base: &Path, venv: &Path) -> Result<(), String> {
+    let base_dirs = python_output(
+        base,
+        "import sys; print('\\n'.join(p for p in sys.path if p.rstrip('/').endswith(('site-packages', 'dist-packages'))))",
+    )
+    .await?;
+    let own = python_output(
+        &venv_python(venv),
+        "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+    )
+    .await?;
+    let own = PathBuf::from(own.trim());
+    let lines: Vec<&str> = base_dirs
+        .lines()
+        .filter(|dir| !dir.is_empty() && !Path::new(dir).starts_with(venv))
+        .collect();
+    let file = own.join(LAYER_FILE);
+    std::fs::write(&file, lines.join("\n") + "\n")
+        .map_err(|err| format!("can't write {}: {err}", file.display()))
+}
+
+/// The `.pth` file that layers the interpreter's packages, moved aside
+/// while it lives. Put back when dropped, or by the next sync if Riverse was
+/// killed meanwhile (whose record then is not yet written).
+struct HiddenLayer {
+    layer: Option<PathBuf>,
+}
+
+impl HiddenLayer {
+    fn hide(venv: &Path) -> Self {
+        let layer = find_layer(venv);
+        if let Some(layer) = &layer {
+            let _ = std::fs::rename(layer, layer.with_extension("pth-hidden"));
+        }
+        HiddenLayer { layer }
+    }
+}
+
+impl Drop for HiddenLayer {
+    fn drop(&mut self) {
+        if let Some(layer) = &self.layer {
+            let _ = std::fs::rename(layer.with_extension("pth-hidden"), layer);
+        }
+    }
+}
+
+/// Where the layer's `.pth` file is in the environment (shown or hidden).
+fn find_layer(venv: &Path) -> Option<PathBuf> {
+    let lib = std::fs::read_dir(venv.join("lib")).ok()?;
+    lib.filter_map(Result::ok)
+        .map(|entry| entry.path().join("site-packages").join(LAYER_FILE))
+        .find(|path| path.exists() || path.with_extension("pth-hidden").exists())
+}
+
+const LAYER_FILE: &str = "_riverse_interpreter_packages.pth";
+
+async fn python_output(python: &Path, code: &str) -> Result<String, String> {
+    let output = tokio::process::Command::new(python)
+        .args(["-c", code])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .map_err(|err| format!("can't run {}: {err}", python.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            python.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    String::from_utf8(output.stdout).map_err(|_| format!("{} wrote no UTF-8", python.display()))
+}
+
+/// One line on the tool environment, for `riverse tools` and `riverse
+/// sync`: `None` when no tool file declares anything.
+pub fn summary(
+    tools_dir: &Path,
+    project_dir: &Path,
+    options: &EnvironmentOptions,
+) -> Option<String> {
+    let declarations = Declarations::read(tools_dir);
+    if declarations.declared.is_empty() {
+        return None;
+    }
+    if options.dependencies == Dependencies::Off {
+        return Some(
+            "python.dependencies is off: what the tool files declare is not installed".to_owned(),
+        );
+    }
+    let venv = project_dir.join(VENV_DIR);
+    let Some(record) = Record::read(&venv) else {
+        return Some(format!("tool environment {VENV_DIR}: not made yet"));
+    };
+    let current = record.fingerprint == declarations.fingerprint(&record.interpreter);
+    let declared: Vec<String> = record
+        .declared
+        .iter()
+        .filter(|(file, _)| !record.unmet.iter().any(|unmet| unmet.file == *file))
+        .map(|(file, asks)| format!("{asks} ({file})"))
+        .collect();
+    Some(match (current, record.unmet.len()) {
+        (false, _) => format!("tool environment {VENV_DIR}: out of date, synced at the next start"),
+        (true, 0) => format!(
+            "tool environment {VENV_DIR} ({}): {}",
+            record.installer,
+            declared.join("; ")
+        ),
+        (true, unmet) => format!(
+            "tool environment {VENV_DIR} ({}): {}; {unmet} file{} not met",
+            record.installer,
+            declared.join("; "),
+            if unmet == 1 { "" } else { "s" }
+        ),
+    })
+}

@@ -1,0 +1,61 @@
+//! What the last sync did, kept in the environment
+//! (`riverse-environment.json`): a start compares its fingerprint with the
+//! declarations' to know that nothing needs installing.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Declared, Installer, Unmet};
+use crate::Interpreter;
+
+const RECORD_FILE: &str = "riverse-environment.json";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// Of the declarations and the interpreter (`Declarations::fingerprint`).
+    pub fingerprint: String,
+    /// The interpreter the environment was made from.
+    pub interpreter: PathBuf,
+    /// `uv` or `pip`.
+    pub installer: String,
+    /// Each declaring file, with what it asks for.
+    pub declared: Vec<(String, String)>,
+    /// What the sync could not meet; a start with any syncs again.
+    pub unmet: Vec<Unmet>,
+}
+
+impl Record {
+    pub(crate) fn new(
+        fingerprint: &str,
+        base: &Interpreter,
+        installer: &Installer,
+        declared: &[Declared],
+        unmet: &[Unmet],
+    ) -> Self {
+        Record {
+            fingerprint: fingerprint.to_owned(),
+            interpreter: base.executable.clone(),
+            installer: installer.name().to_owned(),
+            declared: declared
+                .iter()
+                .map(|declared| (declared.file.clone(), declared.shown()))
+                .collect(),
+            unmet: unmet.to_vec(),
+        }
+    }
+
+    /// The record of the environment at `venv`, if it has a readable one.
+    pub fn read(venv: &Path) -> Option<Record> {
+        let bytes = std::fs::read(venv.join(RECORD_FILE)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    pub(crate) fn write(&self, venv: &Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        // Written whole, then moved in place: a start never reads half a record.
+        let partial = venv.join(format!("{RECORD_FILE}.partial"));
+        std::fs::write(&partial, bytes)?;
+        std::fs::rename(partial, venv.join(RECORD_FILE))
+    }
+}
