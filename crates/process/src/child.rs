@@ -164,6 +164,13 @@ impl Drop for Child {
     }
 }
 
+/// Has the program `command` starts sent SIGTERM if Riverse dies before it
+/// (Linux): for a child outside Riverse's process group, which the
+/// terminal's Ctrl-C does not reach (an installer run as the tools load).
+pub fn die_with_riverse(command: &mut Command) {
+    set_parent_death_signal(command);
+}
+
 /// Asks Linux to send the child SIGTERM when the thread that spawned it ends:
 /// Riverse spawns from its runtime's threads, which live as long as it does.
 #[cfg(target_os = "linux")]

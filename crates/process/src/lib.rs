@@ -33,7 +33,7 @@ mod relay;
 
 pub use adopted::{Adopted, ExitReport};
 pub use bounded::{BoundedLines, Replace, Verdict, Vet};
-pub use child::{Child, Spawned};
+pub use child::{Child, Spawned, die_with_riverse};
 pub use exit::Exit;
 pub use groups::{Registered, shutdown};
 pub use lines::{Line, read_line};

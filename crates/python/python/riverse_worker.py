@@ -444,6 +444,10 @@ DISTRIBUTIONS = {
 }
 
 
+# Top-level names that many unrelated packages share: no one package to name.
+NAMESPACES = {"google", "azure", "zope", "jaraco", "backports", "ruamel"}
+
+
 def missing_module_hint(exc: BaseException, tools_dir: str, file: str | None) -> str | None:
     """What to write in `file` for Riverse to install the module `exc` found
     missing: the package that most likely provides it, as a PEP 723 block."""
@@ -451,27 +455,39 @@ def missing_module_hint(exc: BaseException, tools_dir: str, file: str | None) ->
         return None
     top = exc.name.split(".")[0]
     local = os.path.exists(os.path.join(tools_dir, top)) or os.path.exists(os.path.join(tools_dir, top + ".py"))
-    if top in ("agent", "") or local or top in getattr(sys, "stdlib_module_names", ()):
+    if top in ("agent", "") or local or top in NAMESPACES or top in getattr(sys, "stdlib_module_names", ()):
         return None
+    import re  # on a failure only: every worker start would pay for it at the top
+
     package = DISTRIBUTIONS.get(top, top)
     if top in DISTRIBUTIONS:
         where = f"'{top}' is most likely in the package {package}"
     else:
         where = f"no installed package provides '{top}' (on PyPI its package is most often named so too)"
-    try:
-        with open(os.path.join(tools_dir, file), encoding="utf-8", errors="replace") as source:
-            lines = [line.rstrip() for line in source]
-    except OSError:
-        lines = []
-    has_block = "# /// script" in lines
-    if has_block and any(f'"{package.lower()}' in line.lower() for line in lines if line.startswith("#")):
+    source = read_text(os.path.join(tools_dir, file))
+    has_block = re.search(r"(?m)^# /// script\s*$", source) is not None
+    # The package named as a requirement: quoted, then its end or a specifier.
+    named = re.compile(r"""(?mi)["']""" + re.escape(package) + r"""\s*(?:["'\[<>=!~;@]|$)""")
+    if has_block and named.search(source):
         return f"{file} declares {package}: Riverse installs it when python.dependencies is auto (riverse sync)"
+    requirements = read_text(os.path.join(tools_dir, "requirements.txt"))
+    listed = re.compile(r"(?mi)^\s*" + re.escape(package) + r"\s*(?:[\[<>=!~;@#]|$)")
+    if listed.search(requirements):
+        return f"requirements.txt asks for {package}: Riverse installs it when python.dependencies is auto (riverse sync)"
     if has_block:
         return f'{where}: add "{package}" to the dependencies of the `# /// script` block in {file}, and Riverse installs it'
     return (
         f"{where}: declare it at the top of {file}, and Riverse installs it:\n"
         f'# /// script\n# dependencies = ["{package}"]\n# ///'
     )
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as text:
+            return text.read()
+    except OSError:
+        return ""
 
 
 class LazyTools:

@@ -246,8 +246,8 @@ fn an_unreachable_index_fails_the_declaring_tools_and_the_rest_load() {
         "{why}"
     );
     assert!(
-        why.contains("127.0.0.1"),
-        "the reason names the index: {why}"
+        why.to_lowercase().contains("refused"),
+        "the reason says the index refused: {why}"
     );
     // Once the index is back, the next start installs what was missing.
     let ran = riverse(&project, &["tools", "--json"]);
@@ -317,9 +317,32 @@ fn pip_makes_the_environment_when_asked_to() {
     );
 }
 
+/// Makes `project` run its tools on a fresh interpreter of its own, with no
+/// package beyond the standard library (`clean/`), and returns its
+/// site-packages directory.
+fn clean_interpreter(project: &Project, settings: &str) -> std::path::PathBuf {
+    let clean = project.path().join("clean");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&clean)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    project.settings(&format!(
+        "python: {{interpreter: clean/bin/python{settings}}}\n"
+    ));
+    let lib = std::fs::read_dir(clean.join("lib"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    lib.path().join("site-packages")
+}
+
 #[test]
 fn a_missing_import_names_the_package_and_the_block_to_paste_and_installs_nothing() {
     let project = Project::new();
+    clean_interpreter(&project, "");
     project.tool("page.py", "import bs4\nfrom agent.tools import BaseTool\n");
     let ran = riverse(&project, &["tools", "--json"]);
     let why = error(&tools_json(&ran), "page.py");
@@ -355,9 +378,13 @@ fn a_missing_import_names_the_package_and_the_block_to_paste_and_installs_nothin
 #[test]
 fn with_dependencies_off_nothing_is_installed() {
     let project = Project::new();
-    project.settings("python: {dependencies: off}\n").tool(
+    clean_interpreter(&project, ", dependencies: off");
+    project.tool(
         "needs.py",
-        &version_tool(&block(&["six==1.17.0"]), "needs", "six"),
+        &format!(
+            "{}\nimport six\nfrom agent.tools import BaseTool\n",
+            block(&["six==1.17.0"])
+        ),
     );
     let ran = riverse(&project, &["tools"]);
     assert!(
@@ -365,7 +392,39 @@ fn with_dependencies_off_nothing_is_installed() {
             .contains("python.dependencies is off: what the tool files declare is not installed"),
         "{ran:#?}"
     );
+    assert!(
+        ran.stdout.contains(
+            "needs.py declares six: Riverse installs it when python.dependencies is auto (riverse sync)"
+        ),
+        "{ran:#?}"
+    );
     assert!(!project.path().join(".riverse/venv").exists());
+}
+
+#[test]
+fn the_interpreters_own_packages_stay_importable_beneath_the_environment() {
+    let project = Project::new();
+    let site = clean_interpreter(&project, "");
+    // A package of the interpreter's, and one its own `.pth` file adds (as an
+    // editable install does).
+    std::fs::write(site.join("base_only.py"), "WHERE = 'base'\n").unwrap();
+    let linked = project.path().join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::fs::write(linked.join("from_pth.py"), "WHERE = 'pth'\n").unwrap();
+    std::fs::write(site.join("linked.pth"), format!("{}\n", linked.display())).unwrap();
+    let body = "        import base_only, from_pth, six\n        \
+                return base_only.WHERE + ' ' + from_pth.WHERE + ' ' + six.__file__";
+    project
+        .tool(
+            "six_user.py",
+            &version_tool(&block(&["six==1.17.0"]), "six_user", "six"),
+        )
+        .tool("undeclared.py", &tool("", "undeclared", body));
+    let ran = riverse(&project, &["call", "undeclared"]);
+    assert!(
+        ran.stdout.starts_with("base pth ") && in_environment(&project, &ran.stdout),
+        "{ran:#?}"
+    );
 }
 
 #[test]

@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::InstallerChoice;
+
 /// The file beside the tools that lists packages for all of them.
 pub const REQUIREMENTS_FILE: &str = "requirements.txt";
 
@@ -39,14 +41,6 @@ pub enum Asks {
 }
 
 impl Declared {
-    /// The lines of a requirements file that ask for what this does.
-    pub fn requirement_lines(&self) -> Vec<String> {
-        match &self.asks {
-            Asks::Packages(packages) => packages.clone(),
-            Asks::RequirementsFile { path, .. } => vec![format!("-r {}", path.display())],
-        }
-    }
-
     /// What it asks for, for messages: `requests>=2.31, six`.
     pub fn shown(&self) -> String {
         match &self.asks {
@@ -108,12 +102,23 @@ impl Declarations {
         self.declared.is_empty() && self.invalid.is_empty()
     }
 
-    /// A digest of what is declared and of the interpreter it is for: the
-    /// environment is synced again only when it changes.
-    pub fn fingerprint(&self, interpreter: &Path) -> String {
+    /// A digest of what is declared, of the interpreter it is for (its path,
+    /// and its size and time, which an upgrade in place changes) and of the
+    /// installer asked for: the environment is synced again only when it
+    /// changes.
+    pub fn fingerprint(&self, interpreter: &Path, installer: InstallerChoice) -> String {
         let mut hash = Sha256::new();
         hash.update(b"riverse tool environment 1\0");
         hash.update(interpreter.as_os_str().as_encoded_bytes());
+        if let Ok(meta) = std::fs::metadata(interpreter) {
+            let modified = meta
+                .modified()
+                .ok()
+                .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |since| since.as_nanos());
+            hash.update(format!("\0{}\0{modified}", meta.len()).as_bytes());
+        }
+        hash.update(format!("\0{installer:?}").as_bytes());
         for declared in &self.declared {
             hash.update(b"\0file\0");
             hash.update(declared.file.as_bytes());
@@ -157,7 +162,7 @@ pub fn script_dependencies(source: &str) -> Result<Option<Vec<String>>, String> 
     };
     let metadata: ScriptMetadata = toml::from_str(&block.toml).map_err(|err| {
         format!(
-            "the `# /// script` block at line {} is not valid TOML: {}",
+            "the `# /// script` block at line {} can't be read: {}",
             block.line,
             err.message()
         )
@@ -204,15 +209,14 @@ fn script_block(source: &str) -> Result<Option<Block>, String> {
             .iter()
             .take_while(|line| **line == "#" || line.starts_with("# "))
             .count();
-        let closing = (start + 1..start + 1 + comments)
+        // PEP 723: a block that is never closed is no block.
+        let Some(closing) = (start + 1..start + 1 + comments)
             .rev()
             .find(|at| lines[*at].trim_end() == "# ///")
-            .ok_or_else(|| {
-                format!(
-                    "the `# /// script` block at line {} has no closing `# ///` line",
-                    start + 1
-                )
-            })?;
+        else {
+            index += 1;
+            continue;
+        };
         if let Some(first) = &found {
             return Err(format!(
                 "two `# /// script` blocks, at lines {} and {}: PEP 723 allows one",
@@ -235,11 +239,17 @@ fn script_block(source: &str) -> Result<Option<Block>, String> {
 }
 
 /// A dependency must be a PEP 508 requirement: it starts with a package name.
-/// Anything else (an option such as `--index-url`, a path) would be read by
-/// the installer as something other than a package to install.
+/// Anything else (an option such as `--index-url`, a bare path) would be read
+/// by the installer as something other than a package to install.
 fn check_requirement(requirement: &str) -> Result<(), &'static str> {
     if !requirement.starts_with(|first: char| first.is_ascii_alphanumeric()) {
         return Err("is not a requirement: it must start with a package name (PEP 508)");
+    }
+    if requirement
+        .split_whitespace()
+        .any(|word| word.starts_with('-'))
+    {
+        return Err("is not a requirement: it holds an installer option");
     }
     if requirement.chars().any(char::is_control) {
         return Err("holds a control character");
@@ -280,12 +290,10 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_block_names_its_line_and_fault() {
+    fn a_broken_block_names_its_line_and_fault_and_an_unclosed_one_is_none() {
         let unclosed = "x = 1\n# /// script\n# dependencies = [\"six\"]\nimport six\n";
-        assert_eq!(
-            script_dependencies(unclosed),
-            Err("the `# /// script` block at line 2 has no closing `# ///` line".to_owned())
-        );
+        // PEP 723: an unclosed block is ignored.
+        assert_eq!(script_dependencies(unclosed), Ok(None));
         let twice = "# /// script\n# ///\nx = 1\n# /// script\n# ///\n";
         assert_eq!(
             script_dependencies(twice),
@@ -294,8 +302,16 @@ mod tests {
         let not_toml = "# /// script\n# dependencies = [six]\n# ///\n";
         let err = script_dependencies(not_toml).unwrap_err();
         assert!(
-            err.starts_with("the `# /// script` block at line 1 is not valid TOML"),
+            err.starts_with("the `# /// script` block at line 1 can't be read"),
             "{err}"
+        );
+        let wrong_type = "# /// script\n# dependencies = \"six\"\n# ///\n";
+        let err = script_dependencies(wrong_type).unwrap_err();
+        assert!(err.contains("can't be read: invalid type"), "{err}");
+        let hidden_option = "# /// script\n# dependencies = [\"six --hash=sha256:00\"]\n# ///\n";
+        assert_eq!(
+            script_dependencies(hidden_option),
+            Err("the `# /// script` block at line 1: dependency \"six --hash=sha256:00\" is not a requirement: it holds an installer option".to_owned())
         );
         let option = "# /// script\n# dependencies = [\"--index-url=http://example.com\"]\n# ///\n";
         assert_eq!(
@@ -315,16 +331,16 @@ mod tests {
         };
         let python = Path::new("/usr/bin/python3");
         assert_eq!(
-            declared(&["six"]).fingerprint(python),
-            declared(&["six"]).fingerprint(python)
+            declared(&["six"]).fingerprint(python, InstallerChoice::Auto),
+            declared(&["six"]).fingerprint(python, InstallerChoice::Auto)
         );
         assert_ne!(
-            declared(&["six"]).fingerprint(python),
-            declared(&["six==1.17.0"]).fingerprint(python)
+            declared(&["six"]).fingerprint(python, InstallerChoice::Auto),
+            declared(&["six==1.17.0"]).fingerprint(python, InstallerChoice::Auto)
         );
         assert_ne!(
-            declared(&["six"]).fingerprint(python),
-            declared(&["six"]).fingerprint(Path::new("/usr/bin/python3.12"))
+            declared(&["six"]).fingerprint(python, InstallerChoice::Auto),
+            declared(&["six"]).fingerprint(Path::new("/usr/bin/python3.12"), InstallerChoice::Auto)
         );
     }
 }

@@ -80,26 +80,28 @@ impl Installer {
                 command
             }
         };
-        run(&mut command, true).await
+        // `-m` would import a `venv.py` of the working directory first.
+        command.current_dir("/");
+        run(&mut command).await
     }
 
-    /// Installs what `requirements` (a requirements file) lists into the
-    /// environment at `venv`; with `dry_run`, only resolves it. An exact
-    /// install also removes what is no longer listed (uv only: pip keeps it).
+    /// Installs `wanted` into the environment at `venv`, in the tools
+    /// directory `tools_dir` (where a relative path in a requirements file
+    /// points from). uv installs exactly that, removing what is no longer
+    /// asked for; pip keeps what it installed before.
     pub async fn install(
         &self,
         venv: &Path,
-        requirements: &Path,
-        dry_run: bool,
+        tools_dir: &Path,
+        wanted: &Wanted,
     ) -> Result<(), String> {
         let python = venv_python(venv);
         let mut command = match self {
             Installer::Uv(uv) => {
                 let mut command = Command::new(uv);
-                command.args(["pip", "install", "--python"]).arg(&python);
-                if !dry_run {
-                    command.arg("--exact");
-                }
+                command
+                    .args(["pip", "install", "--exact", "--python"])
+                    .arg(&python);
                 command
             }
             Installer::Pip => {
@@ -115,13 +117,23 @@ impl Installer {
                 command
             }
         };
-        if dry_run {
-            command.arg("--dry-run");
+        for file in &wanted.files {
+            command.arg("-r").arg(file);
         }
-        command.arg("-r").arg(requirements);
-        // A trial's lines would read as installs: only the log's debug level has them.
-        run(&mut command, !dry_run).await
+        // Each requirement is one argument: it can't carry an option, as a
+        // line of a requirements file could (`six --hash=...`).
+        command.args(&wanted.packages).current_dir(tools_dir);
+        run(&mut command).await
     }
+}
+
+/// What one install asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// PEP 508 requirements, each starting with a package name.
+    pub packages: Vec<String>,
+    /// Requirements files, read by the installer.
+    pub files: Vec<PathBuf>,
 }
 
 /// `uv` on `PATH`.
@@ -138,8 +150,10 @@ fn uv_on_path() -> Option<PathBuf> {
 
 /// The binary of the `uv` package installed for `base`, if it is.
 async fn uv_of(base: &Path) -> Option<PathBuf> {
+    // From `/`: no file of the working directory is imported.
     let output = Command::new(base)
         .args(["-c", "import uv, sys; sys.stdout.write(uv.find_uv_bin())"])
+        .current_dir("/")
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
@@ -149,9 +163,9 @@ async fn uv_of(base: &Path) -> Option<PathBuf> {
     (output.status.success() && path.is_file()).then_some(path)
 }
 
-/// Runs an installer command to its end, each line it writes logged (as
-/// progress when `shown`); a failure is what it said of it.
-async fn run(command: &mut Command, shown: bool) -> Result<(), String> {
+/// Runs an installer command to its end, each line it writes shown as
+/// progress; a failure is what it said of it.
+async fn run(command: &mut Command) -> Result<(), String> {
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -160,6 +174,8 @@ async fn run(command: &mut Command, shown: bool) -> Result<(), String> {
         .env("UV_PYTHON_DOWNLOADS", "never")
         .env("NO_COLOR", "1")
         .kill_on_drop(true);
+    // Ctrl-C reaches Riverse's group, not the installer's own.
+    riverse_process::die_with_riverse(command);
     let program = command
         .as_std()
         .get_program()
@@ -178,11 +194,7 @@ async fn run(command: &mut Command, shown: bool) -> Result<(), String> {
                 if line.trim().is_empty() || line.starts_with("Activate with:") {
                     continue;
                 }
-                if shown {
-                    progress(&line);
-                } else {
-                    tracing::debug!(target: "environment", "{line}");
-                }
+                progress(&line);
                 let mut tail = tail.lock();
                 if tail.len() == REASON_LINES {
                     tail.pop_front();

@@ -23,8 +23,8 @@ mod record;
 
 use std::path::{Path, PathBuf};
 
-pub use declarations::{Declarations, Declared, REQUIREMENTS_FILE, script_dependencies};
-pub use installer::{Installer, InstallerChoice};
+pub use declarations::{Asks, Declarations, Declared, REQUIREMENTS_FILE, script_dependencies};
+pub use installer::{Installer, InstallerChoice, Wanted};
 pub use record::Record;
 
 use crate::Interpreter;
@@ -99,7 +99,14 @@ pub async fn prepare(
     if options.dependencies == Dependencies::Off {
         return as_it_is(Vec::new());
     }
-    let declarations = Declarations::read(tools_dir);
+    // Installers run in the tools directory: paths must not depend on it.
+    let (Ok(project_dir), Ok(tools_dir)) = (
+        std::path::absolute(project_dir),
+        std::path::absolute(tools_dir),
+    ) else {
+        return as_it_is(Vec::new());
+    };
+    let declarations = Declarations::read(&tools_dir);
     let invalid: Vec<Unmet> = declarations
         .invalid
         .iter()
@@ -112,7 +119,7 @@ pub async fn prepare(
         return as_it_is(invalid);
     }
     let venv = project_dir.join(VENV_DIR);
-    let fingerprint = declarations.fingerprint(&base.executable);
+    let fingerprint = declarations.fingerprint(&base.executable, options.installer);
     let environment = Interpreter {
         requested: VENV_DIR.to_owned() + "/bin/python",
         executable: venv_python(&venv),
@@ -128,7 +135,7 @@ pub async fn prepare(
             synced: false,
         };
     }
-    let _lock = match lock(project_dir).await {
+    let _lock = match lock(&project_dir).await {
         Ok(lock) => lock,
         Err(error) => return as_it_is(all_unmet(&declarations, &error, invalid)),
     };
@@ -143,6 +150,7 @@ pub async fn prepare(
     let sync = Syncing {
         base: &base,
         venv: &venv,
+        tools_dir: &tools_dir,
         declarations: &declarations,
     };
     match sync.run(options.installer, &fingerprint, rebuild).await {
@@ -187,8 +195,13 @@ async fn lock(project_dir: &Path) -> Result<std::fs::File, String> {
             .map_err(|err| format!("can't create {}: {err}", dir.display()))?;
         let file = std::fs::File::create(&path)
             .map_err(|err| format!("can't create {}: {err}", path.display()))?;
-        file.lock()
-            .map_err(|err| format!("can't lock {}: {err}", path.display()))?;
+        if file.try_lock().is_err() {
+            progress(&format!(
+                "waiting for another Riverse of this project to sync {VENV_DIR}"
+            ));
+            file.lock()
+                .map_err(|err| format!("can't lock {}: {err}", path.display()))?;
+        }
         Ok(file)
     })
     .await
@@ -199,6 +212,7 @@ async fn lock(project_dir: &Path) -> Result<std::fs::File, String> {
 struct Syncing<'a> {
     base: &'a Interpreter,
     venv: &'a Path,
+    tools_dir: &'a Path,
     declarations: &'a Declarations,
 }
 
@@ -220,14 +234,17 @@ impl Syncing<'_> {
             files.join(", ")
         ));
         let previous = Record::read(self.venv);
+        // uv makes an environment without pip: pip can't install into it.
         let reusable = !rebuild
             && venv_python(self.venv).exists()
-            && previous.is_some_and(|record| record.interpreter == self.base.executable);
+            && previous.is_some_and(|record| {
+                record.interpreter == self.base.executable && record.installer == installer.name()
+            });
         if !reusable {
             self.create(&installer).await?;
         }
         let all: Vec<&Declared> = declared.iter().collect();
-        let unmet = match self.install(&installer, &all, false).await {
+        let unmet = match self.install(&installer, &all).await {
             Ok(()) => Vec::new(),
             Err(_) if all.len() == 1 => self.pin_failures(&installer).await?,
             Err(_) => {
@@ -252,52 +269,52 @@ impl Syncing<'_> {
     /// An empty environment in place of whatever was there.
     async fn create(&self, installer: &Installer) -> Result<(), String> {
         if self.venv.exists() {
-            std::fs::remove_dir_all(self.venv)
+            let venv = self.venv.to_owned();
+            tokio::task::spawn_blocking(move || std::fs::remove_dir_all(&venv))
+                .await
+                .map_err(|err| err.to_string())
+                .and_then(|removed| removed.map_err(|err| err.to_string()))
                 .map_err(|err| format!("can't remove the old {}: {err}", self.venv.display()))?;
         }
         installer.create(&self.base.executable, self.venv).await?;
         layer_base_packages(&self.base.executable, self.venv).await
     }
 
-    /// Installs (or with `dry_run` resolves) what `declared` asks for.
-    async fn install(
-        &self,
-        installer: &Installer,
-        declared: &[&Declared],
-        dry_run: bool,
-    ) -> Result<(), String> {
-        let file = self.venv.join("riverse-requirements.txt");
-        let lines: Vec<String> = declared
-            .iter()
-            .flat_map(|declared| declared.requirement_lines())
-            .collect();
-        std::fs::write(&file, lines.join("\n") + "\n")
-            .map_err(|err| format!("can't write {}: {err}", file.display()))?;
+    /// Installs what `declared` asks for.
+    async fn install(&self, installer: &Installer, declared: &[&Declared]) -> Result<(), String> {
+        let mut wanted = Wanted::default();
+        for declared in declared {
+            match &declared.asks {
+                Asks::Packages(packages) => wanted.packages.extend(packages.iter().cloned()),
+                Asks::RequirementsFile { path, .. } => wanted.files.push(path.clone()),
+            }
+        }
         // pip reads the interpreter's packages through the layer as
         // installed already; the environment must hold what is declared.
         let _hidden = match installer {
             Installer::Pip => Some(HiddenLayer::hide(self.venv)),
             Installer::Uv(_) => None,
         };
-        installer.install(self.venv, &file, dry_run).await
+        installer.install(self.venv, self.tools_dir, &wanted).await
     }
 
     /// Installing everything failed: finds which files' declarations can't
-    /// be met, trying each beside those that passed, and installs the rest.
+    /// be met by installing each beside those that could, in file-name order,
+    /// and leaves the environment with the latter.
     async fn pin_failures(&self, installer: &Installer) -> Result<Vec<Unmet>, String> {
         let mut accepted: Vec<&Declared> = Vec::new();
         let mut unmet = Vec::new();
         for declared in &self.declarations.declared {
             let mut with_it = accepted.clone();
             with_it.push(declared);
-            let Err(reason) = self.install(installer, &with_it, true).await else {
+            let Err(reason) = self.install(installer, &with_it).await else {
                 accepted.push(declared);
                 continue;
             };
             let alone = if accepted.is_empty() {
                 Err(reason.clone())
             } else {
-                self.install(installer, &[declared], true).await
+                self.install(installer, &[declared]).await
             };
             let error = match alone {
                 Err(reason) => format!("can't install {}\n{reason}", declared.shown()),
@@ -318,8 +335,9 @@ impl Syncing<'_> {
                 error,
             });
         }
+        // A file tried alone may have changed what the others installed.
         if !accepted.is_empty() {
-            self.install(installer, &accepted, false).await?;
+            self.install(installer, &accepted).await?;
         }
         Ok(unmet)
     }
@@ -340,9 +358,13 @@ async fn layer_base_packages(base: &Path, venv: &Path) -> Result<(), String> {
     )
     .await?;
     let own = PathBuf::from(own.trim());
-    let lines: Vec<&str> = base_dirs
+    // `addsitedir`, not a bare path: the `.pth` files of those directories
+    // (editable installs, namespace packages) are read too.
+    let lines: Vec<String> = base_dirs
         .lines()
         .filter(|dir| !dir.is_empty() && !Path::new(dir).starts_with(venv))
+        .filter_map(|dir| serde_json::to_string(dir).ok())
+        .map(|quoted| format!("import site; site.addsitedir({quoted})"))
         .collect();
     let file = own.join(LAYER_FILE);
     std::fs::write(&file, lines.join("\n") + "\n")
@@ -387,6 +409,7 @@ const LAYER_FILE: &str = "_riverse_interpreter_packages.pth";
 async fn python_output(python: &Path, code: &str) -> Result<String, String> {
     let output = tokio::process::Command::new(python)
         .args(["-c", code])
+        .current_dir("/")
         .stdin(std::process::Stdio::null())
         .output()
         .await
@@ -421,7 +444,8 @@ pub fn summary(
     let Some(record) = Record::read(&venv) else {
         return Some(format!("tool environment {VENV_DIR}: not made yet"));
     };
-    let current = record.fingerprint == declarations.fingerprint(&record.interpreter);
+    let current =
+        record.fingerprint == declarations.fingerprint(&record.interpreter, options.installer);
     let declared: Vec<String> = record
         .declared
         .iter()
