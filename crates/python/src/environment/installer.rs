@@ -82,7 +82,7 @@ impl Installer {
         };
         // `-m` would import a `venv.py` of the working directory first.
         command.current_dir("/");
-        run(&mut command).await
+        run(&mut command, self.name()).await
     }
 
     /// Installs `wanted` into the environment at `venv`, in the tools
@@ -99,8 +99,17 @@ impl Installer {
         let mut command = match self {
             Installer::Uv(uv) => {
                 let mut command = Command::new(uv);
+                // Bytecode now, as pip makes it: else every worker that
+                // imports a package compiles it again where Python may not
+                // write it back (PYTHONDONTWRITEBYTECODE, a read-only tree).
                 command
-                    .args(["pip", "install", "--exact", "--python"])
+                    .args([
+                        "pip",
+                        "install",
+                        "--exact",
+                        "--compile-bytecode",
+                        "--python",
+                    ])
                     .arg(&python);
                 command
             }
@@ -123,7 +132,7 @@ impl Installer {
         // Each requirement is one argument: it can't carry an option, as a
         // line of a requirements file could (`six --hash=...`).
         command.args(&wanted.packages).current_dir(tools_dir);
-        run(&mut command).await
+        run(&mut command, self.name()).await
     }
 }
 
@@ -165,7 +174,7 @@ async fn uv_of(base: &Path) -> Option<PathBuf> {
 
 /// Runs an installer command to its end, each line it writes shown as
 /// progress; a failure is what it said of it.
-async fn run(command: &mut Command) -> Result<(), String> {
+async fn run(command: &mut Command, label: &str) -> Result<(), String> {
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -194,7 +203,7 @@ async fn run(command: &mut Command) -> Result<(), String> {
                 if line.trim().is_empty() || line.starts_with("Activate with:") {
                     continue;
                 }
-                progress(&line);
+                progress(&format!("{label}: {line}"));
                 let mut tail = tail.lock();
                 if tail.len() == REASON_LINES {
                     tail.pop_front();
