@@ -7,7 +7,6 @@
 //! a file lock). `.ci/run` downloads the same before the tests start.
 
 use std::collections::BTreeSet;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -20,6 +19,7 @@ use axum::routing::get;
 use sha2::{Digest, Sha256};
 
 use crate::Loopback;
+use crate::once::made_once;
 
 const WHEELS: &str = include_str!("../python/index-wheels.txt");
 
@@ -30,54 +30,44 @@ const WHEELS: &str = include_str!("../python/index-wheels.txt");
 /// from the index can't run without the wheels.
 pub fn test_wheels() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-wheels");
-    let marker = dir.join("riverse-wheels.txt");
-    let is_ready = || std::fs::read_to_string(&marker).is_ok_and(|listed| listed == WHEELS);
-    if is_ready() {
-        return dir;
-    }
-    std::fs::create_dir_all(dir.parent().expect("target/test-wheels has a parent"))
-        .expect("create target/");
-    let lock_path = dir.with_extension("lock");
-    let lock = File::create(&lock_path)
-        .unwrap_or_else(|err| panic!("create {}: {err}", lock_path.display()));
-    lock.lock()
-        .unwrap_or_else(|err| panic!("lock {}: {err}", lock_path.display()));
-    // Another test may have finished the download while this one waited.
-    if is_ready() {
-        return dir;
-    }
-    // Start empty, so the index serves exactly what the list names.
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)
-            .unwrap_or_else(|err| panic!("remove {}: {err}", dir.display()));
-    }
-    std::fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("create {}: {err}", dir.display()));
-    for requirement in requirements() {
-        let output = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--only-binary=:all:",
-                "--no-deps",
-                "-d",
-            ])
-            .arg(&dir)
-            .arg(requirement)
-            .output()
-            .unwrap_or_else(|err| panic!("pip download {requirement} could not start: {err}"));
-        assert!(
-            output.status.success(),
-            "pip download {requirement} failed ({}):\n{}\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    std::fs::write(&marker, WHEELS).expect("write the download marker");
+    made_once(&dir, "riverse-wheels.txt", WHEELS, |dir| {
+        // Start empty, so the index serves exactly what the list names.
+        if dir.exists() {
+            std::fs::remove_dir_all(dir)
+                .unwrap_or_else(|err| panic!("remove {}: {err}", dir.display()));
+        }
+        std::fs::create_dir_all(dir)
+            .unwrap_or_else(|err| panic!("create {}: {err}", dir.display()));
+        for requirement in requirements() {
+            download(dir, requirement);
+        }
+    });
     dir
+}
+
+fn download(dir: &Path, requirement: &str) {
+    let output = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary=:all:",
+            "--no-deps",
+            "-d",
+        ])
+        .arg(dir)
+        .arg(requirement)
+        .output()
+        .unwrap_or_else(|err| panic!("pip download {requirement} could not start: {err}"));
+    assert!(
+        output.status.success(),
+        "pip download {requirement} failed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// The requirements of `python/index-wheels.txt`: its lines that are neither

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 pub mod index;
 mod loopback;
+mod once;
 pub mod openai;
 pub mod postgres;
 pub mod venv;

@@ -8,9 +8,10 @@
 //! racing. `.ci/run` makes the same environments before the tests start
 //! (`python/*-requirements.txt` pin what goes in).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use crate::once::made_once;
 
 const MCP_REQUIREMENTS: &str = include_str!("../python/mcp-requirements.txt");
 const SERVE_REQUIREMENTS: &str = include_str!("../python/serve-requirements.txt");
@@ -30,46 +31,28 @@ pub fn serve_python() -> PathBuf {
 }
 
 fn python_with(dir: &Path, requirements_text: &str) -> PathBuf {
-    let dir = dir.to_owned();
-    let python = dir.join("bin/python");
-    let marker = dir.join("riverse-requirements.txt");
-    let is_ready =
-        || std::fs::read_to_string(&marker).is_ok_and(|installed| installed == requirements_text);
-    if is_ready() {
-        return python;
-    }
-    std::fs::create_dir_all(dir.parent().expect("the venv has a parent"))
-        .expect("create target/test-venvs");
-    let lock_path = dir.with_extension("lock");
-    let lock = File::create(&lock_path)
-        .unwrap_or_else(|err| panic!("create {}: {err}", lock_path.display()));
-    lock.lock()
-        .unwrap_or_else(|err| panic!("lock {}: {err}", lock_path.display()));
-    // Another test may have finished the install while this one waited.
-    if is_ready() {
-        return python;
-    }
-    run(
-        Command::new("python3").args(["-m", "venv"]).arg(&dir),
-        "python3 -m venv",
-    );
-    let requirements = dir.join("requirements.txt");
-    std::fs::write(&requirements, requirements_text).expect("write requirements.txt");
-    run(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirements),
-        "pip install",
-    );
-    std::fs::write(&marker, requirements_text).expect("write the install marker");
-    python
+    made_once(dir, "riverse-requirements.txt", requirements_text, |dir| {
+        run(
+            Command::new("python3").args(["-m", "venv"]).arg(dir),
+            "python3 -m venv",
+        );
+        let requirements = dir.join("requirements.txt");
+        std::fs::write(&requirements, requirements_text).expect("write requirements.txt");
+        run(
+            Command::new(dir.join("bin/python"))
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "-r",
+                ])
+                .arg(&requirements),
+            "pip install",
+        );
+    });
+    dir.join("bin/python")
 }
 
 /// `<workspace>/target/test-venvs/mcp`.
