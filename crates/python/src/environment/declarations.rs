@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::InstallerChoice;
+use super::installer::InstallerChoice;
 
 /// The file beside the tools that lists packages for all of them.
 pub const REQUIREMENTS_FILE: &str = "requirements.txt";

@@ -9,7 +9,16 @@ use riverse_process::groups::Registered;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 
-use super::{progress, venv_python};
+/// The environment's interpreter.
+pub fn venv_python(venv: &Path) -> PathBuf {
+    venv.join("bin/python")
+}
+
+/// Tells the log (target `environment`, which the command line shows by
+/// default) how a sync goes.
+pub(super) fn progress(line: &str) {
+    tracing::info!(target: "environment", "{line}");
+}
 
 /// `python.installer`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

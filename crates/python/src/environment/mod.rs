@@ -24,8 +24,9 @@ mod record;
 use std::path::{Path, PathBuf};
 
 pub use declarations::{Asks, Declarations, Declared, REQUIREMENTS_FILE, script_dependencies};
-pub use installer::{Installer, InstallerChoice, Wanted};
-pub use record::Record;
+use installer::progress;
+pub use installer::{Installer, InstallerChoice, Wanted, venv_python};
+pub use record::{Record, Unmet};
 
 use crate::Interpreter;
 
@@ -42,27 +43,11 @@ pub enum Dependencies {
     Off,
 }
 
-/// Tells the log (target `environment`, which the command line shows by
-/// default) how a sync goes.
-pub(crate) fn progress(line: &str) {
-    tracing::info!(target: "environment", "{line}");
-}
-
 /// What the settings say of the environment.
 #[derive(Debug, Clone, Default)]
 pub struct EnvironmentOptions {
     pub dependencies: Dependencies,
     pub installer: InstallerChoice,
-}
-
-/// A declaration that could not be met: the file's tools are not loaded.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Unmet {
-    /// Relative to the tools directory.
-    pub file: String,
-    /// What could not be installed, on its first line; the installer's
-    /// reason on the lines after it.
-    pub error: String,
 }
 
 /// What the tools run with.
@@ -74,11 +59,6 @@ pub struct Prepared {
     pub unmet: Vec<Unmet>,
     /// Whether this preparation ran the installer.
     pub synced: bool,
-}
-
-/// The environment's interpreter.
-pub fn venv_python(venv: &Path) -> PathBuf {
-    venv.join("bin/python")
 }
 
 /// Readies the interpreter for the tools of `tools_dir`: `base` itself when

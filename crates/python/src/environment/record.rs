@@ -6,8 +6,19 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Declared, Installer, Unmet};
+use super::declarations::Declared;
+use super::installer::Installer;
 use crate::Interpreter;
+
+/// A declaration that could not be met: the file's tools are not loaded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unmet {
+    /// Relative to the tools directory.
+    pub file: String,
+    /// What could not be installed, on its first line; the installer's
+    /// reason on the lines after it.
+    pub error: String,
+}
 
 const RECORD_FILE: &str = "riverse-environment.json";
 
