@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Loopback;
 use crate::once::made_once;
+use crate::run::succeed;
 
 const WHEELS: &str = include_str!("../python/index-wheels.txt");
 
@@ -46,27 +47,21 @@ pub fn test_wheels() -> PathBuf {
 }
 
 fn download(dir: &Path, requirement: &str) {
-    let output = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--only-binary=:all:",
-            "--no-deps",
-            "-d",
-        ])
-        .arg(dir)
-        .arg(requirement)
-        .output()
-        .unwrap_or_else(|err| panic!("pip download {requirement} could not start: {err}"));
-    assert!(
-        output.status.success(),
-        "pip download {requirement} failed ({}):\n{}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    succeed(
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--only-binary=:all:",
+                "--no-deps",
+                "-d",
+            ])
+            .arg(dir)
+            .arg(requirement),
+        &format!("pip download {requirement}"),
     );
 }
 
@@ -254,7 +249,6 @@ async fn wheel_file(State(dir): State<PathBuf>, UrlPath(filename): UrlPath<Strin
 mod tests {
     use std::io::{Read, Write};
     use std::net::TcpStream;
-    use std::process::Output;
 
     use super::*;
 
@@ -270,20 +264,6 @@ mod tests {
             }
         }
         command
-    }
-
-    fn succeed(command: &mut Command, what: &str) -> Output {
-        let output = command
-            .output()
-            .unwrap_or_else(|err| panic!("{what} could not start: {err}"));
-        assert!(
-            output.status.success(),
-            "{what} failed ({}):\n{}\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output
     }
 
     /// `GET path` from the index's server: the status code and the body.

@@ -14,6 +14,7 @@ mod loopback;
 mod once;
 pub mod openai;
 pub mod postgres;
+mod run;
 pub mod venv;
 pub mod web;
 

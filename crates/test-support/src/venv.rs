@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::once::made_once;
+use crate::run::succeed;
 
 const MCP_REQUIREMENTS: &str = include_str!("../python/mcp-requirements.txt");
 const SERVE_REQUIREMENTS: &str = include_str!("../python/serve-requirements.txt");
@@ -32,13 +33,13 @@ pub fn serve_python() -> PathBuf {
 
 fn python_with(dir: &Path, requirements_text: &str) -> PathBuf {
     made_once(dir, "riverse-requirements.txt", requirements_text, |dir| {
-        run(
+        succeed(
             Command::new("python3").args(["-m", "venv"]).arg(dir),
             "python3 -m venv",
         );
         let requirements = dir.join("requirements.txt");
         std::fs::write(&requirements, requirements_text).expect("write requirements.txt");
-        run(
+        succeed(
             Command::new(dir.join("bin/python"))
                 .args([
                     "-m",
@@ -62,17 +63,4 @@ pub fn venv_dir() -> PathBuf {
 
 fn venvs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs")
-}
-
-fn run(command: &mut Command, what: &str) {
-    let output = command
-        .output()
-        .unwrap_or_else(|err| panic!("{what} could not start: {err}"));
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n{}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
