@@ -98,10 +98,6 @@ impl Declarations {
         declarations
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.declared.is_empty() && self.invalid.is_empty()
-    }
-
     /// A digest of what is declared, of the interpreter it is for (its path,
     /// and its size and time, which an upgrade in place changes) and of the
     /// installer asked for: the environment is synced again only when it

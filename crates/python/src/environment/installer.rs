@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use riverse_process::groups::Registered;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use riverse_process::{Line, read_line};
+use tokio::io::{AsyncRead, BufReader};
 use tokio::process::Command;
 
 /// The environment's interpreter.
@@ -41,6 +42,12 @@ pub enum Installer {
 
 /// How many of an installer's last lines are kept to say why it failed.
 const REASON_LINES: usize = 12;
+/// The longest line of an installer's kept whole; the rest of one is dropped
+/// as it streams by.
+const LINE_BYTES: usize = 4096;
+/// How long one installer run may take: a resolver or a build that never
+/// ends must not keep the tools from loading.
+pub const INSTALL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 impl Installer {
     /// Finds the installer `choice` asks for; `base` is the interpreter the
@@ -206,9 +213,13 @@ async fn run(command: &mut Command, label: &str) -> Result<(), String> {
         let tail = &tail;
         async move {
             let Some(stream) = stream else { return };
-            let mut lines = BufReader::new(stream).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let line = line.trim_end().to_owned();
+            let mut reader = BufReader::new(stream);
+            while let Ok(Some(line)) = read_line(&mut reader, LINE_BYTES).await {
+                let bytes = match line {
+                    Line::Complete(bytes) | Line::Unterminated(bytes) => bytes,
+                    Line::TooLong { start, .. } => start,
+                };
+                let line = String::from_utf8_lossy(&bytes).trim_end().to_owned();
                 if line.trim().is_empty() || line.starts_with("Activate with:") {
                     continue;
                 }
@@ -229,10 +240,19 @@ async fn run(command: &mut Command, label: &str) -> Result<(), String> {
         .stderr
         .take()
         .map(|s| Box::new(s) as Box<dyn AsyncRead + Unpin + Send>);
-    tokio::join!(read(stdout), read(stderr));
-    let status = child
-        .wait()
-        .await
+    let finished = tokio::time::timeout(INSTALL_TIMEOUT, async {
+        tokio::join!(read(stdout), read(stderr));
+        child.wait().await
+    })
+    .await;
+    // Past the deadline, dropping the group's handle kills what it started.
+    let status = finished
+        .map_err(|_| {
+            format!(
+                "{program} was stopped after {} minutes",
+                INSTALL_TIMEOUT.as_secs() / 60
+            )
+        })?
         .map_err(|err| format!("{program} could not be waited for: {err}"))?;
     if status.success() {
         return Ok(());

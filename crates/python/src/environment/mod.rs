@@ -57,8 +57,6 @@ pub struct Prepared {
     /// declared or the environment could not be made.
     pub interpreter: Interpreter,
     pub unmet: Vec<Unmet>,
-    /// Whether this preparation ran the installer.
-    pub synced: bool,
 }
 
 /// Readies the interpreter for the tools of `tools_dir`: `base` itself when
@@ -74,7 +72,6 @@ pub async fn prepare(
     let as_it_is = |unmet| Prepared {
         interpreter: base.clone(),
         unmet,
-        synced: false,
     };
     if options.dependencies == Dependencies::Off {
         return as_it_is(Vec::new());
@@ -112,7 +109,6 @@ pub async fn prepare(
         return Prepared {
             interpreter: environment,
             unmet: invalid,
-            synced: false,
         };
     }
     let _lock = match lock(&project_dir).await {
@@ -124,7 +120,6 @@ pub async fn prepare(
         return Prepared {
             interpreter: environment,
             unmet: invalid,
-            synced: false,
         };
     }
     let sync = Syncing {
@@ -139,7 +134,6 @@ pub async fn prepare(
             Prepared {
                 interpreter: environment,
                 unmet,
-                synced: true,
             }
         }
         Err(error) => {
@@ -147,7 +141,6 @@ pub async fn prepare(
                 "the tool environment {VENV_DIR} could not be made: {error}"
             ));
             Prepared {
-                synced: true,
                 ..as_it_is(all_unmet(&declarations, &error, invalid))
             }
         }
