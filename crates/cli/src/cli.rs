@@ -63,6 +63,10 @@ pub enum Command {
         /// Print the whole result as JSON.
         #[arg(long)]
         json: bool,
+        /// Approve the call when its tools.<name>.approval asks, without a
+        /// prompt.
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Serve every tool as an MCP server on stdio, or over streamable HTTP.
     Mcp {
@@ -78,6 +82,10 @@ pub enum Command {
         /// Print one JSON document: the answer and every tool call.
         #[arg(long)]
         json: bool,
+        /// Approve every call whose tools.<name>.approval asks (without it,
+        /// such calls are refused: `ask` has nobody to ask).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// A conversation: one message per line, tool calls shown as they run.
     Chat,

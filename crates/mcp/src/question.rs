@@ -70,6 +70,7 @@ pub(crate) fn question(params: ElicitRequestParams) -> Option<Question> {
         } => Some(Question {
             message,
             schema: json!(requested_schema),
+            approval: None,
         }),
         _ => None,
     }
@@ -95,6 +96,7 @@ mod tests {
         let params = elicitation(Question {
             message: "Who are you?".into(),
             schema,
+            approval: None,
         })
         .unwrap();
         json!(params)["requestedSchema"].clone()
@@ -131,6 +133,7 @@ mod tests {
         let err = elicitation(Question {
             message: "Where?".into(),
             schema: nested,
+            approval: None,
         })
         .unwrap_err();
         assert_eq!(

@@ -7,7 +7,9 @@
 //! - `self.progress` becomes `notifications/progress` under the request's
 //!   progress token, when it gave one;
 //! - `self.ask` becomes `elicitation/create` when the client declared
-//!   elicitation, and is a cancel otherwise;
+//!   elicitation, and is a cancel otherwise; so does a call whose
+//!   `tools.<name>.approval` asks (an accept runs it; without elicitation it
+//!   is refused, and the result says why);
 //! - `self.sample` becomes `sampling/createMessage` when the client declared
 //!   sampling, and otherwise asks the server's own LLM, when it has one.
 //!
@@ -47,6 +49,10 @@ use crate::{question, sampling};
 /// The level a session is sent log lines from until the client sets one:
 /// what a tool says as it works, without its debugging.
 pub(crate) const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
+
+/// Why a question, or a call that asks for approval, gets no answer from a
+/// client that can't be asked.
+const NO_ELICITATION: &str = "the MCP client can't be asked: it offers no elicitation (or speaks the 2026-07-28 protocol, which has no requests to the client)";
 
 /// What a client is told when a question or sample it was sent is withdrawn.
 const WITHDRAWN: &str = "the tool call that asked has ended";
@@ -194,7 +200,7 @@ impl CallListener for ServedCall {
 
     async fn ask(&self, question: Question) -> Answer {
         if !self.elicits {
-            return Answer::cancel();
+            return Answer::unanswered(NO_ELICITATION);
         }
         let params = match question::elicitation(question) {
             Ok(params) => params,

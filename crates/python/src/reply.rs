@@ -28,5 +28,6 @@ pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
                 }
             })
             .collect(),
+        approval: None,
     }
 }

@@ -42,6 +42,7 @@ pub fn activity(update: &Update) -> Option<Value> {
             "type": "tool_call.question", "call_id": asked.call_id, "tool": asked.tool,
             "question_id": asked.id, "message": asked.question.message,
             "schema": asked.question.schema, "deadline": asked.deadline,
+            "approval": asked.question.approval,
         })),
         Update::QuestionClosed(closed) => Some(json!({
             "type": "tool_call.question_closed", "call_id": closed.call_id, "tool": closed.tool,

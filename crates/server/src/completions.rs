@@ -73,6 +73,11 @@ struct CompletionRequest {
     stream: bool,
 }
 
+/// Why a completion refuses the calls that ask for approval.
+const NO_APPROVALS: &str = "/v1/chat/completions has no conversation to hold an approval: \
+    post the message to a conversation (POST /v1/riverse/conversations/{id}/messages, streamed) \
+    to be asked, or set the tool's approval to auto";
+
 pub async fn create(
     State(state): State<Arc<AppState>>,
     Body(body): Body<CompletionBody>,
@@ -81,9 +86,13 @@ pub async fn create(
     let permit = turns::reserve(&state)?;
     // Only a stream's reader can see a question in time to answer it.
     let asking = if request.stream {
-        Asking::Person
+        Asking::QuestionsOnly {
+            no_approvals: NO_APPROVALS,
+        }
     } else {
-        Asking::Nobody
+        Asking::Nobody {
+            no_approvals: NO_APPROVALS,
+        }
     };
     let (task, mut updates) =
         turns::start(&state, permit, request.history, request.message, asking);

@@ -17,7 +17,7 @@ use riverse_agent::TurnEvent;
 use riverse_llm::Message;
 use riverse_store::{
     Conversation, ConversationSummary, MAX_TITLE_CHARS, MessageStatus, Role, Store, StoreError,
-    ToolCallOutcome,
+    StoredApproval, ToolCallOutcome,
 };
 use riverse_tool::LogLine;
 use serde::Deserialize;
@@ -151,7 +151,9 @@ pub async fn post_message(
     let asking = if stream {
         Asking::Person
     } else {
-        Asking::Nobody
+        Asking::Nobody {
+            no_approvals: "a message posted with stream: false has nobody to ask: stream it to be asked",
+        }
     };
     let (task, updates) = turns::start(&state, permit, history, content, asking);
     let (forward, mut updates_out) = unbounded_channel();
@@ -265,6 +267,7 @@ async fn store_update(
                 duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
                 content: record.content.clone(),
                 logs: said.logs.remove(&record.call_id).unwrap_or_default(),
+                approval: record.approval.clone(),
             };
             store
                 .finish_tool_call(answer_id, &record.call_id, &outcome)
@@ -281,14 +284,23 @@ async fn store_update(
             said.answer.push_str(text);
             Ok(())
         }
-        // Progress and questions matter while the call runs, not after.
+        // Progress and questions matter while the call runs, not after; a
+        // pending approval is kept until the call's end says how it went.
         Update::Event(
             TurnEvent::Done { .. }
             | TurnEvent::ToolProgress { .. }
             | TurnEvent::ToolQuestion { .. },
         )
-        | Update::QuestionAsked(_)
         | Update::QuestionClosed(_) => Ok(()),
+        Update::QuestionAsked(asked) => match &asked.question.approval {
+            Some(request) => {
+                let pending = StoredApproval::pending(&request.rule, &asked.id, asked.deadline);
+                store
+                    .set_pending_approval(answer_id, &asked.call_id, &pending)
+                    .await
+            }
+            None => Ok(()),
+        },
         Update::Finished(Ok(turn)) => {
             store
                 .finish_message(answer_id, &turn.answer, MessageStatus::Done, None)

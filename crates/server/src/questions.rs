@@ -138,7 +138,9 @@ impl Questions {
     fn expire(&self, id: &str) {
         let mut open = self.open.lock();
         if let Some(waiting) = open.remove(id) {
-            waiting.close(Answer::cancel(), Closing::Expired);
+            let waited = riverse_tool::seconds(self.timeout);
+            let why = format!("nobody answered within serve.question_timeout ({waited})");
+            waiting.close(Answer::unanswered(why), Closing::Expired);
         }
     }
 

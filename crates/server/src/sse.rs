@@ -9,9 +9,12 @@
 //! - `{"type": "tool_call.progress", "call_id", "tool", "progress", "total", "message"}`
 //!   (`total` and `message` null when the tool gave none)
 //! - `{"type": "tool_call.log", "call_id", "tool", "level", "message"}`
-//! - `{"type": "tool_call.question", "call_id", "tool", "question_id", "message", "schema", "deadline"}`:
+//! - `{"type": "tool_call.question", "call_id", "tool", "question_id", "message", "schema", "deadline", "approval"}`:
 //!   the call waits for an answer posted to `/v1/riverse/questions/{question_id}`
-//!   until `deadline` (milliseconds since the Unix epoch)
+//!   until `deadline` (milliseconds since the Unix epoch); `approval` is
+//!   `{"tool", "arguments", "rule"}` when Riverse asks whether the call may
+//!   run at all (`tools.<name>.approval: ask`: accept runs it, decline or
+//!   the deadline refuses it), null for a tool's own question
 //! - `{"type": "tool_call.question_closed", "call_id", "tool", "question_id", "action", "reason"}`:
 //!   what the tool read (`accept`, `decline`, `cancel`) and why it closed
 //!   (`answered`, `expired`, `call_ended`)

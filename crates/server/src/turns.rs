@@ -18,13 +18,31 @@ use crate::error::AppError;
 use crate::questions::TurnQuestions;
 use crate::updates::Update;
 
-/// Who answers the questions a turn's tools ask.
+/// Who answers the questions a turn's tools ask, and the approvals its
+/// calls need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Asking {
     /// The person reading the stream, through the questions route.
     Person,
-    /// Nobody (the reply comes only once the turn is over): each is a cancel.
-    Nobody,
+    /// The person reading the stream answers questions; approvals are
+    /// refused for this reason (there is no conversation to record them in).
+    QuestionsOnly { no_approvals: &'static str },
+    /// Nobody (the reply comes only once the turn is over): each question is
+    /// a cancel, each approval refused for this reason.
+    Nobody { no_approvals: &'static str },
+}
+
+impl Asking {
+    /// Why calls that ask for approval are refused; `None` when they are
+    /// put to the person.
+    fn refuses_approvals(self) -> Option<&'static str> {
+        match self {
+            Asking::Person => None,
+            Asking::QuestionsOnly { no_approvals } | Asking::Nobody { no_approvals } => {
+                Some(no_approvals)
+            }
+        }
+    }
 }
 
 /// A turn's slot, or a 429 when every slot is taken.
@@ -59,13 +77,15 @@ pub fn start(
     let agent = state.agent.clone();
     let deadline = state.options.turn_timeout;
     let questions = match asking {
-        Asking::Person => Some(state.questions.for_turn(&sender)),
-        Asking::Nobody => None,
+        Asking::Person | Asking::QuestionsOnly { .. } => Some(state.questions.for_turn(&sender)),
+        Asking::Nobody { .. } => None,
     };
+    let no_approvals = asking.refuses_approvals();
     let task = tokio::spawn(async move {
         let _permit = permit;
         let events: UnboundedSender<Update> = sender.clone();
-        let mut on_event = move |event: TurnEvent| report(event, &events, questions.as_ref());
+        let mut on_event =
+            move |event: TurnEvent| report(event, &events, questions.as_ref(), no_approvals);
         let outcome =
             tokio::time::timeout(deadline, agent.turn(&history, &message, &mut on_event)).await;
         let _ = sender.send(Update::Finished(settle(outcome, deadline)));
@@ -74,9 +94,22 @@ pub fn start(
 }
 
 /// Passes `event` on; a question goes to `questions`, or is cancelled
-/// without them.
-fn report(event: TurnEvent, updates: &UnboundedSender<Update>, questions: Option<&TurnQuestions>) {
+/// without them; an approval is refused with `no_approvals` when given.
+fn report(
+    event: TurnEvent,
+    updates: &UnboundedSender<Update>,
+    questions: Option<&TurnQuestions>,
+    no_approvals: Option<&'static str>,
+) {
     match (event, questions) {
+        (
+            TurnEvent::ToolQuestion {
+                question, reply, ..
+            },
+            _,
+        ) if question.approval.is_some() && no_approvals.is_some() => {
+            reply.answer(Answer::unanswered(no_approvals.unwrap_or_default()));
+        }
         (
             TurnEvent::ToolQuestion {
                 call_id,

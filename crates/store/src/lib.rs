@@ -26,9 +26,9 @@ mod sqlite;
 
 use std::time::Duration;
 
-use riverse_tool::{Content, FailureKind, LogLine};
-use serde::Serialize;
+use riverse_tool::{ApprovalRecord, Content, Decision, FailureKind, LogLine};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use postgres::PostgresStore;
@@ -196,6 +196,47 @@ pub struct StoredToolCall {
     /// What the call logged while it ran, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<LogLine>,
+    /// How its approval went, when one asked, refused or allowed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<StoredApproval>,
+}
+
+/// A call's approval as stored: pending while the call waits for a
+/// person's yes, then what was decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredApproval {
+    /// `None` while pending.
+    pub decision: Option<Decision>,
+    /// The settings key that asked, refused or allowed.
+    pub rule: String,
+    /// While pending: the question the answer is posted to
+    /// (`/v1/riverse/questions/{id}`) and when it expires, in milliseconds
+    /// since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<i64>,
+}
+
+impl StoredApproval {
+    /// A call that waits for its answer to question `question_id`.
+    pub fn pending(rule: &str, question_id: &str, deadline: i64) -> Self {
+        StoredApproval {
+            decision: None,
+            rule: rule.to_owned(),
+            question_id: Some(question_id.to_owned()),
+            deadline: Some(deadline),
+        }
+    }
+
+    pub fn decided(record: &ApprovalRecord) -> Self {
+        StoredApproval {
+            decision: Some(record.decision),
+            rule: record.rule.clone(),
+            question_id: None,
+            deadline: None,
+        }
+    }
 }
 
 /// How a tool call ended.
@@ -209,6 +250,7 @@ pub struct ToolCallOutcome {
     pub duration_ms: u64,
     pub content: Vec<Content>,
     pub logs: Vec<LogLine>,
+    pub approval: Option<ApprovalRecord>,
 }
 
 /// One page of the conversation list.
@@ -321,6 +363,16 @@ impl Store {
         on_backend!(self, store => store.start_tool_call(message_id, call_id, tool, params))
     }
 
+    /// Records that a started call waits for its approval.
+    pub async fn set_pending_approval(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        approval: &StoredApproval,
+    ) -> Result<(), StoreError> {
+        on_backend!(self, store => store.set_approval(message_id, call_id, approval))
+    }
+
     /// Records how a started call ended.
     pub async fn finish_tool_call(
         &self,
@@ -365,6 +417,20 @@ fn json_column<T: Serialize>(items: &[T]) -> Option<String> {
         return None;
     }
     serde_json::to_string(items).ok()
+}
+
+/// A call's approval column read back; `None` when NULL, and when it does
+/// not read (said in the log).
+fn approval_column(text: Option<String>) -> Option<StoredApproval> {
+    let text = text?;
+    serde_json::from_str(&text)
+        .inspect_err(|err| tracing::warn!("a stored tool call's approval does not read: {err}"))
+        .ok()
+}
+
+/// The approval column of a finished call.
+fn decided_column(record: Option<&ApprovalRecord>) -> Option<String> {
+    record.and_then(|record| serde_json::to_string(&StoredApproval::decided(record)).ok())
 }
 
 /// A column's JSON list read back; empty when NULL, and when it does not

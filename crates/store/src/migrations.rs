@@ -41,6 +41,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (2, SQLITE_OWNERS),
     (3, FAILURE_KINDS),
     (4, CALL_CONTENT),
+    (5, CALL_APPROVAL),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -91,6 +92,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (2, POSTGRES_OWNERS),
     (3, FAILURE_KINDS),
     (4, CALL_CONTENT),
+    (5, CALL_APPROVAL),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -113,3 +115,9 @@ const FAILURE_KINDS: &str = "ALTER TABLE tool_calls ADD COLUMN failure TEXT;";
 /// Either is NULL when there were none, and for calls stored before it.
 const CALL_CONTENT: &str = "ALTER TABLE tool_calls ADD COLUMN content TEXT;
     ALTER TABLE tool_calls ADD COLUMN logs TEXT;";
+
+/// Step 5, the same in both: how a call's approval went, as the JSON of a
+/// `StoredApproval`: pending (with the question its answer is posted to)
+/// while the call waits for a yes, then the decision and the rule that
+/// asked. NULL for calls no approval touched, and for calls stored before it.
+const CALL_APPROVAL: &str = "ALTER TABLE tool_calls ADD COLUMN approval TEXT;";

@@ -12,9 +12,9 @@ use tokio_postgres::{Client, NoTls, Row};
 
 use crate::{
     Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
-    StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
-    from_json_column, json_column, migrations, new_id, now_millis, params_value, stored_failure,
-    title_from,
+    StoreError, StoredApproval, StoredMessage, StoredToolCall, ToolCallOutcome, approval_column,
+    attach_tool_calls, bounded_title, decided_column, from_json_column, json_column, migrations,
+    new_id, now_millis, params_value, stored_failure, title_from,
 };
 use riverse_tool::FailureKind;
 
@@ -199,7 +199,7 @@ impl PostgresStore {
             .client
             .query(
                 "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
-                     t.content, t.logs
+                     t.content, t.logs, t.approval
                  FROM tool_calls t JOIN messages m ON m.id = t.message_id
                  WHERE m.conversation_id = $1 ORDER BY t.seq",
                 &[&id],
@@ -220,6 +220,7 @@ impl PostgresStore {
                         failure: stored_failure(row.get(4), row.get(8)),
                         content: from_json_column(row.get(9), "content"),
                         logs: from_json_column(row.get(10), "logs"),
+                        approval: approval_column(row.get(11)),
                     },
                 )
             })
@@ -325,6 +326,23 @@ impl PostgresStore {
         Ok(())
     }
 
+    /// Records a call's approval as it is now.
+    pub async fn set_approval(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        approval: &StoredApproval,
+    ) -> Result<(), StoreError> {
+        let approval = serde_json::to_string(approval).ok();
+        self.client
+            .execute(
+                "UPDATE tool_calls SET approval = $3 WHERE message_id = $1 AND call_id = $2",
+                &[&message_id, &call_id, &approval],
+            )
+            .await?;
+        Ok(())
+    }
+
     pub async fn finish_tool_call(
         &self,
         message_id: &str,
@@ -334,7 +352,7 @@ impl PostgresStore {
         self.client
             .execute(
                 "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6,
-                     failure = $7, content = $8, logs = $9
+                     failure = $7, content = $8, logs = $9, approval = $10
                  WHERE message_id = $1 AND call_id = $2",
                 &[
                     &message_id,
@@ -346,6 +364,7 @@ impl PostgresStore {
                     &outcome.failure.map(FailureKind::as_str),
                     &json_column(&outcome.content),
                     &json_column(&outcome.logs),
+                    &decided_column(outcome.approval.as_ref()),
                 ],
             )
             .await?;

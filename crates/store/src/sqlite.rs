@@ -10,9 +10,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::{
     Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
-    StoreError, StoredMessage, StoredToolCall, ToolCallOutcome, attach_tool_calls, bounded_title,
-    from_json_column, json_column, migrations, new_id, now_millis, params_value, stored_failure,
-    title_from,
+    StoreError, StoredApproval, StoredMessage, StoredToolCall, ToolCallOutcome, approval_column,
+    attach_tool_calls, bounded_title, decided_column, from_json_column, json_column, migrations,
+    new_id, now_millis, params_value, stored_failure, title_from,
 };
 use riverse_tool::FailureKind;
 
@@ -192,7 +192,7 @@ impl SqliteStore {
             let calls = {
                 let mut statement = transaction.prepare_cached(
                     "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
-                         t.content, t.logs
+                         t.content, t.logs, t.approval
                      FROM tool_calls t JOIN messages m ON m.id = t.message_id
                      WHERE m.conversation_id = ?1 ORDER BY t.seq",
                 )?;
@@ -213,6 +213,7 @@ impl SqliteStore {
                                 failure: stored_failure(row.get(4)?, row.get(8)?),
                                 content: from_json_column(row.get(9)?, "content"),
                                 logs: from_json_column(row.get(10)?, "logs"),
+                                approval: approval_column(row.get(11)?),
                             },
                         ))
                     })?
@@ -339,6 +340,25 @@ impl SqliteStore {
         .await
     }
 
+    /// Records a call's approval as it is now.
+    pub async fn set_approval(
+        &self,
+        message_id: &str,
+        call_id: &str,
+        approval: &StoredApproval,
+    ) -> Result<(), StoreError> {
+        let (message_id, call_id) = (message_id.to_owned(), call_id.to_owned());
+        let approval = serde_json::to_string(approval).ok();
+        self.run(move |connection| {
+            connection.execute(
+                "UPDATE tool_calls SET approval = ?3 WHERE message_id = ?1 AND call_id = ?2",
+                params![message_id, call_id, approval],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Records how a started call ended.
     pub async fn finish_tool_call(
         &self,
@@ -351,7 +371,7 @@ impl SqliteStore {
         self.run(move |connection| {
             connection.execute(
                 "UPDATE tool_calls SET success = ?3, data = ?4, error = ?5, duration_ms = ?6,
-                     failure = ?7, content = ?8, logs = ?9
+                     failure = ?7, content = ?8, logs = ?9, approval = ?10
                  WHERE message_id = ?1 AND call_id = ?2",
                 params![
                     message_id,
@@ -362,7 +382,8 @@ impl SqliteStore {
                     i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
                     outcome.failure.map(FailureKind::as_str),
                     json_column(&outcome.content),
-                    json_column(&outcome.logs)
+                    json_column(&outcome.logs),
+                    decided_column(outcome.approval.as_ref())
                 ],
             )?;
             Ok(())

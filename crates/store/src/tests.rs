@@ -56,6 +56,11 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
             .start_tool_call(&answer, "c3", "slow", &json!({}))
             .await
             .unwrap();
+        let pending = StoredApproval::pending("tools.clock.approval", "q1", 1234);
+        store
+            .set_pending_approval(&answer, "c2", &pending)
+            .await
+            .unwrap();
         let outcome = ToolCallOutcome {
             success: true,
             data: "sunny".into(),
@@ -67,6 +72,7 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                 level: LogLevel::Info,
                 message: "asked the sky".into(),
             }],
+            approval: None,
         };
         store
             .finish_tool_call(&answer, "c1", &outcome)
@@ -80,6 +86,10 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
             duration_ms: 1000,
             content: Vec::new(),
             logs: Vec::new(),
+            approval: Some(ApprovalRecord {
+                decision: Decision::Approved,
+                rule: "tools.slow.approval".into(),
+            }),
         };
         store
             .finish_tool_call(&answer, "c3", &timed_out)
@@ -103,6 +113,7 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     duration_ms: Some(12),
                     content: outcome.content.clone(),
                     logs: outcome.logs.clone(),
+                    approval: None,
                 },
                 StoredToolCall {
                     call_id: "c2".into(),
@@ -115,6 +126,7 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     duration_ms: None,
                     content: Vec::new(),
                     logs: Vec::new(),
+                    approval: Some(pending),
                 },
                 StoredToolCall {
                     call_id: "c3".into(),
@@ -127,6 +139,12 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
                     duration_ms: Some(1000),
                     content: Vec::new(),
                     logs: Vec::new(),
+                    approval: Some(StoredApproval {
+                        decision: Some(Decision::Approved),
+                        rule: "tools.slow.approval".into(),
+                        question_id: None,
+                        deadline: None,
+                    }),
                 },
             ]
         );
@@ -306,6 +324,7 @@ async fn running_answer(store: &Store) -> (String, String) {
         duration_ms: 1,
         content: Vec::new(),
         logs: Vec::new(),
+        approval: None,
     };
     store
         .finish_tool_call(&answer, "c1", &outcome)
@@ -570,6 +589,7 @@ async fn content_and_logs_outlast_the_store_that_wrote_them() {
                 duration_ms: 5,
                 content: blocks.clone(),
                 logs: logs.clone(),
+                approval: None,
             };
             writer
                 .finish_tool_call(&answer, "c2", &outcome)

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+use crate::approval::{Approval, ApprovalRequest};
 use crate::text::shorten;
 
 /// Log lines passed on per call; past it they are counted, and the count is
@@ -114,6 +115,10 @@ pub struct LogLine {
 pub struct Question {
     pub message: String,
     pub schema: Value,
+    /// Set when the host asks whether a call may run (an approval), not the
+    /// tool: front ends show it as yes or no.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalRequest>,
 }
 
 impl Question {
@@ -153,6 +158,9 @@ pub struct Answer {
     pub action: AnswerAction,
     #[serde(default)]
     pub content: Map<String, Value>,
+    /// Why nobody answered, when a front end can say (a cancel only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl Answer {
@@ -160,6 +168,15 @@ impl Answer {
         Answer {
             action: AnswerAction::Cancel,
             content: Map::new(),
+            reason: None,
+        }
+    }
+
+    /// A cancel that says why nobody could answer.
+    pub fn unanswered(reason: impl Into<String>) -> Self {
+        Answer {
+            reason: Some(reason.into()),
+            ..Answer::cancel()
         }
     }
 
@@ -167,6 +184,7 @@ impl Answer {
         Answer {
             action: AnswerAction::Decline,
             content: Map::new(),
+            reason: None,
         }
     }
 
@@ -174,6 +192,7 @@ impl Answer {
         Answer {
             action: AnswerAction::Accept,
             content,
+            reason: None,
         }
     }
 }
@@ -197,6 +216,14 @@ pub trait CallListener: Send + Sync {
     async fn ask(&self, _question: Question) -> Answer {
         Answer::cancel()
     }
+    /// Whether a call that needs approval may run. By default the request
+    /// is a question ([`ApprovalRequest::question`]): an accept is a yes (for
+    /// the session when its content says `for_session: true`), a decline a
+    /// no, a cancel no answer.
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        let answer = self.ask(request.question()).await;
+        Approval::from_answer(&answer)
+    }
     /// A completion, or why there is none.
     async fn sample(&self, _request: SampleRequest) -> Result<String, String> {
         Err("no LLM is there to sample from".into())
@@ -216,6 +243,10 @@ pub struct SamplesOnly(pub Arc<dyn Sampler>);
 
 #[async_trait::async_trait]
 impl CallListener for SamplesOnly {
+    async fn approve(&self, _request: ApprovalRequest) -> Approval {
+        Approval::Unanswered("a direct call has nobody to ask".into())
+    }
+
     async fn sample(&self, request: SampleRequest) -> Result<String, String> {
         self.0.sample(request).await
     }
@@ -224,7 +255,12 @@ impl CallListener for SamplesOnly {
 /// Nobody listens: what a call made without a front end gets.
 struct Nobody;
 
-impl CallListener for Nobody {}
+#[async_trait::async_trait]
+impl CallListener for Nobody {
+    async fn approve(&self, _request: ApprovalRequest) -> Approval {
+        Approval::Unanswered("nobody is there to ask".into())
+    }
+}
 
 /// One call's channel to its front end, bounded. Cheap to clone; clones are
 /// the same call.
@@ -425,6 +461,22 @@ impl CallContext {
         }
     }
 
+    /// Asks the front end whether a call may run; no answer once the call
+    /// has ended, or past [`MAX_WAIT`].
+    pub async fn approve(&self, request: ApprovalRequest) -> Approval {
+        let mut ended = self.inner.ended.subscribe();
+        if *ended.borrow() {
+            return Approval::Unanswered("the call ended first".into());
+        }
+        tokio::select! {
+            approval = self.inner.listener.approve(request) => approval,
+            _ = ended.wait_for(|ended| *ended) => Approval::Unanswered("the call ended first".into()),
+            () = tokio::time::sleep(MAX_WAIT) => {
+                Approval::Unanswered(format!("nobody answered in {}", crate::seconds(MAX_WAIT)))
+            }
+        }
+    }
+
     /// Asks the front end's LLM; fails once the call has ended.
     pub async fn sample(&self, request: SampleRequest) -> Result<String, String> {
         let mut ended = self.inner.ended.subscribe();
@@ -579,6 +631,7 @@ mod tests {
         let question = Question {
             message: "Which?".into(),
             schema: serde_json::json!({"type": "object", "properties": {"pick": {"enum": choices}}}),
+            approval: None,
         };
         assert_eq!(context.ask(question).await, Answer::cancel());
         assert!(
@@ -598,6 +651,7 @@ mod tests {
                     .ask(Question {
                         message: "Overwrite?".into(),
                         schema: serde_json::json!({"type": "object", "properties": {}}),
+                        approval: None,
                     })
                     .await
             }
@@ -614,6 +668,7 @@ mod tests {
         let question = Question {
             message: "?".into(),
             schema: serde_json::json!({}),
+            approval: None,
         };
         assert_eq!(context.ask(question).await.action, AnswerAction::Cancel);
         let sample = SampleRequest {
@@ -649,6 +704,7 @@ mod tests {
         let question = Question {
             message: "?".into(),
             schema: serde_json::json!({}),
+            approval: None,
         };
         let asked = context
             .within(Duration::from_millis(100), context.ask(question))

@@ -9,6 +9,7 @@
 //! This crate knows nothing of processes, sockets or settings files: sources and
 //! options come from the crates above it.
 
+mod approval;
 mod content;
 mod context;
 mod limits;
@@ -23,6 +24,10 @@ mod text;
 mod truncate;
 mod types;
 
+pub use approval::{
+    Approval, ApprovalError, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest,
+    Decision, FOR_SESSION, Verdict,
+};
 pub use content::{Content, human_size};
 pub use context::{
     Answer, AnswerAction, CallContext, CallListener, EndOnDrop, LogLevel, LogLine, MAX_LOG_LINES,

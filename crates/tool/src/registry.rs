@@ -7,6 +7,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::Tool;
+use crate::approval::{
+    Approval, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest, Decision,
+};
 use crate::context::{CallContext, EndOnDrop};
 use crate::limits::CallLimits;
 use crate::manifest::{ToolManifest, ToolSource};
@@ -39,6 +42,8 @@ pub struct ToolPolicy {
     /// caller's terms: the agent names the settings key).
     pub disabled: Option<String>,
     pub timeout: Option<Duration>,
+    /// Whether a call runs, asks first, or is refused.
+    pub approval: ApprovalPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -300,7 +305,7 @@ impl Tables {
             source: source.clone(),
             reason,
         };
-        if let Some(reason) = self.policy(&name).disabled {
+        if let Some(reason) = self.policy(&name).disabled.clone() {
             return unavailable(reason);
         }
         if !available {
@@ -323,8 +328,10 @@ impl Tables {
         }
     }
 
-    fn policy(&self, name: &str) -> ToolPolicy {
-        self.options.policies.get(name).cloned().unwrap_or_default()
+    fn policy(&self, name: &str) -> &ToolPolicy {
+        static NONE: std::sync::LazyLock<ToolPolicy> =
+            std::sync::LazyLock::new(ToolPolicy::default);
+        self.options.policies.get(name).unwrap_or(&NONE)
     }
 }
 
@@ -347,6 +354,11 @@ impl Registry {
             Entry::Available { tool, .. } => Some(tool),
             _ => None,
         }
+    }
+
+    /// Whether calls of `name` run, ask first, or are refused.
+    pub fn approval(&self, name: &str) -> &ApprovalPolicy {
+        &self.inner.policy(name).approval
     }
 
     /// The bounds every call keeps.
@@ -384,12 +396,61 @@ impl Registry {
             Ok(params) => params,
             Err(message) => return Ok(ToolResult::failed(FailureKind::BadParameters, message)),
         };
+        let approval = match self.approve(name, &params, context).await {
+            Ok(record) => record,
+            Err(refused) => return Ok(refused),
+        };
         let mut result = tool.call(params, self.timeout(name), context).await;
+        result.approval = approval;
         result.cap_content(self.inner.options.limits.max_content_bytes);
         let max = self.inner.options.limits.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);
         result.error = cap_output(std::mem::take(&mut result.error), max);
         Ok(result)
+    }
+
+    /// Applies `name`'s approval policy to a call with `params`: what to
+    /// record when it may run, or its refusal.
+    async fn approve(
+        &self,
+        name: &str,
+        params: &Params,
+        context: &CallContext,
+    ) -> Result<Option<ApprovalRecord>, ToolResult> {
+        let verdict = self.inner.policy(name).approval.decide(params);
+        let record = |decision| ApprovalRecord {
+            decision,
+            rule: verdict.rule.clone(),
+        };
+        let refuse = |decision, why: String| {
+            let mut refused =
+                ToolResult::failed(FailureKind::Denied, format!("{name} was not run: {why}"));
+            refused.approval = Some(record(decision));
+            refused
+        };
+        match verdict.mode {
+            ApprovalMode::Auto => Ok(verdict.by_rule.then(|| record(Decision::Allowed))),
+            ApprovalMode::Deny => Err(refuse(Decision::Denied, verdict.to_string())),
+            ApprovalMode::Ask => {
+                let request = ApprovalRequest {
+                    tool: name.to_owned(),
+                    arguments: params.clone(),
+                    rule: verdict.rule.clone(),
+                };
+                match context.approve(request).await {
+                    Approval::Approved => Ok(Some(record(Decision::Approved))),
+                    Approval::ApprovedForSession => Ok(Some(record(Decision::ApprovedForSession))),
+                    Approval::Declined => Err(refuse(
+                        Decision::Declined,
+                        "the user declined it".to_owned(),
+                    )),
+                    Approval::Unanswered(why) => Err(refuse(
+                        Decision::Unanswered,
+                        format!("it needs approval ({verdict}) and {why}"),
+                    )),
+                }
+            }
+        }
     }
 
     fn why_not_callable(&self, name: &str) -> CallError {

@@ -6,6 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::Content;
+use crate::approval::ApprovalRecord;
 
 /// Why a call failed. Every source sorts its failures into these, so a
 /// client (`--json`, the stream, the store, the page, MCP's `_meta`) can tell
@@ -95,6 +96,10 @@ pub struct ToolResult {
     /// Images, audio and files beside `data`, in the tool's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<Content>,
+    /// How the call was let through or kept back, when its approval policy
+    /// asked, refused, or let it run by a rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalRecord>,
 }
 
 impl ToolResult {
@@ -105,6 +110,7 @@ impl ToolResult {
             error: String::new(),
             failure: None,
             content: Vec::new(),
+            approval: None,
         }
     }
 
@@ -121,6 +127,7 @@ impl ToolResult {
             error: error.into(),
             failure: Some(kind),
             content: Vec::new(),
+            approval: None,
         }
     }
 

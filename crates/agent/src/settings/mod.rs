@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use riverse_python::EnvPolicy;
 use riverse_python::environment::{Dependencies, InstallerChoice};
+use riverse_tool::ApprovalPolicy;
 use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde_json::Value;
@@ -116,6 +117,9 @@ pub struct ToolSettings {
     /// `Some(false)` turns the tool off whatever its own check says.
     pub enabled: Option<bool>,
     pub timeout: Option<Duration>,
+    /// `tools.<name>.approval`: whether a call runs, asks first, or is
+    /// refused.
+    pub approval: ApprovalPolicy,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -475,9 +479,19 @@ fn tools_settings(
         let key = |field: &str| format!("tools.{name}.{field}");
         let enabled: Option<Scalar<bool>> = section_field(&section, "enabled", &key, invalid)?;
         let timeout: Option<Scalar<Seconds>> = section_field(&section, "timeout", &key, invalid)?;
+        let approval = match section.get("approval") {
+            None => ApprovalPolicy::default(),
+            Some(value) => {
+                let value = serde_json::to_value(value)
+                    .map_err(|err| invalid(&key("approval"), err.to_string()))?;
+                ApprovalPolicy::from_value(&key("approval"), &value)
+                    .map_err(|fault| invalid(&fault.key, fault.message))?
+            }
+        };
         let policy = ToolSettings {
             enabled: enabled.map(|enabled| warnings.take(&key("enabled"), enabled)),
             timeout: timeout.map(|timeout| warnings.take(&key("timeout"), timeout).0),
+            approval,
         };
         per_tool.insert(name, policy);
     }

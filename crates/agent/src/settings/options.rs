@@ -81,6 +81,7 @@ pub fn registry_options(settings: &Settings) -> RegistryOptions {
                 disabled: (tool.enabled == Some(false))
                     .then(|| format!("disabled by tools.{name}.enabled: false")),
                 timeout: tool.timeout,
+                approval: tool.approval.clone(),
             };
             (name.clone(), policy)
         })

@@ -48,7 +48,8 @@ my_section: {anything: [1, 2]}
         settings.tools.per_tool["weather"],
         ToolSettings {
             enabled: Some(false),
-            timeout: Some(Duration::from_millis(2500))
+            timeout: Some(Duration::from_millis(2500)),
+            ..ToolSettings::default()
         }
     );
     assert_eq!(settings.python.interpreter.as_deref(), Some("python3"));
@@ -205,7 +206,8 @@ python: {workers: "3"}
         settings.tools.per_tool["weather"],
         ToolSettings {
             enabled: Some(false),
-            timeout: Some(Duration::from_secs(30))
+            timeout: Some(Duration::from_secs(30)),
+            ..ToolSettings::default()
         }
     );
     assert_eq!(settings.python.workers, 3);
@@ -282,3 +284,36 @@ mcp: {enabled: false, servers: []}
 proactive: {enabled: true, quiet_hours: {start: "23:00", end: "08:00"}}
 agent_doc_scan: {enabled: true, interval_hours: 24}
 "#;
+
+#[test]
+fn a_tool_approval_is_read_and_a_bad_one_names_its_key() {
+    let settings = parse(
+        "tools:\n  shell_exec:\n    approval:\n      default: ask\n      auto: [{command: {prefix: ls}}]\n  file_write: {approval: deny}\n",
+    )
+    .unwrap();
+    let verdict = |tool: &str, command: &str| {
+        let params = json!({"command": command}).as_object().unwrap().clone();
+        settings.tools.per_tool[tool]
+            .approval
+            .decide(&params)
+            .to_string()
+    };
+    assert_eq!(
+        verdict("shell_exec", "ls -l"),
+        "tools.shell_exec.approval.auto[0] matched (auto)"
+    );
+    assert_eq!(
+        verdict("shell_exec", "rm x"),
+        "tools.shell_exec.approval is ask"
+    );
+    assert_eq!(
+        verdict("file_write", "x"),
+        "tools.file_write.approval is deny"
+    );
+    let err = parse("tools:\n  shell_exec: {approval: {auto: [{command: {regex: \"(\"}}]}}\n")
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "settings.yaml: tools.shell_exec.approval.auto[0].command.regex: found open group without closing ')'"
+    );
+}

@@ -15,8 +15,8 @@ use futures_util::stream::FuturesUnordered;
 use parking_lot::Mutex;
 use riverse_llm::{ChatRequest, ChatResponse, Image, Message, Provider, ToolCall, Usage};
 use riverse_tool::{
-    CallContext, CallError, Content, FailureKind, LiveRegistry, LogLine, Params, Progress,
-    Question, Registry, Sampler, ToolManifest, ToolResult, WeakRegistry,
+    ApprovalRecord, CallContext, CallError, Content, FailureKind, LiveRegistry, LogLine, Params,
+    Progress, Question, Registry, Sampler, ToolManifest, ToolResult, WeakRegistry,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -101,6 +101,10 @@ pub struct ToolCallRecord {
     /// Images, audio and files the call returned beside its data.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<Content>,
+    /// How the call was let through or kept back, when its approval asked,
+    /// refused, or let it run by a rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalRecord>,
     #[serde(rename = "duration_ms", serialize_with = "milliseconds")]
     pub duration: Duration,
 }
@@ -589,6 +593,7 @@ impl Agent {
                 data: result.data,
                 error: result.error,
                 content: result.content,
+                approval: result.approval,
                 duration,
             };
             on_event(TurnEvent::ToolCallFinished(record.clone()));
@@ -732,6 +737,7 @@ fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions)
                         error: reason,
                         failure: Some(FailureKind::BadParameters),
                         content: Vec::new(),
+                        approval: None,
                         duration: Duration::ZERO,
                     }),
                 });
@@ -859,6 +865,7 @@ mod tests {
             error: String::new(),
             failure: None,
             content: Vec::new(),
+            approval: None,
             duration: Duration::from_micros(12_900),
         };
         assert_eq!(

@@ -1,7 +1,9 @@
-//! `riverse ask "MESSAGE" [--json]`
+//! `riverse ask "MESSAGE" [--json] [--yes]`
 //!
 //! Tool calls show on stderr as in `riverse chat`; a tool's question is
 //! cancelled (one line says so): `ask` is for scripts, with nobody to answer.
+//! A call whose `tools.<name>.approval` asks is refused, and the LLM reads
+//! why, unless `--yes` approves every such call.
 //! Images and files that results carry are saved under `.riverse/out/`;
 //! `--json` names where (`saved`) in place of their base64 `content`.
 
@@ -14,12 +16,17 @@ use super::chat::StreamedText;
 use crate::live::{Asker, OutDir, ToolLines, TurnView, with_saved};
 use crate::output::{Exit, print_json};
 
-pub async fn run(settings: &Settings, message: &str, as_json: bool) -> anyhow::Result<Exit> {
+pub async fn run(
+    settings: &Settings,
+    message: &str,
+    as_json: bool,
+    approve_all: bool,
+) -> anyhow::Result<Exit> {
     let agent = build_agent(settings).await?;
     let lines = ToolLines::for_stderr();
     let mut view = TurnView::new(
         lines.clone(),
-        Asker::nobody(lines),
+        Asker::nobody(lines).approving_all(approve_all),
         OutDir::of(&settings.project_dir),
     );
     let mut answer = StreamedText::new(io::stdout());

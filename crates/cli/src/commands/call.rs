@@ -1,9 +1,11 @@
-//! `riverse call NAME [k=v ...] [--params JSON] [--json]`
+//! `riverse call NAME [k=v ...] [--params JSON] [--json] [--yes]`
 //!
 //! The tool runs straight from the registry, with a listener of its own:
 //! its bar on a terminal (cleared when it ends) and its log lines on stderr,
 //! its questions put to the person when stdin and stderr are a terminal
-//! (cancelled otherwise), `self.sample` answered by Riverse's own LLM.
+//! (cancelled otherwise), `self.sample` answered by Riverse's own LLM. A
+//! call whose `tools.<name>.approval` asks is put to the person the same
+//! way, refused without a terminal, and approved at once by `--yes`.
 //! Images and files the result carries are saved under `.riverse/out/`;
 //! `--json` names where (`saved`) in place of their base64 `content`.
 
@@ -19,14 +21,13 @@ use crate::output::{Exit, print, print_json, usage};
 pub async fn run(
     settings: &Settings,
     name: &str,
-    pairs: &[String],
-    params_json: Option<&str>,
+    params: Params,
     as_json: bool,
+    approve: bool,
 ) -> anyhow::Result<Exit> {
-    let params = parse_params(pairs, params_json)?;
     let registry = build_registry(settings).await;
     let lines = ToolLines::for_stderr();
-    let asker = Asker::for_terminal(lines.clone());
+    let asker = Asker::for_terminal(lines.clone()).approving_all(approve);
     let view = CallView::new(name, lines.clone(), asker.clone(), own_llm(settings));
     // Piped, a call shows no line of its own: its data is what it prints.
     if lines.is_live() {
@@ -109,7 +110,7 @@ fn unknown_tool_hint(registry: &Registry, settings: &Settings) -> String {
 
 /// `--params` as the base object, each `key=value` over it (as a string; the
 /// registry coerces it to the declared type).
-fn parse_params(pairs: &[String], params_json: Option<&str>) -> anyhow::Result<Params> {
+pub fn parse_params(pairs: &[String], params_json: Option<&str>) -> anyhow::Result<Params> {
     let mut params = match params_json {
         None => Params::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {

@@ -11,6 +11,9 @@
 //! it (plain lines on a piped stderr). A tool's question is put to the
 //! person when stdin and stderr are a terminal (see `live/form.rs` for how
 //! answers read; Esc, Ctrl-C or Ctrl-D cancel it), and cancelled otherwise.
+//! A call whose `tools.<name>.approval` asks is shown with its arguments
+//! and runs on `y`, is refused on `n`, and on `a` runs with every later call
+//! of that tool in the session; without a terminal it is refused.
 //! Images and files that results carry are saved under `.riverse/out/`.
 
 use std::io::{self, IsTerminal, Write};
@@ -25,7 +28,7 @@ use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
 use super::reload::{self, Report};
-use crate::live::{Asker, OutDir, ToolLines, TurnView};
+use crate::live::{Approvals, Asker, OutDir, ToolLines, TurnView};
 use crate::output::Exit;
 
 const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
@@ -54,6 +57,8 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
         Report::Lines(printer),
     );
     let out = OutDir::of(&settings.project_dir);
+    // What the person approved for the rest of the session.
+    let approvals = Approvals::asked();
     let mut history: Vec<Message> = Vec::new();
     while let Some(line) = input.next_line().await? {
         let line = line.trim();
@@ -68,7 +73,9 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
             "/help" => eprintln!("{HELP}"),
             command if command.starts_with('/') => eprintln!("unknown command {command}; {HELP}"),
             message => {
-                if let Some(messages) = run_turn(&agent, &history, message, &out).await? {
+                if let Some(messages) =
+                    run_turn(&agent, &history, message, &out, &approvals).await?
+                {
                     history.extend(messages);
                 }
             }
@@ -85,9 +92,11 @@ async fn run_turn(
     history: &[Message],
     message: &str,
     out: &OutDir,
+    approvals: &Approvals,
 ) -> anyhow::Result<Option<Vec<Message>>> {
     let lines = ToolLines::for_stderr();
-    let mut view = TurnView::new(lines.clone(), Asker::for_terminal(lines), out.clone());
+    let asker = Asker::for_terminal(lines.clone()).remembering(approvals);
+    let mut view = TurnView::new(lines, asker, out.clone());
     let mut answer = StreamedText::new(io::stdout());
     let outcome = {
         let mut on_event = |event: TurnEvent| match event {

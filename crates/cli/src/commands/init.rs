@@ -57,6 +57,27 @@ const STANDARD_FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The line of the settings template that shows how to turn shell_exec on.
+const SHELL_EXEC_EXAMPLE: &str =
+    "  # shell_exec: {enabled: true, whitelist: [\"ls\", \"cat\", \"git status\"], timeout: 30}\n";
+
+/// What `--tools standard` writes in its place: the tools that change
+/// things ask first.
+const STANDARD_SETTINGS: &str = concat!(
+    "  file_write: {approval: ask}  # a person says yes to each write\n",
+    "  # shell_exec is off until enabled; each command it runs then asks first:\n",
+    "  shell_exec: {approval: ask}  # {enabled: true, approval: ask, whitelist: [ls, cat, \"git status\"], timeout: 30}\n",
+);
+
+/// The settings file for a project with `tools`.
+fn settings_text(tools: Option<ToolSet>) -> String {
+    let template = FILES[0].1;
+    match tools {
+        Some(ToolSet::Standard) => template.replacen(SHELL_EXEC_EXAMPLE, STANDARD_SETTINGS, 1),
+        None => template.to_owned(),
+    }
+}
+
 pub fn run(target: &Path, force: bool, tools: Option<ToolSet>) -> anyhow::Result<Exit> {
     let files: Vec<&(&str, &str)> = match tools {
         Some(ToolSet::Standard) => FILES.iter().chain(STANDARD_FILES).collect(),
@@ -76,7 +97,13 @@ pub fn run(target: &Path, force: bool, tools: Option<ToolSet>) -> anyhow::Result
             )));
         }
     }
+    let settings = settings_text(tools);
     for (path, contents) in files {
+        let contents = if *path == "settings.yaml" {
+            settings.as_str()
+        } else {
+            contents
+        };
         let path = target.join(path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -92,4 +119,19 @@ pub fn run(target: &Path, force: bool, tools: Option<ToolSet>) -> anyhow::Result
         target.display()
     ))?;
     Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_standard_tools_that_change_things_ask_first() {
+        assert_eq!(FILES[0].0, "settings.yaml");
+        assert!(FILES[0].1.contains(SHELL_EXEC_EXAMPLE));
+        let standard = settings_text(Some(ToolSet::Standard));
+        assert!(standard.contains(STANDARD_SETTINGS));
+        assert!(!standard.contains(SHELL_EXEC_EXAMPLE));
+        assert!(!settings_text(None).contains("approval: ask}"));
+    }
 }

@@ -35,13 +35,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             pairs,
             params,
             json,
+            yes,
         } => {
             let settings = load_settings(&cli.global)?;
-            call::run(&settings, &name, &pairs, params.as_deref(), json).await
+            let params = call::parse_params(&pairs, params.as_deref())?;
+            call::run(&settings, &name, params, json, yes).await
         }
         Command::Mcp { http } => mcp::run(&load_settings(&cli.global)?, http).await,
-        Command::Ask { message, json } => {
-            ask::run(&load_settings(&cli.global)?, &message, json).await
+        Command::Ask { message, json, yes } => {
+            ask::run(&load_settings(&cli.global)?, &message, json, yes).await
         }
         Command::Chat => chat::run(&load_settings(&cli.global)?).await,
         Command::Eval {

@@ -64,6 +64,15 @@ fn table(registry: &Registry, settings: &Settings) -> String {
                 out.push_str(&format!("{:name_width$}    {param} ({kind}): {text}\n", ""));
             }
         }
+        if let Some(name) = entry.name()
+            && !registry.approval(name).is_auto()
+        {
+            let approval = registry.approval(name).summary();
+            out.push_str(&format!(
+                "{:name_width$}    approval: {approval} (tools.{name}.approval)\n",
+                ""
+            ));
+        }
         for warning in entry.manifest().iter().flat_map(|m| m.type_warnings()) {
             out.push_str(&format!("{:name_width$}    ! {warning}\n", ""));
         }

@@ -10,6 +10,7 @@ use riverse_tool::{Answer, AnswerAction, Question, shorten};
 use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
 
+use super::approvals::{self, Approvals};
 use super::form::{self, Reading};
 use super::lines::{ToolLines, printable};
 use super::prompt::{self, Typed};
@@ -24,6 +25,8 @@ pub struct Asker {
     lines: ToolLines,
     /// `None`: nobody answers.
     terminal: Option<Arc<Prompts>>,
+    /// Who says yes to the calls whose approval asks.
+    approvals: Approvals,
 }
 
 /// The prompts of one terminal.
@@ -43,23 +46,61 @@ impl Asker {
             Asker {
                 lines,
                 terminal: Some(Arc::default()),
+                approvals: Approvals::asked(),
             }
         } else {
-            Asker::nobody(lines)
+            Asker {
+                approvals: Approvals::Refused(approvals::NO_TERMINAL),
+                ..Asker::nobody(lines)
+            }
         }
     }
 
-    /// Every question is cancelled, and a line says so.
+    /// Every question is cancelled, and a line says so; so is every call
+    /// that asks for approval.
     pub fn nobody(lines: ToolLines) -> Self {
         Asker {
             lines,
             terminal: None,
+            approvals: Approvals::Refused(approvals::ASK_HAS_NOBODY),
+        }
+    }
+
+    /// Remembers what the person approves for the session in `session`,
+    /// which outlives this asker (a chat's turns share one).
+    pub fn remembering(self, session: &Approvals) -> Self {
+        match self.approvals {
+            Approvals::Asked(_) => Asker {
+                approvals: session.clone(),
+                ..self
+            },
+            _ => self,
+        }
+    }
+
+    /// Approves every call that asks (`--yes`) when `given`.
+    pub fn approving_all(self, given: bool) -> Self {
+        if !given {
+            return self;
+        }
+        Asker {
+            approvals: Approvals::Given,
+            ..self
         }
     }
 
     /// Asks `question` of `tool` and gives the answer to `reply`; returns
     /// at once.
     pub fn ask(&self, tool: &str, question: Question, reply: QuestionReply) {
+        if let Some(request) = &question.approval
+            && let Some((answer, line)) = self.approvals.without_prompt(request)
+        {
+            if let Some(line) = line {
+                self.lines.line(line);
+            }
+            reply.answer(answer);
+            return;
+        }
         let Some(prompts) = &self.terminal else {
             let quoted = shorten(&printable(&question.message), MAX_QUOTED_CHARS);
             self.lines.line(format!(
@@ -71,13 +112,18 @@ impl Asker {
         let lines = self.lines.clone();
         let tool = tool.to_owned();
         let shared = prompts.clone();
+        let approvals = self.approvals.clone();
         let prompt = tokio::task::spawn_blocking(move || {
             let _alone = shared.one_at_a_time.lock();
             if !reply.is_open() {
                 return;
             }
             lines.pause();
-            let answer = fill_in(&tool, &question, &|| reply.is_open());
+            let is_open = || reply.is_open();
+            let answer = match &question.approval {
+                Some(request) => approvals.prompt(request, &is_open),
+                None => fill_in(&tool, &question, &is_open),
+            };
             lines.resume();
             if let Some(answer) = answer {
                 reply.answer(answer);

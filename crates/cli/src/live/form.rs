@@ -219,6 +219,7 @@ mod tests {
         Question {
             message: "?".into(),
             schema,
+            approval: None,
         }
     }
 

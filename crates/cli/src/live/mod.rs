@@ -9,6 +9,7 @@
 //! events reach them through [`TurnView`]; a direct call's through
 //! [`CallView`], its listener.
 
+mod approvals;
 mod asker;
 mod call_view;
 mod form;
@@ -17,6 +18,7 @@ mod prompt;
 mod saved;
 mod turn_view;
 
+pub use approvals::Approvals;
 pub use asker::Asker;
 pub use call_view::{CALL_ID, CallView};
 pub use lines::{ToolLines, write_above_bars};

@@ -66,6 +66,7 @@ pub(super) async fn registry(
             ToolPolicy {
                 disabled: None,
                 timeout: Some(Duration::from_secs(*secs)),
+                ..ToolPolicy::default()
             },
         );
     }

@@ -269,6 +269,7 @@ async fn enabled_false_disables_a_tool_that_never_checks_its_config() {
     let disabled = ToolPolicy {
         disabled: Some("disabled by tools.echo.enabled: false".into()),
         timeout: None,
+        ..ToolPolicy::default()
     };
     let registry = registry_with(options, policy("echo", disabled)).await;
     assert_eq!(

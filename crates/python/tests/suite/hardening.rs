@@ -175,6 +175,7 @@ async fn a_process_that_escaped_its_workers_group_dies_with_the_worker() {
     let timeout = riverse_tool::ToolPolicy {
         disabled: None,
         timeout: Some(std::time::Duration::from_secs(1)),
+        ..riverse_tool::ToolPolicy::default()
     };
     let registry = super::support::registry_with(
         options(&project),

@@ -16,6 +16,7 @@ fn one_second(name: &str) -> riverse_tool::RegistryOptions {
     let timeout = ToolPolicy {
         disabled: None,
         timeout: Some(Duration::from_secs(1)),
+        ..ToolPolicy::default()
     };
     policy(name, timeout)
 }

@@ -1,6 +1,6 @@
 use super::*;
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// A tool compiled into the test: echoes its parameters.
 struct Echo {
@@ -100,6 +100,7 @@ fn invalid_names_and_disabled_tools_are_reported_not_registered() {
         ToolPolicy {
             disabled: Some("switched off by the caller".into()),
             timeout: None,
+            ..ToolPolicy::default()
         },
     );
     let registry = Registry::new(vec![echo("bad name", "a.py"), echo("off", "b.py")], options);
@@ -131,6 +132,7 @@ async fn calls_coerce_parameters_apply_the_deadline_and_cap_output() {
         ToolPolicy {
             disabled: None,
             timeout: Some(Duration::from_secs(5)),
+            ..ToolPolicy::default()
         },
     );
     let registry = Registry::new(vec![echo("echo", "a.py")], options);
@@ -166,4 +168,109 @@ async fn unknown_and_unavailable_tools_are_call_errors() {
             reason: "is_available() returned False".into()
         })
     );
+}
+
+/// A front end whose person gives one answer to every approval, and counts
+/// what it was asked.
+struct Person {
+    answer: Approval,
+    asked: parking_lot::Mutex<Vec<ApprovalRequest>>,
+}
+
+#[async_trait::async_trait]
+impl crate::CallListener for Person {
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        self.asked.lock().push(request);
+        self.answer.clone()
+    }
+}
+
+fn guarded(policy: Value) -> Registry {
+    let mut options = RegistryOptions::default();
+    let approval = ApprovalPolicy::from_value("tools.echo.approval", &policy).unwrap();
+    options.policies.insert(
+        "echo".into(),
+        ToolPolicy {
+            approval,
+            ..ToolPolicy::default()
+        },
+    );
+    Registry::new(vec![echo("echo", "a.py")], options)
+}
+
+async fn call_answered(registry: &Registry, text: &str, answer: Approval) -> (ToolResult, usize) {
+    let person = Arc::new(Person {
+        answer,
+        asked: parking_lot::Mutex::new(Vec::new()),
+    });
+    let context = CallContext::new(person.clone());
+    let params = json!({"text": text}).as_object().unwrap().clone();
+    let result = registry.call_with("echo", params, &context).await.unwrap();
+    let asked = person.asked.lock().len();
+    (result, asked)
+}
+
+#[tokio::test]
+async fn a_call_that_asks_runs_on_a_yes_and_is_refused_on_a_no() {
+    let registry = guarded(json!("ask"));
+    let (approved, asked) = call_answered(&registry, "hi", Approval::Approved).await;
+    assert_eq!((approved.success, asked), (true, 1));
+    assert_eq!(
+        approved.approval,
+        Some(ApprovalRecord {
+            decision: Decision::Approved,
+            rule: "tools.echo.approval".into()
+        })
+    );
+    let (declined, _) = call_answered(&registry, "hi", Approval::Declined).await;
+    assert_eq!(declined.failure_kind(), Some(FailureKind::Denied));
+    assert_eq!(declined.error, "echo was not run: the user declined it");
+    assert_eq!(declined.approval.unwrap().decision, Decision::Declined);
+    let (unanswered, _) = call_answered(
+        &registry,
+        "hi",
+        Approval::Unanswered("nobody is there".into()),
+    )
+    .await;
+    assert_eq!(
+        unanswered.error,
+        "echo was not run: it needs approval (tools.echo.approval is ask) and nobody is there"
+    );
+    // A call that nobody watches has nobody to ask.
+    let params = json!({"text": "hi"}).as_object().unwrap().clone();
+    let unwatched = registry.call("echo", params).await.unwrap();
+    assert_eq!(unwatched.approval.unwrap().decision, Decision::Unanswered);
+}
+
+#[tokio::test]
+async fn rules_let_some_calls_run_refuse_others_and_ask_for_the_rest() {
+    let registry = guarded(json!({
+        "default": "ask",
+        "auto": [{"text": {"prefix": "hello"}}],
+        "deny": [{"text": {"regex": ".*secret.*"}}],
+    }));
+    let (allowed, asked) = call_answered(&registry, "hello there", Approval::Declined).await;
+    assert_eq!((allowed.success, asked), (true, 0));
+    assert_eq!(
+        allowed.approval,
+        Some(ApprovalRecord {
+            decision: Decision::Allowed,
+            rule: "tools.echo.approval.auto[0]".into()
+        })
+    );
+    let (denied, asked) = call_answered(&registry, "hello secret", Approval::Approved).await;
+    assert_eq!((denied.success, asked), (false, 0));
+    assert_eq!(
+        denied.error,
+        "echo was not run: tools.echo.approval.deny[0] matched (deny)"
+    );
+    let (asked_first, asked) = call_answered(&registry, "bye", Approval::Approved).await;
+    assert_eq!((asked_first.success, asked), (true, 1));
+}
+
+#[tokio::test]
+async fn a_tool_without_a_policy_runs_and_records_nothing() {
+    let registry = guarded(json!("auto"));
+    let (result, asked) = call_answered(&registry, "hi", Approval::Declined).await;
+    assert_eq!((result.success, asked, result.approval), (true, 0, None));
 }

@@ -1,0 +1,588 @@
+//! Whether a call may run: `tools.<name>.approval`, and what was decided.
+//!
+//! A policy is a mode (`auto`, `ask`, `deny`) or a mode with rules over the
+//! call's arguments:
+//!
+//! ```yaml
+//! approval:
+//!   default: ask
+//!   auto: [{command: {prefix: "git status"}}, {command: {prefix: ls}}]
+//!   deny: [{command: {regex: ".*rm\\s+-rf.*"}}]
+//! ```
+//!
+//! Each rule is a map of parameters to patterns, all of which must match. Of
+//! the rules that match a call, the strictest wins (`deny`, then `ask`, then
+//! `auto`); when none matches, `default` does. A pattern is a string (the
+//! value equals it), `{prefix: …}`, `{regex: …}` (the whole value matches),
+//! or a list of patterns (any matches). A prefix never matches a value with
+//! a shell operator or a `..` component, so `git status; rm -rf ~` and
+//! `notes/../.ssh` pass no `auto` rule.
+
+use std::fmt;
+
+use regex_lite::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::{Answer, AnswerAction, Question};
+use crate::params::Params;
+use crate::text::shorten;
+
+/// What a policy says of one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ApprovalMode {
+    /// Runs without asking.
+    #[default]
+    Auto,
+    /// Runs once the person behind the front end says yes.
+    Ask,
+    /// Never runs.
+    Deny,
+}
+
+impl ApprovalMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalMode::Auto => "auto",
+            ApprovalMode::Ask => "ask",
+            ApprovalMode::Deny => "deny",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<ApprovalMode> {
+        [ApprovalMode::Auto, ApprovalMode::Ask, ApprovalMode::Deny]
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+    }
+}
+
+/// `tools.<name>.approval`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ApprovalPolicy {
+    /// The settings key, for the messages that name it.
+    key: String,
+    default: ApprovalMode,
+    rules: Vec<Rule>,
+}
+
+/// One rule: when every parameter matches its pattern, `mode` applies.
+#[derive(Debug, Clone, PartialEq)]
+struct Rule {
+    /// `tools.<name>.approval.auto[0]`.
+    key: String,
+    mode: ApprovalMode,
+    when: Vec<(String, Pattern)>,
+}
+
+#[derive(Debug, Clone)]
+enum Pattern {
+    Exact(String),
+    Prefix(String),
+    /// Anchored at both ends.
+    Regex(Regex),
+    Any(Vec<Pattern>),
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Pattern::Exact(a), Pattern::Exact(b)) | (Pattern::Prefix(a), Pattern::Prefix(b)) => {
+                a == b
+            }
+            (Pattern::Regex(a), Pattern::Regex(b)) => a.as_str() == b.as_str(),
+            (Pattern::Any(a), Pattern::Any(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// What a policy decided for one call, and the key of the rule that did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub mode: ApprovalMode,
+    /// The settings key that decided: `tools.x.approval`, or one rule's.
+    pub rule: String,
+    /// Whether a rule decided (not the policy's default).
+    pub by_rule: bool,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.by_rule {
+            write!(f, "{} matched ({})", self.rule, self.mode.as_str())
+        } else {
+            write!(f, "{} is {}", self.rule, self.mode.as_str())
+        }
+    }
+}
+
+impl ApprovalPolicy {
+    /// A policy of one mode for every call.
+    pub fn mode(key: impl Into<String>, mode: ApprovalMode) -> Self {
+        ApprovalPolicy {
+            key: key.into(),
+            default: mode,
+            rules: Vec::new(),
+        }
+    }
+
+    /// Reads the value of `key` (`tools.<name>.approval`): a mode's name, or
+    /// a map of `default` and rule lists. The error names the key at fault.
+    pub fn from_value(key: &str, value: &Value) -> Result<ApprovalPolicy, ApprovalError> {
+        let map = match value {
+            Value::String(name) => return Ok(ApprovalPolicy::mode(key, mode_named(key, name)?)),
+            Value::Object(map) => map,
+            other => {
+                let why = format!("expected auto, ask, deny or a map of rules, got {other}");
+                return Err(fault(key, why));
+            }
+        };
+        let mut policy = ApprovalPolicy::mode(key, ApprovalMode::Auto);
+        for (field, value) in map {
+            let field_key = format!("{key}.{field}");
+            if field == "default" {
+                let name = value.as_str().ok_or_else(|| {
+                    fault(
+                        &field_key,
+                        format!("expected auto, ask or deny, got {value}"),
+                    )
+                })?;
+                policy.default = mode_named(&field_key, name)?;
+                continue;
+            }
+            let Some(mode) = ApprovalMode::from_name(field) else {
+                let why = "unknown key; an approval takes default, auto, ask and deny";
+                return Err(fault(&field_key, why));
+            };
+            let Value::Array(rules) = value else {
+                let why = format!("expected a list of rules ({{parameter: pattern}}), got {value}");
+                return Err(fault(&field_key, why));
+            };
+            for (index, rule) in rules.iter().enumerate() {
+                policy
+                    .rules
+                    .push(read_rule(format!("{field_key}[{index}]"), mode, rule)?);
+            }
+        }
+        Ok(policy)
+    }
+
+    /// Whether the policy asks or refuses anything at all.
+    pub fn is_auto(&self) -> bool {
+        self.default == ApprovalMode::Auto
+            && self
+                .rules
+                .iter()
+                .all(|rule| rule.mode == ApprovalMode::Auto)
+    }
+
+    /// How this policy reads in `riverse tools`: `ask`, `ask, 2 rules`.
+    pub fn summary(&self) -> String {
+        match self.rules.len() {
+            0 => self.default.as_str().to_owned(),
+            1 => format!("{}, 1 rule", self.default.as_str()),
+            rules => format!("{}, {rules} rules", self.default.as_str()),
+        }
+    }
+
+    /// What applies to a call with `params`.
+    pub fn decide(&self, params: &Params) -> Verdict {
+        let strictest = self
+            .rules
+            .iter()
+            .filter(|rule| rule.matches(params))
+            .max_by_key(|rule| rule.mode);
+        match strictest {
+            Some(rule) => Verdict {
+                mode: rule.mode,
+                rule: rule.key.clone(),
+                by_rule: true,
+            },
+            None => Verdict {
+                mode: self.default,
+                rule: if self.key.is_empty() {
+                    "the approval policy".to_owned()
+                } else {
+                    self.key.clone()
+                },
+                by_rule: false,
+            },
+        }
+    }
+}
+
+/// A fault in an approval policy: the settings key, and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct ApprovalError {
+    pub key: String,
+    pub message: String,
+}
+
+fn fault(key: &str, message: impl Into<String>) -> ApprovalError {
+    ApprovalError {
+        key: key.to_owned(),
+        message: message.into(),
+    }
+}
+
+fn mode_named(key: &str, name: &str) -> Result<ApprovalMode, ApprovalError> {
+    ApprovalMode::from_name(name.trim())
+        .ok_or_else(|| fault(key, format!("expected auto, ask or deny, got {name:?}")))
+}
+
+fn read_rule(key: String, mode: ApprovalMode, value: &Value) -> Result<Rule, ApprovalError> {
+    let Value::Object(map) = value else {
+        let why = format!("expected a map of parameters to patterns, got {value}");
+        return Err(fault(&key, why));
+    };
+    if map.is_empty() {
+        let why = "a rule names at least one parameter (an empty rule would match every call)";
+        return Err(fault(&key, why));
+    }
+    let when = map
+        .iter()
+        .map(|(param, pattern)| {
+            let pattern = read_pattern(&format!("{key}.{param}"), pattern)?;
+            Ok((param.clone(), pattern))
+        })
+        .collect::<Result<_, ApprovalError>>()?;
+    Ok(Rule { key, mode, when })
+}
+
+fn read_pattern(key: &str, value: &Value) -> Result<Pattern, ApprovalError> {
+    const EXPECTED: &str = "expected a string, {prefix: ...}, {regex: ...} or a list of them";
+    match value {
+        Value::String(text) => Ok(Pattern::Exact(text.clone())),
+        Value::Number(_) | Value::Bool(_) => Ok(Pattern::Exact(value.to_string())),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| read_pattern(key, item))
+            .collect::<Result<_, _>>()
+            .map(Pattern::Any),
+        Value::Object(map) if map.len() == 1 => {
+            let (kind, text) = map.iter().next().expect("one entry");
+            let Some(text) = text.as_str() else {
+                return Err(fault(
+                    &format!("{key}.{kind}"),
+                    format!("expected a string, got {text}"),
+                ));
+            };
+            match kind.as_str() {
+                "prefix" if text.is_empty() => Err(fault(
+                    &format!("{key}.prefix"),
+                    "an empty prefix would match every value",
+                )),
+                "prefix" => Ok(Pattern::Prefix(text.to_owned())),
+                "regex" => Regex::new(&format!("^(?:{text})$"))
+                    .map(Pattern::Regex)
+                    .map_err(|err| fault(&format!("{key}.regex"), err.to_string())),
+                _ => Err(fault(key, format!("unknown pattern {kind:?}; {EXPECTED}"))),
+            }
+        }
+        other => Err(fault(key, format!("{EXPECTED}, got {other}"))),
+    }
+}
+
+impl Rule {
+    fn matches(&self, params: &Params) -> bool {
+        self.when.iter().all(|(param, pattern)| {
+            params
+                .get(param)
+                .is_some_and(|value| pattern.matches(&value_text(value)))
+        })
+    }
+}
+
+/// A value as its rules read it: a string as it is, anything else as JSON.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Characters that make one shell command several, or substitute one.
+const SHELL_OPERATORS: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '\n', '\r'];
+
+impl Pattern {
+    fn matches(&self, value: &str) -> bool {
+        match self {
+            Pattern::Exact(text) => value == text,
+            Pattern::Regex(regex) => regex.is_match(value),
+            Pattern::Any(patterns) => patterns.iter().any(|pattern| pattern.matches(value)),
+            Pattern::Prefix(prefix) => {
+                let Some(rest) = value.strip_prefix(prefix.as_str()) else {
+                    return false;
+                };
+                // `ls` is not a prefix of `lsblk`; `notes/` is of `notes/a`.
+                let at_boundary = rest.is_empty()
+                    || !prefix.ends_with(|c: char| c.is_alphanumeric())
+                    || !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-');
+                at_boundary && !value.contains(SHELL_OPERATORS) && !has_parent_component(value)
+            }
+        }
+    }
+}
+
+fn has_parent_component(value: &str) -> bool {
+    value
+        .split(|c: char| c == '/' || c == '\\' || c.is_whitespace())
+        .any(|component| component == "..")
+}
+
+/// How a call that needed approval was let through or kept back, as it is
+/// recorded with the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// An `auto` rule let it run without asking.
+    Allowed,
+    /// The person said yes to this call.
+    Approved,
+    /// The person said yes to this tool for the rest of the session.
+    ApprovedForSession,
+    /// The person said no.
+    Declined,
+    /// Nobody could be asked, or nobody answered in time.
+    Unanswered,
+    /// The settings refuse it.
+    Denied,
+}
+
+impl Decision {
+    pub fn lets_run(self) -> bool {
+        matches!(
+            self,
+            Decision::Allowed | Decision::Approved | Decision::ApprovedForSession
+        )
+    }
+}
+
+/// The decision on one call, recorded with its result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    pub decision: Decision,
+    /// The settings key that asked, refused or allowed.
+    pub rule: String,
+}
+
+/// A call that waits for a person's yes: what a front end shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    pub tool: String,
+    /// The call's arguments, coerced: what will run.
+    pub arguments: Params,
+    /// The settings key that asks.
+    pub rule: String,
+}
+
+/// What the person behind a front end made of an [`ApprovalRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    Approved,
+    /// Yes, and to every call of this tool for the rest of the session.
+    ApprovedForSession,
+    Declined,
+    /// Nobody could answer, with why ("`riverse ask` has nobody to ask: …").
+    Unanswered(String),
+}
+
+/// The field of an approval's accept that makes it a yes for the session.
+pub const FOR_SESSION: &str = "for_session";
+
+impl ApprovalRequest {
+    /// The request as a question, for a front end that only knows
+    /// questions (MCP's elicitation): its message says what will run, and an
+    /// accept is a yes.
+    pub fn question(&self) -> Question {
+        let arguments = Value::Object(self.arguments.clone());
+        Question {
+            message: format!(
+                "Allow {} to run with {}? ({} is ask)",
+                self.tool,
+                shorten(&arguments.to_string(), 2000),
+                self.rule
+            ),
+            schema: serde_json::json!({"type": "object", "properties": {}}),
+            approval: Some(self.clone()),
+        }
+    }
+}
+
+impl Approval {
+    /// What an answer to [`ApprovalRequest::question`] decided.
+    pub fn from_answer(answer: &Answer) -> Approval {
+        match answer.action {
+            AnswerAction::Accept if answer.content.get(FOR_SESSION) == Some(&Value::Bool(true)) => {
+                Approval::ApprovedForSession
+            }
+            AnswerAction::Accept => Approval::Approved,
+            AnswerAction::Decline => Approval::Declined,
+            AnswerAction::Cancel => Approval::Unanswered(
+                answer
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "nobody answered".to_owned()),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn params(value: Value) -> Params {
+        value.as_object().cloned().unwrap()
+    }
+
+    fn policy(value: Value) -> ApprovalPolicy {
+        ApprovalPolicy::from_value("tools.shell_exec.approval", &value).unwrap()
+    }
+
+    fn mode_of(policy: &ApprovalPolicy, command: &str) -> ApprovalMode {
+        policy.decide(&params(json!({"command": command}))).mode
+    }
+
+    #[test]
+    fn a_mode_applies_to_every_call() {
+        for (name, mode) in [
+            ("auto", ApprovalMode::Auto),
+            ("ask", ApprovalMode::Ask),
+            ("deny", ApprovalMode::Deny),
+        ] {
+            let policy = policy(json!(name));
+            let verdict = policy.decide(&params(json!({"command": "ls"})));
+            assert_eq!(verdict.mode, mode);
+            assert_eq!(
+                verdict.to_string(),
+                format!("tools.shell_exec.approval is {name}")
+            );
+        }
+    }
+
+    #[test]
+    fn the_strictest_matching_rule_wins_and_the_default_otherwise() {
+        let policy = policy(json!({
+            "default": "ask",
+            "auto": [{"command": {"prefix": "git"}}, {"command": ["pwd", {"prefix": "ls"}]}],
+            "deny": [{"command": {"regex": "git push.*"}}],
+        }));
+        assert_eq!(mode_of(&policy, "git status"), ApprovalMode::Auto);
+        assert_eq!(mode_of(&policy, "pwd"), ApprovalMode::Auto);
+        assert_eq!(mode_of(&policy, "ls -la"), ApprovalMode::Auto);
+        assert_eq!(mode_of(&policy, "git push --force"), ApprovalMode::Deny);
+        assert_eq!(mode_of(&policy, "rm -rf build"), ApprovalMode::Ask);
+        let verdict = policy.decide(&params(json!({"command": "git push"})));
+        assert_eq!(
+            verdict.to_string(),
+            "tools.shell_exec.approval.deny[0] matched (deny)"
+        );
+        // A rule on a parameter the call does not have does not match.
+        assert_eq!(policy.decide(&params(json!({}))).mode, ApprovalMode::Ask);
+    }
+
+    #[test]
+    fn a_prefix_matches_at_a_word_boundary_and_never_a_chained_command() {
+        let policy = policy(json!({
+            "default": "ask",
+            "auto": [{"command": {"prefix": "ls"}}, {"path": {"prefix": "notes/"}}],
+        }));
+        assert_eq!(mode_of(&policy, "ls"), ApprovalMode::Auto);
+        assert_eq!(mode_of(&policy, "ls -l docs"), ApprovalMode::Auto);
+        for chained in [
+            "lsblk",
+            "ls; rm -rf ~",
+            "ls && curl evil",
+            "ls | sh",
+            "ls $(rm x)",
+            "ls `rm x`",
+            "ls > /etc/passwd",
+            "ls\nrm x",
+        ] {
+            assert_eq!(mode_of(&policy, chained), ApprovalMode::Ask, "{chained}");
+        }
+        let path = |path: &str| policy.decide(&params(json!({"path": path}))).mode;
+        assert_eq!(path("notes/today.md"), ApprovalMode::Auto);
+        assert_eq!(path("notes/../.ssh/id_rsa"), ApprovalMode::Ask);
+        assert_eq!(path("notes/.."), ApprovalMode::Ask);
+    }
+
+    #[test]
+    fn a_regex_matches_the_whole_value_and_other_types_as_json() {
+        let policy = policy(json!({
+            "deny": [{"count": {"regex": "[0-9]{4,}"}}, {"force": true}],
+        }));
+        let mode = |value: Value| policy.decide(&params(value)).mode;
+        assert_eq!(mode(json!({"count": 10000})), ApprovalMode::Deny);
+        assert_eq!(mode(json!({"count": 12})), ApprovalMode::Auto);
+        assert_eq!(mode(json!({"count": "a12345"})), ApprovalMode::Auto);
+        assert_eq!(mode(json!({"force": true})), ApprovalMode::Deny);
+        assert_eq!(mode(json!({"force": false})), ApprovalMode::Auto);
+    }
+
+    #[test]
+    fn every_rule_of_a_rule_must_match() {
+        let policy = policy(json!({
+            "default": "deny",
+            "auto": [{"command": {"prefix": "cat"}, "cwd": "notes"}],
+        }));
+        let mode = |value: Value| policy.decide(&params(value)).mode;
+        assert_eq!(
+            mode(json!({"command": "cat a", "cwd": "notes"})),
+            ApprovalMode::Auto
+        );
+        assert_eq!(
+            mode(json!({"command": "cat a", "cwd": "/"})),
+            ApprovalMode::Deny
+        );
+    }
+
+    #[test]
+    fn a_bad_policy_names_the_key_at_fault() {
+        let error = |value: Value| {
+            ApprovalPolicy::from_value("tools.shell_exec.approval", &value)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error(json!("sometimes")),
+            "tools.shell_exec.approval: expected auto, ask or deny, got \"sometimes\""
+        );
+        assert_eq!(
+            error(json!({"allow": []})),
+            "tools.shell_exec.approval.allow: unknown key; an approval takes default, auto, ask and deny"
+        );
+        assert_eq!(
+            error(json!({"auto": {"command": "ls"}})),
+            "tools.shell_exec.approval.auto: expected a list of rules ({parameter: pattern}), got {\"command\":\"ls\"}"
+        );
+        assert_eq!(
+            error(json!({"auto": [{}]})),
+            "tools.shell_exec.approval.auto[0]: a rule names at least one parameter (an empty rule would match every call)"
+        );
+        assert_eq!(
+            error(json!({"deny": [{"command": {"regex": "("}}]}))
+                .lines()
+                .next()
+                .unwrap(),
+            "tools.shell_exec.approval.deny[0].command.regex: found open group without closing ')'"
+        );
+        assert_eq!(
+            error(json!({"auto": [{"command": {"glob": "*"}}]})),
+            "tools.shell_exec.approval.auto[0].command: unknown pattern \"glob\"; expected a string, {prefix: ...}, {regex: ...} or a list of them"
+        );
+        assert_eq!(
+            error(json!({"auto": [{"command": {"prefix": ""}}]})),
+            "tools.shell_exec.approval.auto[0].command.prefix: an empty prefix would match every value"
+        );
+        assert_eq!(
+            error(json!(3)),
+            "tools.shell_exec.approval: expected auto, ask, deny or a map of rules, got 3"
+        );
+    }
+}
