@@ -20,6 +20,9 @@
 //! Python worker forked by its fork server): its own group, its stderr relayed,
 //! killed on drop, its exit reported by its parent through an [`ExitReport`].
 //!
+//! [`sandbox`] confines a child before it runs its program: Landlock file
+//! and TCP rules, resource limits, no new privileges.
+//!
 //! Out of scope: what is spoken over stdin and stdout (the callers' protocols),
 //! and restarting a child (the callers decide when a fresh one is needed).
 
@@ -30,6 +33,7 @@ mod exit;
 pub mod groups;
 mod lines;
 mod relay;
+pub mod sandbox;
 
 pub use adopted::{Adopted, ExitReport};
 pub use bounded::{BoundedLines, Replace, Verdict, Vet};

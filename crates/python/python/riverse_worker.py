@@ -33,6 +33,7 @@ if sys.path[:1] == [""]:
 import _thread
 import abc
 import dataclasses
+import errno
 import importlib
 import json
 import os
@@ -664,6 +665,9 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
         return raised(str(failed), failed.__cause__, discovery.tools_dir)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
         failed = raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
+        breach = SANDBOX.breach(exc) if SANDBOX is not None else None
+        if breach:
+            failed["error"] = f"{breach} ({failed['error']})"
         file = tool_file(tool, discovery.tools_dir) if tool is not None else None
         hint = missing_module_hint(exc, discovery.tools_dir, file)
         if hint:
@@ -698,6 +702,100 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
                 f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
                 f"expected {kind.__name__}",
             )
+
+
+# ---------------------------------------------------------------------------
+# The sandbox: which of its rules a call broke.
+
+
+class SandboxRules:
+    """The sandbox this worker runs in, as the host describes it in
+    RIVERSE_SANDBOX. The kernel enforces it; this only says which rule a
+    refused call broke. An audit hook remembers, per thread, the last file
+    opened and the last address connected to, which a PermissionError does
+    not carry (whether the open was a write, the port)."""
+
+    WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def __init__(self, policy: dict):
+        self.label = policy.get("label", "the sandbox")
+        self.read = [str(path) for path in policy.get("read") or []]
+        self.write = [str(path) for path in policy.get("write") or []]
+        self.always_read = [str(path) for path in policy.get("always_read") or []]
+        self.network = policy.get("network", True)
+        self.memory_mb = policy.get("memory_mb")
+        self.processes = policy.get("processes")
+        self.file_size_mb = policy.get("file_size_mb")
+        self.seen = _thread._local()
+
+    @classmethod
+    def from_environment(cls):
+        text = os.environ.pop("RIVERSE_SANDBOX", None)
+        if not text:
+            return None
+        try:
+            rules = cls(json.loads(text))
+        except (ValueError, TypeError, AttributeError):
+            return None
+        sys.addaudithook(rules.audit)
+        return rules
+
+    def audit(self, event: str, args) -> None:
+        if event == "open":
+            self.seen.opened = args
+        elif event == "socket.connect":
+            self.seen.connected = args[1] if len(args) > 1 else None
+
+    @staticmethod
+    def beneath(path: str, roots) -> bool:
+        return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+    def wrote(self, filename) -> bool | None:
+        """Whether the last open of `filename` was for writing; None when
+        it was not seen."""
+        opened = getattr(self.seen, "opened", None)
+        if not opened or os.fspath(opened[0]) != os.fspath(filename):
+            return None
+        mode, flags = opened[1], opened[2]
+        if isinstance(mode, str):
+            return any(c in mode for c in "wax+")
+        return bool(flags & self.WRITE_FLAGS)
+
+    def breach(self, exc: BaseException) -> str | None:
+        """The rule `exc` says was broken, as the call's error begins; None
+        for an error of the tool's own."""
+        label = self.label
+        if isinstance(exc, MemoryError) and self.memory_mb:
+            return f"sandbox: memory past {label}.memory_mb ({self.memory_mb} MB)"
+        if not isinstance(exc, OSError):
+            return None
+        if exc.errno == errno.EAGAIN and self.processes and isinstance(exc, BlockingIOError):
+            return f"sandbox: a new process past {label}.processes ({self.processes})"
+        if exc.errno == errno.EFBIG and self.file_size_mb:
+            return f"sandbox: a file written past {label}.file_size_mb ({self.file_size_mb} MB)"
+        if exc.errno not in (errno.EACCES, errno.EPERM, errno.EXDEV):
+            return None
+        if exc.filename is None:
+            address = getattr(self.seen, "connected", None)
+            if self.network is not True and isinstance(address, tuple) and len(address) >= 2:
+                allowed = "no port" if self.network is False else "ports " + ", ".join(map(str, self.network))
+                return f"sandbox: connecting to port {address[1]} is outside {label}.network ({allowed})"
+            return None
+        shown = os.fspath(exc.filename)
+        path = os.path.realpath(shown)
+        named = path if path == shown else f"{path} ({shown})"
+        if self.beneath(path, self.write):
+            return None
+        if exc.errno == errno.EXDEV or exc.filename2 is not None:
+            return f"sandbox: linking or moving {named} is outside {label}.write"
+        readable = self.beneath(path, self.read) or self.beneath(path, self.always_read)
+        if self.wrote(exc.filename) or (readable and self.wrote(exc.filename) is None):
+            return f"sandbox: writing {named} is outside {label}.write"
+        return f"sandbox: reading {named} is outside {label}.read"
+
+
+# Set at start when the worker runs in a sandbox.
+SANDBOX: SandboxRules | None = None
 
 
 def tool_file(tool, tools_dir: str) -> str | None:
@@ -1528,6 +1626,8 @@ def main(argv: list[str]) -> None:
         with open(argv[1], encoding="utf-8") as file:
             config = json.load(file)
     add_project_path()
+    global SANDBOX
+    SANDBOX = SandboxRules.from_environment()
     end = end_with_the_host()
     if end is not None:
         become_subreaper()

@@ -30,6 +30,10 @@ pub enum Error {
     /// The worker's discovery report could not be read.
     #[error("python worker sent an unreadable discovery: {0}")]
     UnreadableDiscovery(String),
+    /// The pool's sandbox can't be enforced here, and its settings refuse to
+    /// run unsandboxed (or it could not be prepared).
+    #[error("{0}")]
+    Sandbox(String),
     /// The pool was closed, so no worker can be checked out.
     #[error("the python worker pool is closed")]
     PoolClosed,

@@ -1,11 +1,13 @@
 //! The pool of worker interpreters.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
+use riverse_process::Exit;
+use riverse_process::sandbox::{Confinement, Network, Sandbox};
 use riverse_protocol::{
     DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, error_codes, methods,
 };
@@ -56,6 +58,13 @@ pub struct PythonOptions {
     /// The tool environment: whether declared packages are installed, and
     /// with what (`python.dependencies`, `python.installer`).
     pub environment: EnvironmentOptions,
+    /// The sandbox this pool's workers (and the fork server) enter before
+    /// they import a tool file: `python.sandbox` for the pool that
+    /// discovers the tools.
+    pub sandbox: Option<Sandbox>,
+    /// The tools with a sandbox of their own (`tools.<name>.sandbox`): each
+    /// distinct one gets a pool of its own, which imports only their files.
+    pub tool_sandboxes: BTreeMap<String, Sandbox>,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -83,6 +92,19 @@ struct Inner {
     /// Each tool's file and class, once a discovery has found them: a
     /// forked worker is given them and instantiates a tool at its first call.
     tool_classes: Mutex<Option<BTreeMap<String, ToolClass>>>,
+    /// The sandbox its workers enter.
+    confined: Confined,
+}
+
+/// A pool's sandbox, prepared.
+enum Confined {
+    /// None: no policy, or one the kernel can't enforce that accepts running
+    /// unsandboxed.
+    No,
+    /// The confinement, and the policy as JSON for the worker.
+    Yes(Arc<Confinement>, String),
+    /// No worker may start: why.
+    Refused(String),
 }
 
 /// Where new workers come from.
@@ -111,6 +133,7 @@ impl WorkerPool {
     ) -> Self {
         let workers = options.workers.clamp(1, Semaphore::MAX_PERMITS);
         let fork = options.fork;
+        let confined = confine(&options, &interpreter);
         WorkerPool {
             inner: Arc::new(Inner {
                 options,
@@ -120,6 +143,7 @@ impl WorkerPool {
                 skipped: Mutex::new(skip),
                 deadlines: Deadlines::new(),
                 tool_classes: Mutex::new(None),
+                confined,
                 forking: tokio::sync::Mutex::new(if fork {
                     Forking::On(None)
                 } else {
@@ -275,10 +299,11 @@ impl WorkerPool {
                     retried = true;
                 }
                 RequestError::Closed(closed) | RequestError::NotSent(closed) => {
+                    let breach = self.limit_broken(&closed);
                     return ToolResult::failed(
                         FailureKind::Crashed,
                         format!(
-                            "tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
+                            "{breach}tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
                         ),
                     );
                 }
@@ -340,6 +365,29 @@ impl WorkerPool {
         self.inner.idle.lock().push(worker);
     }
 
+    /// The sandbox limit that a worker's death says it passed, as the start
+    /// of the call's error (`sandbox: CPU time past …: `); empty for any
+    /// other death.
+    fn limit_broken(&self, closed: &Closed) -> String {
+        let (Some(sandbox), Closed::Died(Exit::Signal(signal))) =
+            (&self.inner.options.sandbox, closed)
+        else {
+            return String::new();
+        };
+        let label = &sandbox.label;
+        match (*signal, sandbox.cpu_seconds, sandbox.file_size_mb) {
+            (libc::SIGXCPU, Some(limit), _) => {
+                format!(
+                    "sandbox: CPU time past {label}.cpu_seconds ({limit} s, a worker's in all): "
+                )
+            }
+            (libc::SIGXFSZ, _, Some(limit)) => {
+                format!("sandbox: a file written past {label}.file_size_mb ({limit} MB): ")
+            }
+            _ => String::new(),
+        }
+    }
+
     /// Spawns a worker, skipping each file whose import times out or ends
     /// the worker.
     async fn spawn(&self) -> Result<Worker, Error> {
@@ -368,6 +416,9 @@ impl WorkerPool {
     /// A worker forked from the fork server where there is one, else a fresh
     /// interpreter.
     async fn spawn_skipping(&self, skip: Vec<String>) -> Result<Worker, Error> {
+        if let Confined::Refused(why) = &self.inner.confined {
+            return Err(Error::Sandbox(why.clone()));
+        }
         if let Some(server) = self.fork_server(&skip).await? {
             let mut options = self.spawn_options(skip.clone());
             options.init.tools = self.inner.tool_classes.lock().clone();
@@ -443,8 +494,61 @@ impl WorkerPool {
             import_timeout: options.import_timeout,
             host: options.host.clone(),
             reply_limit: options.limits.reply_bytes_with_content(),
+            sandbox: match &self.inner.confined {
+                Confined::Yes(confinement, policy) => Some((confinement, policy.as_str())),
+                Confined::No | Confined::Refused(_) => None,
+            },
         }
     }
+}
+
+/// Prepares the pool's sandbox: its own paths, and what its workers always
+/// read (the interpreter, the tool environment, the tools, the worker script).
+fn confine(options: &PythonOptions, interpreter: &Interpreter) -> Confined {
+    let Some(sandbox) = &options.sandbox else {
+        return Confined::No;
+    };
+    let executable = &interpreter.executable;
+    let mut readable = vec![options.project_dir.join(&options.tools_dir)];
+    let prefix_of = |bin: &Path| bin.parent().and_then(Path::parent).map(Path::to_path_buf);
+    // A virtual environment's own prefix, and the interpreter it links to.
+    readable.extend(prefix_of(&options.project_dir.join(executable)));
+    if let Ok(real) = std::fs::canonicalize(executable) {
+        readable.extend(prefix_of(&real));
+    }
+    readable.extend(crate::script::cached_script_dir().map(Path::to_path_buf));
+    for dir in &sandbox.write {
+        if let Err(err) = std::fs::create_dir_all(dir) {
+            tracing::warn!("{}: can't make {}: {err}", sandbox.label, dir.display());
+        }
+    }
+    match sandbox.confinement(&readable) {
+        Ok(Some(confinement)) => Confined::Yes(confinement, sandbox_json(sandbox, &readable)),
+        Ok(None) => Confined::No,
+        Err(err) => Confined::Refused(err.to_string()),
+    }
+}
+
+/// The policy as a sandboxed worker reads it, to say which rule a call broke.
+fn sandbox_json(sandbox: &Sandbox, readable: &[PathBuf]) -> String {
+    let network = match &sandbox.network {
+        Network::Any => json!(true),
+        Network::Off => json!(false),
+        Network::Ports(ports) => json!(ports),
+    };
+    let system_readable = riverse_process::sandbox::SYSTEM_READABLE;
+    json!({
+        "label": sandbox.label,
+        "read": sandbox.read,
+        "write": sandbox.write,
+        "always_read": readable.iter().map(|path| path.display().to_string()).chain(system_readable.iter().map(|path| path.to_string())).collect::<Vec<_>>(),
+        "network": network,
+        "memory_mb": sandbox.memory_mb,
+        "cpu_seconds": sandbox.cpu_seconds,
+        "processes": sandbox.processes,
+        "file_size_mb": sandbox.file_size_mb,
+    })
+    .to_string()
 }
 
 /// Logs why a worker is retired, naming the tool that ran there last (its

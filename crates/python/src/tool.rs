@@ -3,7 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use riverse_protocol::FileFate;
+use std::collections::{BTreeMap, BTreeSet};
+
+use riverse_process::sandbox::Sandbox;
+use riverse_protocol::{DiscoveryResult, FileFate};
 use riverse_tool::{CallContext, Found, Params, Tool, ToolManifest, ToolResult, ToolSource};
 
 use crate::{Error, PythonOptions, WorkerPool, environment, resolve_interpreter};
@@ -76,7 +79,8 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
         .into_iter()
         .map(|unmet| (unmet.file, unmet.error))
         .collect();
-    let pool = WorkerPool::with_interpreter(options, prepared.interpreter, skip);
+    let interpreter = prepared.interpreter;
+    let pool = WorkerPool::with_interpreter(options.clone(), interpreter.clone(), skip);
     let mut found: Vec<Found> = unmet_elsewhere
         .into_iter()
         .map(|unmet| Found::Failure {
@@ -94,6 +98,137 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
     if prestart {
         pool.prestart();
     }
+    let sandboxed = own_sandboxes(&options, &discovery);
+    let files: Vec<String> = discovery
+        .files
+        .iter()
+        .map(|report| report.file.clone())
+        .collect();
+    found.extend(
+        tools_of(discovery, &pool, &shown_dir)
+            .into_iter()
+            .filter(|(name, _)| {
+                !name
+                    .as_ref()
+                    .is_some_and(|name| sandboxed.contains_key(name))
+            })
+            .map(|(_, found)| found),
+    );
+    for (sandbox, names) in groups(&sandboxed) {
+        found.extend(
+            sandboxed_tools(&options, &interpreter, &files, sandbox, &names, &shown_dir).await,
+        );
+    }
+    found
+}
+
+/// The tools found whose sandbox is their own (`tools.<name>.sandbox`, not
+/// the discovering pool's), with their files.
+fn own_sandboxes<'a>(
+    options: &'a PythonOptions,
+    discovery: &DiscoveryResult,
+) -> BTreeMap<String, (&'a Sandbox, String)> {
+    let mut sandboxed = BTreeMap::new();
+    for report in &discovery.files {
+        for class in &report.classes {
+            let Some(name) = class
+                .manifest
+                .as_ref()
+                .and_then(|manifest| manifest.get("name"))
+                .and_then(serde_json::Value::as_str)
+            else {
+                continue;
+            };
+            if let Some(sandbox) = options.tool_sandboxes.get(name)
+                && options.sandbox.as_ref() != Some(sandbox)
+            {
+                sandboxed.insert(name.to_owned(), (sandbox, report.file.clone()));
+            }
+        }
+    }
+    sandboxed
+}
+
+/// The tools of each distinct sandbox, with their files.
+fn groups<'a>(
+    sandboxed: &BTreeMap<String, (&'a Sandbox, String)>,
+) -> Vec<(&'a Sandbox, Vec<(String, String)>)> {
+    let mut groups: Vec<(&Sandbox, Vec<(String, String)>)> = Vec::new();
+    for (name, (sandbox, file)) in sandboxed {
+        let entry = (name.clone(), file.clone());
+        match groups.iter_mut().find(|(seen, _)| seen == sandbox) {
+            Some((_, names)) => names.push(entry),
+            None => groups.push((sandbox, vec![entry])),
+        }
+    }
+    groups
+}
+
+/// The tools `names` (each with its file) from a pool of their own, under
+/// `sandbox`: its workers import only their files, after entering it.
+async fn sandboxed_tools(
+    options: &PythonOptions,
+    interpreter: &crate::Interpreter,
+    files: &[String],
+    sandbox: &Sandbox,
+    names: &[(String, String)],
+    shown_dir: &Path,
+) -> Vec<Found> {
+    let theirs: BTreeSet<&str> = names.iter().map(|(_, file)| file.as_str()).collect();
+    let skip = files
+        .iter()
+        .filter(|file| !theirs.contains(file.as_str()))
+        .map(|file| {
+            (
+                file.clone(),
+                format!("imported under another sandbox than {}", sandbox.label),
+            )
+        })
+        .collect();
+    let mut own = options.clone();
+    own.sandbox = Some(sandbox.clone());
+    own.tool_sandboxes.clear();
+    let pool = WorkerPool::with_interpreter(own, interpreter.clone(), skip);
+    let wanted: BTreeSet<&str> = names.iter().map(|(name, _)| name.as_str()).collect();
+    match pool.discover().await {
+        Ok(discovery) => {
+            if options.prestart {
+                pool.prestart();
+            }
+            tools_of(discovery, &pool, shown_dir)
+                .into_iter()
+                .filter(|(name, found)| match name {
+                    Some(name) => wanted.contains(name.as_str()),
+                    // A file of theirs that failed under the sandbox.
+                    None => {
+                        matches!(found, Found::Failure { source: ToolSource::Python { file }, .. }
+                        if theirs.iter().any(|own| shown_dir.join(own) == *file))
+                    }
+                })
+                .map(|(_, found)| found)
+                .collect()
+        }
+        Err(err) => names
+            .iter()
+            .map(|(name, file)| Found::Failure {
+                source: ToolSource::Python {
+                    file: shown_dir.join(file),
+                },
+                name: Some(name.clone()),
+                error: err.to_string(),
+            })
+            .collect(),
+    }
+}
+
+/// Every tool and failure of a discovery, each with its tool's name when
+/// it has one; its tools run in `pool`.
+fn tools_of(
+    discovery: DiscoveryResult,
+    pool: &WorkerPool,
+    shown_dir: &Path,
+) -> Vec<(Option<String>, Found)> {
+    let mut found = Vec::new();
     for report in discovery.files {
         let source = ToolSource::Python {
             file: shown_dir.join(&report.file),
@@ -103,11 +238,12 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
                 .error
                 .map(|error| error.located())
                 .unwrap_or_else(|| "failed".into());
-            found.push(Found::Failure {
+            let failure = Found::Failure {
                 source,
                 name: None,
                 error,
-            });
+            };
+            found.push((None, failure));
             continue;
         }
         for class in report.classes {
@@ -120,30 +256,31 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
                 .ok()
                 .and_then(Option::as_ref)
                 .map(|manifest| manifest.name.clone());
-            match (class.error, manifest) {
-                (Some(error), _) => found.push(Found::Failure {
+            let one = match (class.error, manifest) {
+                (Some(error), _) => Found::Failure {
                     source: source.clone(),
-                    name,
+                    name: name.clone(),
                     error: error.located(),
-                }),
-                (None, Err(err)) => found.push(Found::Failure {
+                },
+                (None, Err(err)) => Found::Failure {
                     source: source.clone(),
-                    name,
+                    name: name.clone(),
                     error: format!(
                         "{}.manifest() returned an unreadable manifest: {err}",
                         class.class_name
                     ),
-                }),
-                (None, Ok(None)) => {}
-                (None, Ok(Some(manifest))) => found.push(Found::Tool {
+                },
+                (None, Ok(None)) => continue,
+                (None, Ok(Some(manifest))) => Found::Tool {
                     tool: std::sync::Arc::new(PythonTool {
                         manifest,
                         source: source.clone(),
                         pool: pool.clone(),
                     }),
                     available: class.available,
-                }),
-            }
+                },
+            };
+            found.push((name, one));
         }
     }
     found

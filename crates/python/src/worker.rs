@@ -13,6 +13,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use std::time::Duration;
 
+use riverse_process::sandbox::Confinement;
 use riverse_process::{Adopted, Child, Exit, Relay, Spawned, Target};
 use riverse_protocol::{
     CallOutcome, CallParams, ExitedNotification, InitializeParams, InitializeResult,
@@ -66,6 +67,9 @@ pub(crate) struct SpawnOptions<'a> {
     pub reply_limit: usize,
     /// Answers the worker's own requests (`ToolRegistry` in a tool).
     pub host: HostLink,
+    /// The sandbox the worker enters before it runs, and its policy as the
+    /// worker reads it (`RIVERSE_SANDBOX`: to name the rule a call broke).
+    pub sandbox: Option<(&'a Arc<Confinement>, &'a str)>,
 }
 
 /// The host's end of a worker's stdin: a pipe to a spawned or a forked worker.
@@ -139,6 +143,10 @@ impl Worker {
         command.current_dir(options.project_dir);
         options.env.apply(command.as_std_mut());
         command.env("PYTHONIOENCODING", "utf-8");
+        if let Some((confinement, policy)) = options.sandbox {
+            confinement.apply_to(&mut command);
+            command.env("RIVERSE_SANDBOX", policy);
+        }
         let key = label_key();
         let mut options = options;
         // The link lives until the spawn is done: the child inherits its socket.

@@ -75,7 +75,7 @@ struct CompletionRequest {
 
 /// Why a completion refuses the calls that ask for approval.
 const NO_APPROVALS: &str = "/v1/chat/completions has no conversation to hold an approval: \
-    post the message to a conversation (POST /v1/riverse/conversations/{id}/messages, streamed) \
+    post the message to a conversation (POST /v1/conversations/{id}/messages, streamed) \
     to be asked, or set the tool's approval to auto";
 
 pub async fn create(

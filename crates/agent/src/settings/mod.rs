@@ -15,6 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use riverse_process::sandbox::Sandbox;
 use riverse_python::EnvPolicy;
 use riverse_python::environment::{Dependencies, InstallerChoice};
 use riverse_tool::ApprovalPolicy;
@@ -120,6 +121,8 @@ pub struct ToolSettings {
     /// `tools.<name>.approval`: whether a call runs, asks first, or is
     /// refused.
     pub approval: ApprovalPolicy,
+    /// `tools.<name>.sandbox`: where the tool's processes may reach.
+    pub sandbox: Option<Sandbox>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -137,6 +140,9 @@ pub struct PythonSettings {
     pub dependencies: Dependencies,
     /// `python.installer` (`auto` | `uv` | `pip`): what makes it.
     pub installer: InstallerChoice,
+    /// `python.sandbox`: the sandbox of every Python tool without one of its
+    /// own, and of the tool files' import.
+    pub sandbox: Option<Sandbox>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -330,8 +336,21 @@ impl Settings {
             &invalid,
             &mut warnings,
         )?;
-        let tools = tools_settings(raw.tools.unwrap_or_default(), &invalid, &mut warnings)?;
-        let python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
+        let tools = tools_settings(
+            raw.tools.unwrap_or_default(),
+            project_dir,
+            &invalid,
+            &mut warnings,
+        )?;
+        let mut python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
+        if let Some(value) = document
+            .get("python")
+            .and_then(|python| python.get("sandbox"))
+        {
+            let sandbox = sandbox::sandbox_at("python.sandbox", value, project_dir)
+                .map_err(|(key, why): (String, String)| invalid(&key, why))?;
+            python.sandbox = Some(sandbox);
+        }
         let agent = agent_settings(raw.agent.unwrap_or_default(), &mut warnings);
         let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid, &mut warnings)?;
         let openai = match openai_section {
@@ -466,6 +485,7 @@ fn yaml_section(text: &str, name: &str) -> serde_yaml_ng::Value {
 
 fn tools_settings(
     raw: RawTools,
+    project_dir: &Path,
     invalid: &dyn Fn(&str, String) -> SettingsError,
     warnings: &mut Warnings,
 ) -> Result<ToolsSettings, SettingsError> {
@@ -488,10 +508,21 @@ fn tools_settings(
                     .map_err(|fault| invalid(&fault.key, fault.message))?
             }
         };
+        let sandbox = match section.get("sandbox") {
+            None => None,
+            Some(value) => {
+                let value = serde_json::to_value(value)
+                    .map_err(|err| invalid(&key("sandbox"), err.to_string()))?;
+                let sandbox = sandbox::sandbox_at(&key("sandbox"), &value, project_dir)
+                    .map_err(|(key, why): (String, String)| invalid(&key, why))?;
+                Some(sandbox)
+            }
+        };
         let policy = ToolSettings {
             enabled: enabled.map(|enabled| warnings.take(&key("enabled"), enabled)),
             timeout: timeout.map(|timeout| warnings.take(&key("timeout"), timeout).0),
             approval,
+            sandbox,
         };
         per_tool.insert(name, policy);
     }
@@ -551,6 +582,7 @@ fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
             Some(InstallerMode::Uv) => InstallerChoice::Uv,
             Some(InstallerMode::Pip) => InstallerChoice::Pip,
         },
+        sandbox: None,
     }
 }
 
@@ -575,6 +607,7 @@ mod llm;
 mod mcp;
 pub mod options;
 mod protected;
+mod sandbox;
 mod serve;
 #[cfg(test)]
 mod tests;

@@ -51,6 +51,13 @@ pub fn python_options(settings: &Settings, host: HostLink, prestart: bool) -> Py
         fork: settings.python.fork,
         prestart,
         environment: environment_options(settings),
+        sandbox: settings.python.sandbox.clone(),
+        tool_sandboxes: settings
+            .tools
+            .per_tool
+            .iter()
+            .filter_map(|(name, tool)| Some((name.clone(), tool.sandbox.clone()?)))
+            .collect(),
     }
 }
 

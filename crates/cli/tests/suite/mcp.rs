@@ -191,7 +191,7 @@ fn mcp_servers_from_settings_are_listed_and_called() {
             "name": null, "description": null, "parameters": {}, "examples": [], "parameter_types": {},
             "source": {"kind": "mcp", "server": "ghost"}, "status": "error",
             "error": "mcp server \"ghost\": can't start riverse-no-such-server: No such file or directory (os error 2); check its command in mcp.servers",
-            "warnings": []
+            "warnings": [], "approval": null
         })
     );
     let describe = tools
@@ -253,6 +253,16 @@ impl RawSession {
         env: &[(&str, &str)],
         stderr: std::process::Stdio,
     ) -> Self {
+        RawSession::start_declaring(project, env, stderr, json!({}))
+    }
+
+    /// As [`RawSession::start`], the client declaring `capabilities`.
+    pub(super) fn start_declaring(
+        project: &Project,
+        env: &[(&str, &str)],
+        stderr: std::process::Stdio,
+        capabilities: Value,
+    ) -> Self {
         use std::io::BufRead;
         use std::process::Stdio;
         let mut command = super::command::riverse_in(project.path(), &["mcp"]);
@@ -280,7 +290,7 @@ impl RawSession {
         };
         session.send(
             &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
             "clientInfo": {"name": "test", "version": "1"}}}),
         );
         assert_eq!(session.reply()["id"], json!(1));
@@ -521,4 +531,231 @@ fn requests_piped_in_with_answers_going_to_a_file_are_served() {
         json!("PIPED"),
         "{stderr}"
     );
+}
+
+/// `mark`: writes `ran` to the file `path` names; what has run is what is
+/// on disk.
+const MARK: &str = r#"
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+
+class Mark(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="mark", description="writes a marker file", parameters={"path": "Where to write it"})
+
+    def execute(self, params):
+        with open(params["path"], "w") as marker:
+            marker.write("ran")
+        return ToolResult(True, "marked")
+"#;
+
+/// A project serving `mark`, whose approval is `ask`.
+fn asking_project() -> Project {
+    let project = Project::new();
+    project
+        .tool("mark.py", MARK)
+        .settings("tools: {mark: {approval: ask}}\n");
+    project
+}
+
+/// What a client that can't be asked is told of a call that asks.
+const NOT_ASKED: &str = "mark was not run: it needs approval (tools.mark.approval is ask) and \
+    the MCP client can't be asked: it offers no elicitation (or speaks the 2026-07-28 protocol, \
+    which has no requests to the client)";
+
+/// The question an approval of a call of `mark` on `path` puts to the client.
+fn approval_message(path: &std::path::Path) -> String {
+    format!(
+        "Allow mark to run with {}? (tools.mark.approval is ask)",
+        json!({"path": path})
+    )
+}
+
+/// Reads what Riverse writes up to the first message `wanted` picks,
+/// passing over the notifications on the way.
+fn read_until(session: &RawSession, wanted: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let message = session.reply();
+        if wanted(&message) {
+            return message;
+        }
+        assert!(
+            message.get("id").is_none(),
+            "a reply or request other than the one awaited: {message}"
+        );
+    }
+}
+
+/// Calls `mark` on `path` as request `id` in a session whose client offers
+/// elicitation, answers the approval it is asked with `action`, and returns
+/// the call's result.
+fn call_answering(
+    session: &mut RawSession,
+    id: u64,
+    path: &std::path::Path,
+    action: &str,
+) -> Value {
+    session.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "mark", "arguments": {"path": path}}}));
+    let asked = read_until(session, |message| message["method"] == "elicitation/create");
+    assert_eq!(
+        asked["params"]["message"],
+        approval_message(path),
+        "{asked}"
+    );
+    assert_eq!(
+        asked["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {}}),
+        "{asked}"
+    );
+    assert!(!path.exists(), "mark ran before the client answered");
+    let answer = if action == "accept" {
+        json!({"action": "accept", "content": {}})
+    } else {
+        json!({"action": action})
+    };
+    session.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": answer}));
+    let reply = read_until(session, |message| message["id"] == json!(id));
+    reply["result"].clone()
+}
+
+#[test]
+fn a_call_that_asks_runs_once_the_client_accepts_its_elicitation() {
+    let project = asking_project();
+    let mut session = RawSession::start_declaring(
+        &project,
+        &[],
+        std::process::Stdio::null(),
+        json!({"elicitation": {}}),
+    );
+    let path = project.path().join("accepted.txt");
+    let result = call_answering(&mut session, 2, &path, "accept");
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert_eq!(result["content"][0]["text"], "marked", "{result}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "ran");
+    session.end();
+}
+
+#[test]
+fn a_call_whose_elicitation_the_client_declines_is_refused() {
+    let project = asking_project();
+    let mut session = RawSession::start_declaring(
+        &project,
+        &[],
+        std::process::Stdio::null(),
+        json!({"elicitation": {}}),
+    );
+    let path = project.path().join("declined.txt");
+    let result = call_answering(&mut session, 2, &path, "decline");
+    assert_eq!(result["isError"], json!(true), "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("mark was not run: the user declined it"),
+        "{result}"
+    );
+    assert!(!path.exists(), "a declined call ran");
+    // The session goes on: the next call is asked about again.
+    let path = project.path().join("accepted.txt");
+    let result = call_answering(&mut session, 3, &path, "accept");
+    assert_eq!(result["isError"], json!(false), "{result}");
+    assert!(path.exists());
+    session.end();
+}
+
+#[test]
+fn a_call_that_asks_is_refused_to_an_sdk_client_without_elicitation() {
+    let project = asking_project();
+    // `auto` speaks the 2026 protocol, which has no requests to the client;
+    // `legacy` declares no elicitation.
+    for mode in ["auto", "legacy"] {
+        let path = project.path().join(format!("{mode}.txt"));
+        let seen = drive(&project, mode, json!([call("mark", json!({"path": path}))]));
+        assert_eq!(seen[0]["isError"], true, "{mode}: {}", seen[0]);
+        assert_eq!(seen[0]["failure"], "denied", "{mode}: {}", seen[0]);
+        let text = seen[0]["text"].as_str().unwrap();
+        assert!(text.contains(NOT_ASKED), "{mode}: {text}");
+        assert!(!path.exists(), "{mode}: a refused call ran");
+    }
+}
+
+/// Runs the MCP crate's `talking_client.py` (the official SDK's client over
+/// streamable HTTP, answering elicitation as `plan` says) against `url`:
+/// what it saw.
+fn talking_client(project: &Project, url: &str, mut plan: Value) -> Value {
+    plan["url"] = json!(url);
+    let client = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../mcp/tests/python/talking_client.py");
+    let plan_file = project.path().join("talking-plan.json");
+    std::fs::write(&plan_file, plan.to_string()).unwrap();
+    let output = std::process::Command::new(mcp_python())
+        .arg(&client)
+        .arg(&plan_file)
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
+#[test]
+fn riverse_mcp_http_asks_an_sdk_client_by_elicitation_before_a_call_runs() {
+    let project = asking_project();
+    let server = super::serve::Server::start_with(&project, &["mcp", "--http", "127.0.0.1:0"], &[]);
+    let url = format!("{}/mcp", server.url);
+    let mark = |name: &str| {
+        let path = project.path().join(name);
+        (
+            path.clone(),
+            json!({"tool": "mark", "arguments": {"path": path}}),
+        )
+    };
+
+    let (accepted, call) = mark("accepted.txt");
+    let seen = talking_client(
+        &project,
+        &url,
+        json!({"elicitation": {"action": "accept", "content": {}}, "calls": [call]}),
+    );
+    assert_eq!(
+        (
+            seen["calls"][0]["isError"].clone(),
+            seen["calls"][0]["text"].clone()
+        ),
+        (json!(false), json!("marked")),
+        "{seen}"
+    );
+    assert_eq!(seen["asked"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["asked"][0]["message"], approval_message(&accepted));
+    assert!(accepted.exists());
+
+    let (declined, call) = mark("declined.txt");
+    let seen = talking_client(
+        &project,
+        &url,
+        json!({"elicitation": {"action": "decline"}, "calls": [call]}),
+    );
+    assert_eq!(seen["calls"][0]["isError"], true, "{seen}");
+    let text = seen["calls"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("mark was not run: the user declined it"),
+        "{text}"
+    );
+    assert!(!declined.exists(), "a declined call ran");
+
+    let (unasked, call) = mark("unasked.txt");
+    let seen = talking_client(&project, &url, json!({"calls": [call]}));
+    assert_eq!(seen["asked"], json!([]), "{seen}");
+    assert_eq!(seen["calls"][0]["isError"], true, "{seen}");
+    let text = seen["calls"][0]["text"].as_str().unwrap();
+    assert!(text.contains(NOT_ASKED), "{text}");
+    assert!(!unasked.exists(), "a refused call ran");
+
+    let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(status.code(), Some(0), "{stderr}");
 }

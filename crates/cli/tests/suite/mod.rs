@@ -1,4 +1,5 @@
 mod agents;
+mod approvals;
 mod ask;
 mod call;
 mod chat;

@@ -32,6 +32,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "status": "available",
                 "error": null,
                 "warnings": [],
+                "approval": "auto",
             },
             {
                 "name": "duplicate",
@@ -43,6 +44,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "status": "conflict",
                 "error": "name \"duplicate\" is already taken by agent/tools/duplicate_a.py",
                 "warnings": [],
+                "approval": "auto",
             },
             {
                 "name": "echo",
@@ -54,6 +56,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "status": "available",
                 "error": null,
                 "warnings": [],
+                "approval": "auto",
             },
             {
                 "name": "aisatsu",
@@ -65,6 +68,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "status": "available",
                 "error": null,
                 "warnings": [],
+                "approval": "auto",
             },
             {
                 "name": null,
@@ -76,6 +80,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "status": "error",
                 "error": "syntax error: invalid syntax (syntax_error.py:4)",
                 "warnings": [],
+                "approval": null,
             },
             {
                 "name": "unavailable",
@@ -87,6 +92,7 @@ fn tools_json_lists_every_tool_and_every_failure_whole() {
                 "status": "unavailable",
                 "error": "is_available() returned False",
                 "warnings": [],
+                "approval": "auto",
             },
         ]})
     );
@@ -221,6 +227,7 @@ fn without_a_usable_python_tools_lists_one_clear_failure_and_succeeds() {
             "status": "error",
             "error": "can't find a Python interpreter (tried /nonexistent/python3); set python.interpreter in settings.yaml",
             "warnings": [],
+            "approval": null,
         }]})
     );
     let ran = riverse(&project, &["call", "echo", "text=hi"]);

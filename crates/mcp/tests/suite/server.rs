@@ -34,6 +34,8 @@ pub(super) async fn python_registry(project: &Project, default_timeout: Duration
         fork: true,
         prestart: false,
         environment: Default::default(),
+        sandbox: None,
+        tool_sandboxes: Default::default(),
     })
     .await;
     let options = RegistryOptions {

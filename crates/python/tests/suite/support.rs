@@ -34,6 +34,8 @@ pub fn options(project: &Project) -> PythonOptions {
         fork: fork_mode(),
         prestart: false,
         environment: Default::default(),
+        sandbox: None,
+        tool_sandboxes: Default::default(),
     }
 }
 

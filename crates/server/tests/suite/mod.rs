@@ -1,4 +1,5 @@
 mod api;
+mod approvals;
 mod clients;
 mod conversations;
 mod faults;

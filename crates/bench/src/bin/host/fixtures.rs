@@ -58,6 +58,8 @@ impl TempProject {
             fork: true,
             prestart: false,
             environment: Default::default(),
+            sandbox: None,
+            tool_sandboxes: Default::default(),
         }
     }
 }
