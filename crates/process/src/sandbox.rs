@@ -145,6 +145,16 @@ pub const SYSTEM_READABLE: &[&str] = &[
     "/dev/random",
 ];
 
+/// Says once per sandbox what this kernel can't enforce of it.
+fn warn_once(label: &str, why: &str) {
+    static WARNED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let mut warned = WARNED.lock();
+    if !warned.iter().any(|seen| seen == label) {
+        warned.push(label.to_owned());
+        tracing::warn!("{label}: {why}; running without it ({label}.if_unsupported: run)");
+    }
+}
+
 /// Devices every program writes to.
 pub const SYSTEM_WRITABLE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
@@ -168,6 +178,57 @@ enum Resource {
 }
 
 impl Sandbox {
+    /// How `riverse tools` shows it: `read .; write notes; network off;
+    /// memory 512 MB`, paths inside `project_dir` relative to it.
+    pub fn summary(&self, project_dir: &Path) -> String {
+        let shown = |paths: &[PathBuf]| {
+            let project =
+                std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_owned());
+            let names: Vec<String> = paths
+                .iter()
+                .map(|path| match path.strip_prefix(&project) {
+                    Ok(inside) if inside.as_os_str().is_empty() => ".".to_owned(),
+                    Ok(inside) => inside.display().to_string(),
+                    Err(_) => path.display().to_string(),
+                })
+                .collect();
+            if names.is_empty() {
+                "nothing".to_owned()
+            } else {
+                names.join(", ")
+            }
+        };
+        let mut parts = vec![
+            format!("read {}", shown(&self.read)),
+            format!("write {}", shown(&self.write)),
+        ];
+        parts.push(match &self.network {
+            Network::Any => "network on".to_owned(),
+            Network::Off => "network off".to_owned(),
+            Network::Ports(ports) => format!(
+                "network to ports {}",
+                ports
+                    .iter()
+                    .map(u16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+        let limits: Vec<String> = [
+            self.memory_mb.map(|mb| format!("memory {mb} MB")),
+            self.cpu_seconds.map(|s| format!("CPU {s} s")),
+            self.processes.map(|n| format!("{n} processes")),
+            self.file_size_mb.map(|mb| format!("files {mb} MB")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !limits.is_empty() {
+            parts.push(limits.join(", "));
+        }
+        parts.join("; ")
+    }
+
     /// Prepares this sandbox, with `readable` (the interpreter, the tools)
     /// beside its own paths. `Ok(None)`: the kernel can't enforce it and
     /// the policy accepts running unsandboxed.
@@ -180,8 +241,8 @@ impl Sandbox {
             message,
         };
         let abi = landlock_abi();
-        let needed = if self.network == Network::Any { 1 } else { 4 };
-        if abi < needed {
+        let mut network = self.network.clone();
+        if abi == 0 || (abi < 4 && network != Network::Any) {
             let why = if abi == 0 {
                 "this kernel has no Landlock (or it is off), so the sandbox can't be enforced"
                     .to_owned()
@@ -191,23 +252,20 @@ impl Sandbox {
                     self.label
                 )
             };
-            return match self.unsupported {
-                Unsupported::Run => {
-                    tracing::warn!(
-                        "{}: {why}; running unsandboxed ({}.if_unsupported: run)",
-                        self.label,
-                        self.label
-                    );
-                    Ok(None)
-                }
-                Unsupported::Refuse => Err(fault(format!(
-                    "{why}; set {}.if_unsupported: run to run the tool unsandboxed",
+            if self.unsupported == Unsupported::Refuse {
+                return Err(fault(format!(
+                    "{why}; set {}.if_unsupported: run to run the tool without what can't be enforced",
                     self.label
-                ))),
-            };
+                )));
+            }
+            warn_once(&self.label, &why);
+            if abi == 0 {
+                return Ok(None);
+            }
+            network = Network::Any;
         }
         let ruleset = self
-            .ruleset(abi, readable)
+            .ruleset(abi, &network, readable)
             .map_err(|err| fault(format!("can't prepare the Landlock rules: {err}")))?;
         let mut limits = Vec::new();
         if let Some(mb) = self.memory_mb {
@@ -243,6 +301,7 @@ impl Sandbox {
     fn ruleset(
         &self,
         abi: u32,
+        network: &Network,
         readable: &[PathBuf],
     ) -> Result<RulesetCreated, landlock::RulesetError> {
         let abi = ABI::from(abi.min(7) as i32);
@@ -251,7 +310,7 @@ impl Sandbox {
         let mut ruleset = Ruleset::default()
             .set_compatibility(CompatLevel::HardRequirement)
             .handle_access(all_access)?;
-        if self.network != Network::Any {
+        if *network != Network::Any {
             ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
         }
         if abi >= ABI::V6 {
@@ -273,7 +332,7 @@ impl Sandbox {
             .set_compatibility(CompatLevel::BestEffort)
             .add_rules(path_beneath_rules(readable, read_access))?
             .add_rules(path_beneath_rules(writable, all_access))?;
-        if let Network::Ports(ports) = &self.network {
+        if let Network::Ports(ports) = network {
             created = created.set_compatibility(CompatLevel::HardRequirement);
             for &port in ports {
                 created = created.add_rule(NetPort::new(port, AccessNet::ConnectTcp))?;

@@ -12,9 +12,11 @@
 
 use std::path::{Component, Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use riverse_process::Registered;
+use riverse_process::sandbox::Confinement;
 use riverse_tool::{FailureKind, Params, ToolResult, seconds};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
@@ -36,6 +38,8 @@ const MAX_PATH_BYTES: usize = 4096;
 pub(crate) struct Place<'a> {
     pub(crate) project_dir: &'a Path,
     pub(crate) protected_paths: &'a [Protected],
+    /// Where the program runs confined (`tools.<name>.sandbox`).
+    pub(crate) sandbox: Option<&'a Arc<Confinement>>,
 }
 
 /// A protected path as the settings give it, and where it resolves.
@@ -74,7 +78,7 @@ pub(crate) async fn call(
         return denied(error);
     }
     let timeout = spec.timeout.min(deadline);
-    run(&argv.program, place.project_dir, timeout).await
+    run(&argv.program, place, timeout).await
 }
 
 /// `allowed_params`: a listed parameter's value must be one of its values.
@@ -235,11 +239,14 @@ fn resolve(path: &Path) -> PathBuf {
     resolved
 }
 
-async fn run(argv: &[String], project_dir: &Path, timeout: Duration) -> ToolResult {
+async fn run(argv: &[String], place: &Place<'_>, timeout: Duration) -> ToolResult {
     let mut command = Command::new(&argv[0]);
+    if let Some(sandbox) = place.sandbox {
+        sandbox.apply_to(&mut command);
+    }
     command
         .args(&argv[1..])
-        .current_dir(project_dir)
+        .current_dir(place.project_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

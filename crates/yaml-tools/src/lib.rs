@@ -24,10 +24,12 @@ mod spec;
 mod template;
 mod words;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use riverse_process::sandbox::{Confinement, Sandbox};
 use riverse_tool::{
     CallContext, CallLimits, Found, Params, Tool, ToolManifest, ToolResult, ToolSource,
 };
@@ -55,6 +57,8 @@ pub struct AgentsOptions {
     /// `project_dir`; symlinks followed): Riverse's own settings, tools and
     /// state. Empty: no check.
     pub protected_paths: Vec<PathBuf>,
+    /// `tools.<name>.sandbox` of command agents: the program runs in it.
+    pub sandboxes: BTreeMap<String, Sandbox>,
 }
 
 /// One declared agent as a tool.
@@ -66,6 +70,8 @@ pub struct AgentTool {
     /// The longest HTTP reply read.
     max_reply_bytes: usize,
     client: reqwest::Client,
+    /// The sandbox a command agent's program runs in.
+    sandbox: Option<Arc<Confinement>>,
 }
 
 #[async_trait::async_trait]
@@ -87,6 +93,7 @@ impl Tool for AgentTool {
                 let place = command::Place {
                     project_dir: &self.project_dir,
                     protected_paths: &self.protected_paths,
+                    sandbox: self.sandbox.as_ref(),
                 };
                 command::call(spec, &params, &place, timeout).await
             }
@@ -168,17 +175,31 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
         };
         for (index, entry) in entries.iter().enumerate() {
             match AgentSpec::parse(entry) {
-                Ok(spec) => found.push(Found::Tool {
-                    available: spec.enabled,
-                    tool: Arc::new(AgentTool {
-                        spec,
-                        source: source.clone(),
-                        project_dir: options.project_dir.clone(),
-                        protected_paths: protected_paths.clone(),
-                        max_reply_bytes,
-                        client: client.clone(),
-                    }),
-                }),
+                Ok(spec) => {
+                    let sandbox = match confine(&spec, options) {
+                        Ok(sandbox) => sandbox,
+                        Err(error) => {
+                            found.push(Found::Failure {
+                                source: source.clone(),
+                                name: Some(spec.manifest.name.clone()),
+                                error,
+                            });
+                            continue;
+                        }
+                    };
+                    found.push(Found::Tool {
+                        available: spec.enabled,
+                        tool: Arc::new(AgentTool {
+                            spec,
+                            source: source.clone(),
+                            project_dir: options.project_dir.clone(),
+                            protected_paths: protected_paths.clone(),
+                            max_reply_bytes,
+                            client: client.clone(),
+                            sandbox,
+                        }),
+                    });
+                }
                 Err(err) => found.push(Found::Failure {
                     source: source.clone(),
                     name: err.name.clone(),
@@ -188,6 +209,17 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
         }
     }
     found
+}
+
+/// The sandbox a command agent's program runs in, prepared; none for an
+/// HTTP agent (Riverse itself makes its requests) or a command without one.
+fn confine(spec: &AgentSpec, options: &AgentsOptions) -> Result<Option<Arc<Confinement>>, String> {
+    let (Action::Command(_), Some(sandbox)) =
+        (&spec.action, options.sandboxes.get(&spec.manifest.name))
+    else {
+        return Ok(None);
+    };
+    sandbox.confinement(&[]).map_err(|err| err.to_string())
 }
 
 /// A path relative to the project when it lies inside it.

@@ -336,21 +336,22 @@ impl Settings {
             &invalid,
             &mut warnings,
         )?;
-        let tools = tools_settings(
-            raw.tools.unwrap_or_default(),
-            project_dir,
-            &invalid,
-            &mut warnings,
-        )?;
         let mut python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
         if let Some(value) = document
             .get("python")
             .and_then(|python| python.get("sandbox"))
         {
-            let sandbox = sandbox::sandbox_at("python.sandbox", value, project_dir)
+            let sandbox = sandbox::sandbox_at("python.sandbox", value, project_dir, None)
                 .map_err(|(key, why): (String, String)| invalid(&key, why))?;
             python.sandbox = Some(sandbox);
         }
+        let tools = tools_settings(
+            raw.tools.unwrap_or_default(),
+            project_dir,
+            python.sandbox.as_ref(),
+            &invalid,
+            &mut warnings,
+        )?;
         let agent = agent_settings(raw.agent.unwrap_or_default(), &mut warnings);
         let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid, &mut warnings)?;
         let openai = match openai_section {
@@ -486,6 +487,7 @@ fn yaml_section(text: &str, name: &str) -> serde_yaml_ng::Value {
 fn tools_settings(
     raw: RawTools,
     project_dir: &Path,
+    python_sandbox: Option<&Sandbox>,
     invalid: &dyn Fn(&str, String) -> SettingsError,
     warnings: &mut Warnings,
 ) -> Result<ToolsSettings, SettingsError> {
@@ -513,8 +515,9 @@ fn tools_settings(
             Some(value) => {
                 let value = serde_json::to_value(value)
                     .map_err(|err| invalid(&key("sandbox"), err.to_string()))?;
-                let sandbox = sandbox::sandbox_at(&key("sandbox"), &value, project_dir)
-                    .map_err(|(key, why): (String, String)| invalid(&key, why))?;
+                let sandbox =
+                    sandbox::sandbox_at(&key("sandbox"), &value, project_dir, python_sandbox)
+                        .map_err(|(key, why): (String, String)| invalid(&key, why))?;
                 Some(sandbox)
             }
         };

@@ -3,12 +3,13 @@
 //! crates report what is wrong; the advice that names a key to change is
 //! added here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use riverse_embedded::EmbeddedOptions;
 use riverse_llm::{Hints, OpenAiOptions, RetryPolicy};
 use riverse_mcp::McpOptions;
+use riverse_process::sandbox::Sandbox;
 use riverse_python::environment::EnvironmentOptions;
 use riverse_python::{HostLink, PythonOptions, resolve_interpreter};
 use riverse_tool::{CallLimits, RegistryOptions, ToolPolicy};
@@ -52,12 +53,7 @@ pub fn python_options(settings: &Settings, host: HostLink, prestart: bool) -> Py
         prestart,
         environment: environment_options(settings),
         sandbox: settings.python.sandbox.clone(),
-        tool_sandboxes: settings
-            .tools
-            .per_tool
-            .iter()
-            .filter_map(|(name, tool)| Some((name.clone(), tool.sandbox.clone()?)))
-            .collect(),
+        tool_sandboxes: tool_sandboxes(settings),
     }
 }
 
@@ -179,7 +175,18 @@ pub fn agents_options(settings: &Settings) -> AgentsOptions {
             .into_iter()
             .map(|protected| protected.path)
             .collect(),
+        sandboxes: tool_sandboxes(settings),
     }
+}
+
+/// `tools.<name>.sandbox`, by tool name.
+fn tool_sandboxes(settings: &Settings) -> BTreeMap<String, Sandbox> {
+    settings
+        .tools
+        .per_tool
+        .iter()
+        .filter_map(|(name, tool)| Some((name.clone(), tool.sandbox.clone()?)))
+        .collect()
 }
 
 pub fn embedded_options(settings: &Settings) -> EmbeddedOptions {

@@ -26,11 +26,14 @@ const KEYS: &str =
     "read, write, network, memory_mb, cpu_seconds, processes, file_size_mb, if_unsupported";
 
 /// The sandbox at `key` (`value`, from the settings document), its paths
-/// resolved against `project_dir`; `Err((key at fault, why))`.
+/// resolved against `project_dir`, each key it leaves out taken from
+/// `base` (a tool's own sandbox from `python.sandbox`); `Err((key at
+/// fault, why))`.
 pub fn sandbox_at(
     key: &str,
     value: &Value,
     project_dir: &Path,
+    base: Option<&Sandbox>,
 ) -> Result<Sandbox, (String, String)> {
     let Value::Object(map) = value else {
         return Err((
@@ -38,16 +41,22 @@ pub fn sandbox_at(
             format!("expected a map ({KEYS}), got {value}"),
         ));
     };
-    let mut sandbox = Sandbox {
-        label: key.to_owned(),
-        read: Vec::new(),
-        write: Vec::new(),
-        network: Network::Any,
-        memory_mb: None,
-        cpu_seconds: None,
-        processes: None,
-        file_size_mb: None,
-        unsupported: Unsupported::Refuse,
+    let mut sandbox = match base {
+        Some(base) => Sandbox {
+            label: key.to_owned(),
+            ..base.clone()
+        },
+        None => Sandbox {
+            label: key.to_owned(),
+            read: Vec::new(),
+            write: Vec::new(),
+            network: Network::Any,
+            memory_mb: None,
+            cpu_seconds: None,
+            processes: None,
+            file_size_mb: None,
+            unsupported: Unsupported::Refuse,
+        },
     };
     for (field, value) in map {
         let at = format!("{key}.{field}");
@@ -139,6 +148,7 @@ mod tests {
             "tools.notes.sandbox",
             &value,
             Path::new("/nonexistent/project"),
+            None,
         )
         .map_err(|(key, why)| format!("{key}: {why}"))
     }

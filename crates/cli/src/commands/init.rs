@@ -64,9 +64,12 @@ const SHELL_EXEC_EXAMPLE: &str =
 /// What `--tools standard` writes in its place: the tools that change
 /// things ask first.
 const STANDARD_SETTINGS: &str = concat!(
-    "  file_write: {approval: ask}  # a person says yes to each write\n",
+    "  # A person says yes to each write; the sandbox (python.sandbox, with what\n",
+    "  # a tool's own changes) lets file_write write the project, whose protected\n",
+    "  # paths it refuses itself. Widen a tool's allowed_dirs, widen its sandbox.\n",
+    "  file_write: {approval: ask, sandbox: {write: [\".\"]}}\n",
     "  # shell_exec is off until enabled; each command it runs then asks first:\n",
-    "  shell_exec: {approval: ask}  # {enabled: true, approval: ask, whitelist: [ls, cat, \"git status\"], timeout: 30}\n",
+    "  shell_exec: {approval: ask, sandbox: {network: false}}  # {enabled: true, whitelist: [ls, cat, \"git status\"], timeout: 30}\n",
 );
 
 /// The settings file for a project with `tools`.

@@ -1,8 +1,9 @@
 //! `riverse tools [--json]`
 
 use riverse_agent::{Settings, build_registry, options::environment_options, tools_json};
+use riverse_process::sandbox::Sandbox;
 use riverse_python::environment::summary;
-use riverse_tool::{Entry, Registry, Status};
+use riverse_tool::{Entry, Registry, Status, ToolSource};
 
 use crate::output::{Exit, print, print_json};
 
@@ -73,6 +74,16 @@ fn table(registry: &Registry, settings: &Settings) -> String {
                 ""
             ));
         }
+        if let Some(name) = entry.name()
+            && let Some(sandbox) = sandbox_of(settings, name, entry.source())
+        {
+            out.push_str(&format!(
+                "{:name_width$}    sandbox: {} ({})\n",
+                "",
+                sandbox.summary(&settings.project_dir),
+                sandbox.label
+            ));
+        }
         for warning in entry.manifest().iter().flat_map(|m| m.type_warnings()) {
             out.push_str(&format!("{:name_width$}    ! {warning}\n", ""));
         }
@@ -92,6 +103,21 @@ fn table(registry: &Registry, settings: &Settings) -> String {
         out.push_str(&format!("\n{line}"));
     }
     out
+}
+
+/// The sandbox calls of `name` run in: its own, or for a Python tool
+/// `python.sandbox`.
+fn sandbox_of<'a>(settings: &'a Settings, name: &str, source: &ToolSource) -> Option<&'a Sandbox> {
+    let own = settings
+        .tools
+        .per_tool
+        .get(name)
+        .and_then(|tool| tool.sandbox.as_ref());
+    match source {
+        ToolSource::Python { .. } => own.or(settings.python.sandbox.as_ref()),
+        ToolSource::Agent { .. } => own,
+        _ => None,
+    }
 }
 
 fn first_line(text: &str) -> String {

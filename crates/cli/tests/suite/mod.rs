@@ -13,6 +13,7 @@ mod mcp;
 mod mcp_http;
 mod reload;
 mod riverse_layout;
+mod sandbox;
 mod serve;
 mod settings;
 mod signals;

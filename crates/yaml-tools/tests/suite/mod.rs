@@ -3,4 +3,5 @@ mod command_safety;
 mod http;
 mod http_safety;
 mod loading;
+mod sandbox;
 mod support;

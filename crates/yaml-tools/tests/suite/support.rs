@@ -28,6 +28,7 @@ pub fn options(project: &Path, language: &str) -> AgentsOptions {
         settings_agents: None,
         limits: riverse_tool::CallLimits::default(),
         protected_paths: Vec::new(),
+        sandboxes: Default::default(),
     }
 }
 
