@@ -114,7 +114,8 @@ fn kernel_abi() -> u32 {
 /// Files a Python program, or a program it runs, reads wherever it runs: the
 /// system's programs and libraries, and the parts of `/etc` that name
 /// resolution, TLS and time zones read. Not `/etc` itself (`/etc/shadow`),
-/// not `/proc` (other processes' environments), not the home directory.
+/// not `/proc` (where other processes' environments can be read), not the
+/// home directory.
 pub const SYSTEM_READABLE: &[&str] = &[
     "/usr",
     "/lib",

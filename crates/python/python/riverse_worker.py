@@ -395,7 +395,11 @@ class Discovery:
 def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: str) -> dict:
     sys.modules.pop(module_name, None)
     kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
-    error = error_info(f"{kind}: {describe(exc)}", exc, tools_dir, file)
+    message = f"{kind}: {describe(exc)}"
+    breach = SANDBOX.breach(exc) if SANDBOX is not None else None
+    if breach:
+        message = f"{breach} ({message})"
+    error = error_info(message, exc, tools_dir, file)
     hint = missing_module_hint(exc, tools_dir, file)
     if hint:
         error["hint"] = hint
@@ -693,6 +697,8 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
     except ContentError as exc:
         return outcome(False, "", f"execute() returned a ToolResult whose {exc}")
     if type(success) is bool and type(data) is str and type(error) is str:
+        if SANDBOX is not None and not success:
+            error = SANDBOX.hint(error)
         return outcome(success, data, error, content=blocks, left_out=left_out)
     for field, value, kind in (("success", success, bool), ("data", data, str), ("error", error, str)):
         if type(value) is not kind:
@@ -760,6 +766,15 @@ class SandboxRules:
         if isinstance(mode, str):
             return any(c in mode for c in "wax+")
         return bool(flags & self.WRITE_FLAGS)
+
+    def hint(self, error: str) -> str:
+        """A tool's own error, with a line saying that the sandbox may be
+        why when it reads like a refusal (a program the tool ran says so in
+        its own words)."""
+        refused = ("Permission denied", "Operation not permitted", "Resource temporarily unavailable")
+        if not any(words in error for words in refused):
+            return error
+        return f"{error}\n(the tool runs in {self.label}, which may have refused it: see riverse tools)"
 
     def breach(self, exc: BaseException) -> str | None:
         """The rule `exc` says was broken, as the call's error begins; None

@@ -1,6 +1,6 @@
 //! Benchmarks of the drop-in tool system: calls, worker starts, `riverse
-//! tools`, parallel calls and memory, each against a baseline measured in the
-//! same run. Prints a table of medians (p99 where a goal asks for it), ratios
+//! tools`, parallel calls, memory and sandboxed workers, each against a
+//! baseline measured in the same run. Prints a table of medians (p99 where a goal asks for it), ratios
 //! and the goals of issues 2 and 14.
 //!
 //! ```sh
@@ -27,6 +27,8 @@ mod listing;
 mod memory;
 #[path = "host/procfs.rs"]
 mod procfs;
+#[path = "host/sandbox.rs"]
+mod sandbox;
 #[path = "host/spawn.rs"]
 mod spawn;
 #[path = "host/stats.rs"]
@@ -88,10 +90,16 @@ enum Bench {
     Memory,
     /// Forked workers against fresh interpreters (issue 14).
     Fork,
+    /// Sandboxed workers against unsandboxed ones.
+    Sandbox,
 }
 
 /// A warm call's goal, as a multiple of the pipe floor of the same run.
 const WARM_CALL_GOAL: f64 = 1.3;
+
+/// A sandboxed warm call's goal, as a multiple of an unsandboxed one of the
+/// same run.
+const SANDBOXED_CALL_GOAL: f64 = 1.1;
 
 /// Parallel calls, and workers, of the parallel benchmark.
 const PARALLEL: usize = 8;
@@ -372,6 +380,55 @@ async fn run(args: Args) -> anyhow::Result<()> {
         );
         table.note(format!(
             "fork: {starts} additional starts each; the first batch on a fresh pool; PSS summed over the pool's processes, the fork server included"
+        ));
+    }
+    if wants(Bench::Sandbox) {
+        eprintln!(
+            "timing {} warm calls and {} pool starts, sandboxed and not...",
+            args.calls, args.spawns
+        );
+        let mut times = sandbox::measure(&python, args.calls, args.spawns).await?;
+        let plain_p50 = times.calls.plain.wall.median();
+        let plain_p99 = times.calls.plain.wall.percentile(99.0);
+        let baseline = "unsandboxed";
+        table.time(
+            "sandboxed warm call via registry, p50",
+            times.calls.sandboxed.wall.median(),
+            Some((baseline, plain_p50)),
+            Some(plain_p50.mul_f64(SANDBOXED_CALL_GOAL)),
+        );
+        table.time(
+            "  sandboxed warm call, p99",
+            times.calls.sandboxed.wall.percentile(99.0),
+            Some((baseline, plain_p99)),
+            None,
+        );
+        table.time(
+            "  cpu per call: sandboxed worker",
+            times.calls.sandboxed.cpu_per_call(),
+            Some(("unsandboxed worker", times.calls.plain.cpu_per_call())),
+            None,
+        );
+        table.time(
+            "sandboxed pool to first answer, forked",
+            times.forked_start.sandboxed.median(),
+            Some((baseline, times.forked_start.plain.median())),
+            None,
+        );
+        table.time(
+            "  sandboxed pool to first answer, fresh",
+            times.fresh_start.sandboxed.median(),
+            Some((baseline, times.fresh_start.plain.median())),
+            None,
+        );
+        table.note(format!(
+            "sandbox: read the project, write out/, network off, memory 1024 MB, 64 processes, files 64 MB; calls: {} each, taking turns in blocks; starts: {} each, taking turns, from a new pool through discovery to the first call's answer",
+            times.calls.plain.wall.len(),
+            times.forked_start.plain.len()
+        ));
+        table.note(format!(
+            "sandboxed call goal: a sandboxed call's p50 within {:.0} % of an unsandboxed one",
+            (SANDBOXED_CALL_GOAL - 1.0) * 100.0
         ));
     }
     print!("{}", table.render());

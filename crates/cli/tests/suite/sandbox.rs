@@ -249,10 +249,15 @@ impl Scene {
 
     /// `riverse call TOOL ARGS --json`: the exit status and the result.
     fn call(&self, tool: &str, args: &[&str]) -> (i32, Value) {
+        self.call_with(&[], tool, args)
+    }
+
+    /// [`Scene::call`] with `env`.
+    fn call_with(&self, env: &[(&str, &str)], tool: &str, args: &[&str]) -> (i32, Value) {
         let mut all = vec!["call", tool];
         all.extend_from_slice(args);
         all.push("--json");
-        let ran = self.riverse(&all, &[]);
+        let ran = self.riverse(&all, env);
         let result = serde_json::from_str(&ran.stdout)
             .unwrap_or_else(|err| panic!("{tool} {args:?}: no JSON result ({err}): {ran:#?}"));
         (ran.code, result)
@@ -330,10 +335,9 @@ fn sandbox_settings(fork: bool, sandbox: &str) -> String {
     format!("python:\n  fork: {fork}\n  sandbox: {sandbox}\n")
 }
 
-/// Issue "sandboxes", 1, 6 and 11: secrets beside the project (`~/.ssh`,
-/// another project's files) can't be read, directly, through a symlink the
-/// tool made in its write directory, or by a program the tool runs; with
-/// workers forked and fresh.
+/// Secrets beside the project (`~/.ssh`, another project's files) can't be
+/// read, directly, through a symlink the tool made in its write directory, or
+/// by a program the tool runs; with workers forked and fresh.
 #[test]
 fn reading_outside_the_read_list_is_refused_and_shows_nothing() {
     let scene = Scene::new("");
@@ -395,11 +399,10 @@ fn reading_outside_the_read_list_is_refused_and_shows_nothing() {
     wrong.none();
 }
 
-/// Issue "sandboxes", 2 and 11: a file outside the write list can't be
-/// written, however the tool names it: plainly, through `..`, through a
-/// symlink in its write directory, through a hard link it makes there, by
-/// moving it there, through `/proc/self/root`; nor can the project's own
-/// settings, which it may read.
+/// A file outside the write list can't be written, however the tool names it:
+/// plainly, through `..`, through a symlink in its write directory, through a
+/// hard link it makes there, by moving it there, through `/proc/self/root`;
+/// nor can the project's own settings, which it may read.
 #[test]
 fn writing_outside_the_write_list_is_refused_however_the_path_is_spelled() {
     let scene = Scene::new("");
@@ -495,8 +498,8 @@ fn was_reached(listener: &TcpListener) -> bool {
     }
 }
 
-/// Issue "sandboxes", 3: `network: false` allows no TCP connection, a list
-/// of ports only those; a port on the list connects.
+/// `network: false` allows no TCP connection, a list of ports only those; a
+/// port on the list connects.
 #[test]
 fn connecting_to_a_port_outside_the_network_rule_is_refused() {
     let (closed, closed_port) = listener();
@@ -601,8 +604,8 @@ fn no_process_left_in(dir: &Path, case: &str) {
     }
 }
 
-/// Issue "sandboxes", 4: a fork bomb, of `fork()` or of programs, stops at
-/// `processes`, and when the call is over none of its processes is left.
+/// A fork bomb, of `fork()` or of programs, stops at `processes`, and when
+/// the call is over none of its processes is left.
 #[test]
 fn a_fork_bomb_stops_at_the_process_limit_and_leaves_nothing() {
     let scene = Scene::new("");
@@ -680,9 +683,8 @@ fn the_pids_cgroup_of_a_sandbox_goes_with_its_riverse() {
     );
 }
 
-/// Issue "sandboxes", 5 and 10: memory, file size and CPU time past their
-/// limits, each named; the worker CPU time ended is replaced, and the calls
-/// after it are served.
+/// Memory, file size and CPU time past their limits, each named; the worker
+/// CPU time ended is replaced, and the calls after it are served.
 #[test]
 fn memory_file_size_and_cpu_time_stop_at_their_limits() {
     let scene = Scene::new(&sandbox_settings(
@@ -739,8 +741,8 @@ fn memory_file_size_and_cpu_time_stop_at_their_limits() {
     wrong.none();
 }
 
-/// Issue "sandboxes", 7: the code a tool file runs at import is confined too,
-/// in the fork server and in a fresh worker.
+/// The code a tool file runs at import is confined too, in the fork server
+/// and in a fresh worker.
 #[test]
 fn import_time_code_is_confined() {
     let scene = Scene::new("");
@@ -776,9 +778,9 @@ AtImport = tool("at_import", lambda params: "imported")
     }
 }
 
-/// Issue "sandboxes", 8: a tool's own sandbox beside `python.sandbox`: each
-/// tool writes where its own sandbox says and nowhere else, and each error
-/// names the sandbox the tool is under.
+/// A tool's own sandbox beside `python.sandbox`: each tool writes where its
+/// own sandbox says and nowhere else, and each error names the sandbox the
+/// tool is under.
 #[test]
 fn a_tools_own_sandbox_holds_it_and_not_the_others() {
     let scene = Scene::new(
@@ -856,90 +858,87 @@ fn a_tools_own_sandbox_holds_it_and_not_the_others() {
     wrong.none();
 }
 
-/// Issue "sandboxes", 9: where the kernel has no Landlock (or no TCP rules
-/// for a network rule), a sandboxed tool does not run, and says how to run
-/// it anyway; with `if_unsupported: run` it runs, with a warning.
+/// Where the kernel has no Landlock (or no TCP rules for a network rule), a
+/// sandboxed tool does not run, and says how to run it anyway; with
+/// `if_unsupported: run` it runs under what the kernel can enforce, with a
+/// warning.
 #[test]
 fn a_kernel_without_landlock_refuses_sandboxed_tools_unless_told_to_run() {
-    let scene = Scene::new(&sandbox_settings(true, "{write: [notes]}"));
-    let no_landlock = "python.sandbox: this kernel has no Landlock (or it is off), so the sandbox can't be enforced; \
-                       set python.sandbox.if_unsupported: run to run the tool unsandboxed";
-    let ran = scene.riverse(
-        &["call", "echo", "text=hi", "--json"],
-        &[("RIVERSE_LANDLOCK_ABI", "0")],
+    let (_closed, closed_port) = listener();
+    let scene = Scene::new(&sandbox_settings(true, r#"{read: ["."], write: [notes]}"#));
+    let abi = |abi: &'static str| [("RIVERSE_LANDLOCK_ABI", abi)];
+    let no_landlock = "python.sandbox: this kernel has no Landlock (or it is off), so the sandbox can't be enforced";
+    let refused = format!(
+        "{no_landlock}; set python.sandbox.if_unsupported: run to run the tool without what can't be enforced"
     );
+    let ran = scene.riverse(&["call", "echo", "text=hi", "--json"], &abi("0"));
     assert_eq!(ran.exits(2).stdout, "");
-    assert!(ran.stderr.contains(no_landlock), "{ran:#?}");
-    let ran = scene.riverse(&["tools"], &[("RIVERSE_LANDLOCK_ABI", "0")]);
-    assert!(ran.stdout.contains(no_landlock), "{ran:#?}");
+    assert_eq!(
+        ran.stderr,
+        format!("riverse: unknown tool \"echo\"; python (python3) failed: {refused}\n")
+    );
+    let ran = scene.riverse(&["tools"], &abi("0"));
+    assert!(ran.stdout.contains(&refused), "{ran:#?}");
 
+    // Told to run: it runs, unsandboxed, with a warning.
     scene.settings(&sandbox_settings(
         true,
-        "{write: [notes], if_unsupported: run}",
+        r#"{read: ["."], write: [notes], if_unsupported: run}"#,
     ));
-    let ran = scene.riverse(
-        &["call", "echo", "text=hi"],
-        &[("RIVERSE_LANDLOCK_ABI", "0")],
-    );
+    let ran = scene.riverse(&["call", "echo", "text=hi"], &abi("0"));
     assert_eq!(ran.exits(0).stdout, "hi\n");
     assert!(
-        ran.stderr.contains(
-            "python.sandbox: this kernel has no Landlock (or it is off), so the sandbox can't be enforced; \
-             running unsandboxed (python.sandbox.if_unsupported: run)"
-        ),
+        ran.stderr.contains(&format!(
+            "{no_landlock}; running without it (python.sandbox.if_unsupported: run)"
+        )),
         "{ran:#?}"
     );
 
-    // ABI 3 has file rules but no TCP rules: a network rule can't be held…
-    scene.settings(&sandbox_settings(true, "{write: [notes], network: [443]}"));
-    let ran = scene.riverse(
-        &["call", "echo", "text=hi"],
-        &[("RIVERSE_LANDLOCK_ABI", "3")],
+    // ABI 3 has file rules but no TCP rules: a network rule can't be held,
+    scene.settings(&sandbox_settings(
+        true,
+        r#"{read: ["."], write: [notes], network: false}"#,
+    ));
+    let ran = scene.riverse(&["call", "echo", "text=hi"], &abi("3"));
+    assert_eq!(
+        ran.exits(2).stderr,
+        "riverse: unknown tool \"echo\"; python (python3) failed: python.sandbox: this kernel's Landlock (ABI 3) \
+         has no TCP rules (ABI 4, Linux 6.7), so python.sandbox.network can't be enforced; \
+         set python.sandbox.if_unsupported: run to run the tool without what can't be enforced\n"
     );
-    assert!(
-        ran.exits(2).stderr.contains(
-            "python.sandbox: this kernel's Landlock (ABI 3) has no TCP rules (ABI 4, Linux 6.7), \
-             so python.sandbox.network can't be enforced; \
-             set python.sandbox.if_unsupported: run to run the tool unsandboxed"
-        ),
-        "{ran:#?}"
-    );
-    // …while the file rules still are.
-    scene.settings(&sandbox_settings(true, r#"{read: ["."], write: [notes]}"#));
+    // and told to run, the tool runs with what can be: the file rules but
+    // not the network rule.
+    scene.settings(&sandbox_settings(
+        true,
+        r#"{read: ["."], write: [notes], network: false, if_unsupported: run}"#,
+    ));
     let settings_file = format!("{}/settings.yaml", scene.dir().display());
-    let mut command = riverse_in(
-        scene.project.path(),
-        &["call", "write", &format!("path={settings_file}"), "--json"],
-    );
-    command
-        .env("HOME", scene.home())
-        .env("RIVERSE_LANDLOCK_ABI", "3");
-    let ran = run(command);
-    let result: Value = serde_json::from_str(&ran.exits(1).stdout).unwrap();
+    let (code, result) = scene.call_with(&abi("3"), "write", &[&format!("path={settings_file}")]);
+    assert_eq!(code, 1, "{result}");
     assert!(
         result["error"].as_str().unwrap().starts_with(&format!(
-            "sandbox: writing {settings_file} is outside python.sandbox.write"
+            "sandbox: writing {settings_file} is outside python.sandbox.write (execute() raised PermissionError: "
         )),
+        "{result}"
+    );
+    let (code, result) = scene.call_with(&abi("3"), "connect", &[&format!("port={closed_port}")]);
+    assert_eq!(
+        (code, &result["data"]),
+        (0, &json!("connected")),
         "{result}"
     );
 
     // A tool's own sandbox: that tool is not available; the others are.
     scene.settings("tools:\n  write:\n    sandbox: {write: [notes]}\n");
-    let ran = scene.riverse(
-        &["call", "write", "path=notes/x"],
-        &[("RIVERSE_LANDLOCK_ABI", "0")],
+    let ran = scene.riverse(&["call", "write", "path=notes/x"], &abi("0"));
+    assert_eq!(
+        ran.exits(2).stderr,
+        "riverse: tool \"write\" is not available: tools.write.sandbox: this kernel has no Landlock (or it is off), \
+         so the sandbox can't be enforced; \
+         set tools.write.sandbox.if_unsupported: run to run the tool without what can't be enforced\n"
     );
-    assert!(
-        ran.exits(2).stderr.contains(
-            "tools.write.sandbox: this kernel has no Landlock (or it is off), so the sandbox can't be enforced; \
-             set tools.write.sandbox.if_unsupported: run to run the tool unsandboxed"
-        ),
-        "{ran:#?}"
-    );
-    let ran = scene.riverse(
-        &["call", "echo", "text=hi"],
-        &[("RIVERSE_LANDLOCK_ABI", "0")],
-    );
+    assert!(!scene.project.path().join("notes/x").exists());
+    let ran = scene.riverse(&["call", "echo", "text=hi"], &abi("0"));
     assert_eq!(ran.exits(0).stdout, "hi\n");
 }
 
