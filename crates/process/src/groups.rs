@@ -109,6 +109,7 @@ pub fn kill_all() {
 pub fn shutdown(grace: Duration) {
     kill_all();
     let deadline = Instant::now() + grace;
+    crate::sandbox::remove_cgroups(grace);
     let mut running = RELAYS.lock();
     while *running > 0 {
         let left = deadline.saturating_duration_since(Instant::now());

@@ -19,6 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr,
@@ -441,7 +442,10 @@ impl PidsCgroup {
                 .open(dir.join("cgroup.procs"))
         };
         match made() {
-            Ok(procs) => Ok(PidsCgroup { dir, procs }),
+            Ok(procs) => {
+                CGROUPS.lock().push(dir.clone());
+                Ok(PidsCgroup { dir, procs })
+            }
             Err(err) => {
                 let _ = std::fs::remove_dir(&dir);
                 Err(format!("can't set up {}: {err}", dir.display()))
@@ -450,18 +454,47 @@ impl PidsCgroup {
     }
 }
 
+/// The pids cgroups this process made and has not removed yet.
+static CGROUPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
 impl Drop for PidsCgroup {
     fn drop(&mut self) {
+        if remove_cgroup(&self.dir) {
+            return;
+        }
         let dir = self.dir.clone();
-        // Its processes may take a moment to be reaped after their kill.
+        // Its processes may take a moment to end after their kill.
         std::thread::spawn(move || {
             for _ in 0..50 {
-                if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+                std::thread::sleep(Duration::from_millis(100));
+                if remove_cgroup(&dir) {
                     return;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(100));
             }
         });
+    }
+}
+
+/// Removes an empty cgroup of ours; whether it is gone.
+fn remove_cgroup(dir: &Path) -> bool {
+    let gone = std::fs::remove_dir(dir).is_ok() || !dir.exists();
+    if gone {
+        CGROUPS.lock().retain(|made| made != dir);
+    }
+    gone
+}
+
+/// Removes the pids cgroups this process made, waiting up to `within` for
+/// the processes in them (killed by [`crate::shutdown`]) to end.
+pub fn remove_cgroups(within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let left: Vec<PathBuf> = CGROUPS.lock().clone();
+        let busy = left.into_iter().filter(|dir| !remove_cgroup(dir)).count();
+        if busy == 0 || Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

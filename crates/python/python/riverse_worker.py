@@ -394,9 +394,9 @@ class Discovery:
 
 def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: str) -> dict:
     sys.modules.pop(module_name, None)
+    breach = SANDBOX.breach(exc) if SANDBOX is not None else None
     kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
     message = f"{kind}: {describe(exc)}"
-    breach = SANDBOX.breach(exc) if SANDBOX is not None else None
     if breach:
         message = f"{breach} ({message})"
     error = error_info(message, exc, tools_dir, file)
@@ -668,8 +668,10 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
     except InstantiationFailed as failed:
         return raised(str(failed), failed.__cause__, discovery.tools_dir)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
-        failed = raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
+        # Before the traceback is formatted: that opens source files, which
+        # the sandbox's audit hook would take for the open that failed.
         breach = SANDBOX.breach(exc) if SANDBOX is not None else None
+        failed = raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
         if breach:
             failed["error"] = f"{breach} ({failed['error']})"
         file = tool_file(tool, discovery.tools_dir) if tool is not None else None
@@ -749,8 +751,8 @@ class SandboxRules:
     def audit(self, event: str, args) -> None:
         if event == "open":
             self.seen.opened = args
-        elif event == "socket.connect":
-            self.seen.connected = args[1] if len(args) > 1 else None
+        elif event in ("socket.connect", "socket.bind"):
+            self.seen.socket = (event, args[1] if len(args) > 1 else None)
 
     @staticmethod
     def beneath(path: str, roots) -> bool:
@@ -776,6 +778,20 @@ class SandboxRules:
             return error
         return f"{error}\n(the tool runs in {self.label}, which may have refused it: see riverse tools)"
 
+    def socket_breach(self) -> str | None:
+        """The network rule a refused socket operation broke: the last
+        connect or bind this thread made (a listen follows its bind)."""
+        event, address = getattr(self.seen, "socket", (None, None))
+        if self.network is True or not isinstance(address, tuple) or len(address) < 2:
+            return None
+        label = self.label
+        if event == "socket.bind":
+            return f"sandbox: listening on port {address[1]} is outside {label}.network (no listening socket is allowed)"
+        allowed = "no port" if self.network is False else "ports " + ", ".join(map(str, self.network))
+        if self.network is not False and address[1] in self.network:
+            return None
+        return f"sandbox: connecting to port {address[1]} is outside {label}.network ({allowed})"
+
     def breach(self, exc: BaseException) -> str | None:
         """The rule `exc` says was broken, as the call's error begins; None
         for an error of the tool's own."""
@@ -791,11 +807,7 @@ class SandboxRules:
         if exc.errno not in (errno.EACCES, errno.EPERM, errno.EXDEV):
             return None
         if exc.filename is None:
-            address = getattr(self.seen, "connected", None)
-            if self.network is not True and isinstance(address, tuple) and len(address) >= 2:
-                allowed = "no port" if self.network is False else "ports " + ", ".join(map(str, self.network))
-                return f"sandbox: connecting to port {address[1]} is outside {label}.network ({allowed})"
-            return None
+            return self.socket_breach()
         shown = os.fspath(exc.filename)
         path = os.path.realpath(shown)
         named = path if path == shown else f"{path} ({shown})"
