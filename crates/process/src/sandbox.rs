@@ -147,6 +147,45 @@ pub const SYSTEM_READABLE: &[&str] = &[
     "/dev/random",
 ];
 
+/// The ports of the proxies that `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY`
+/// (either case) name.
+pub fn proxy_ports() -> Vec<u16> {
+    let names = ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"];
+    let mut ports = Vec::new();
+    for name in names
+        .iter()
+        .flat_map(|name| [name.to_string(), name.to_lowercase()])
+    {
+        if let Some(port) = std::env::var(&name).ok().as_deref().and_then(proxy_port)
+            && !ports.contains(&port)
+        {
+            ports.push(port);
+        }
+    }
+    ports
+}
+
+/// The port of a proxy URL (`http://user@host:3128`), or its scheme's.
+fn proxy_port(url: &str) -> Option<u16> {
+    let url = url.trim();
+    if url.is_empty() {
+        return None;
+    }
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let authority = rest.split('/').next()?;
+    let host = authority.rsplit('@').next()?;
+    // `[::1]:3128`: the port follows the bracket.
+    let after_host = host.rsplit_once(']').map_or(host, |(_, after)| after);
+    match after_host.rsplit_once(':') {
+        Some((_, port)) => port.parse().ok(),
+        None => match scheme {
+            "https" => Some(443),
+            "socks5" | "socks5h" | "socks4" | "socks" => Some(1080),
+            _ => Some(80),
+        },
+    }
+}
+
 /// Says once per sandbox what this kernel can't enforce of it.
 fn warn_once(label: &str, why: &str) {
     static WARNED: Mutex<Vec<String>> = Mutex::new(Vec::new());
@@ -265,6 +304,15 @@ impl Sandbox {
                 return Ok(None);
             }
             network = Network::Any;
+        }
+        if let Network::Ports(ports) = &mut network {
+            // A tool that may reach a port through the proxy the environment
+            // names must reach the proxy.
+            for port in proxy_ports() {
+                if !ports.contains(&port) {
+                    ports.push(port);
+                }
+            }
         }
         let ruleset = self
             .ruleset(abi, &network, readable)
@@ -518,5 +566,24 @@ fn sweep_stale(controller: &Path) {
         if !alive {
             let _ = std::fs::remove_dir(entry.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proxy_port_is_read_from_its_url() {
+        assert_eq!(proxy_port("http://proxy.local:3128"), Some(3128));
+        assert_eq!(
+            proxy_port("http://user:secret@proxy.local:8080/"),
+            Some(8080)
+        );
+        assert_eq!(proxy_port("https://proxy.local"), Some(443));
+        assert_eq!(proxy_port("socks5h://[::1]:9050"), Some(9050));
+        assert_eq!(proxy_port("proxy.local:3129"), Some(3129));
+        assert_eq!(proxy_port("http://[::1]"), Some(80));
+        assert_eq!(proxy_port(""), None);
     }
 }

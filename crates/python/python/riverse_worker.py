@@ -816,8 +816,13 @@ class SandboxRules:
         if exc.errno == errno.EXDEV or exc.filename2 is not None:
             return f"sandbox: linking or moving {named} is outside {label}.write"
         readable = self.beneath(path, self.read) or self.beneath(path, self.always_read)
-        if self.wrote(exc.filename) or (readable and self.wrote(exc.filename) is None):
+        wrote = self.wrote(exc.filename)
+        if wrote or (readable and wrote is None):
             return f"sandbox: writing {named} is outside {label}.write"
+        if readable:
+            # Refused though readable where the name leads from here: it was
+            # opened relative to another directory (`dir_fd`), which is not.
+            return f"sandbox: reading {shown!r} in a directory outside {label}.read"
         return f"sandbox: reading {named} is outside {label}.read"
 
 

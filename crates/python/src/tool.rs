@@ -104,20 +104,19 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
         .iter()
         .map(|report| report.file.clone())
         .collect();
-    found.extend(
-        tools_of(discovery, &pool, &shown_dir)
-            .into_iter()
-            .filter(|(name, _)| {
-                !name
-                    .as_ref()
-                    .is_some_and(|name| sandboxed.contains_key(name))
-            })
-            .map(|(_, found)| found),
-    );
+    // What each tool of its own sandbox became there, in its place.
+    let mut own: BTreeMap<String, Vec<Found>> = BTreeMap::new();
     for (sandbox, names) in groups(&sandboxed) {
-        found.extend(
-            sandboxed_tools(&options, &interpreter, &files, sandbox, &names, &shown_dir).await,
-        );
+        let tools = sandboxed_tools(&options, &interpreter, &files, sandbox, &names, &shown_dir);
+        for (name, one) in tools.await {
+            own.entry(name).or_default().push(one);
+        }
+    }
+    for (name, one) in tools_of(discovery, &pool, &shown_dir) {
+        match name.filter(|name| sandboxed.contains_key(name)) {
+            Some(name) => found.extend(own.remove(&name).unwrap_or_default()),
+            None => found.push(one),
+        }
     }
     found
 }
@@ -173,7 +172,7 @@ async fn sandboxed_tools(
     sandbox: &Sandbox,
     names: &[(String, String)],
     shown_dir: &Path,
-) -> Vec<Found> {
+) -> Vec<(String, Found)> {
     let theirs: BTreeSet<&str> = names.iter().map(|(_, file)| file.as_str()).collect();
     let skip = files
         .iter()
@@ -195,27 +194,47 @@ async fn sandboxed_tools(
             if options.prestart {
                 pool.prestart();
             }
-            tools_of(discovery, &pool, shown_dir)
-                .into_iter()
-                .filter(|(name, found)| match name {
-                    Some(name) => wanted.contains(name.as_str()),
-                    // A file of theirs that failed under the sandbox.
-                    None => {
-                        matches!(found, Found::Failure { source: ToolSource::Python { file }, .. }
-                        if theirs.iter().any(|own| shown_dir.join(own) == *file))
+            let mut found = Vec::new();
+            for (name, one) in tools_of(discovery, &pool, shown_dir) {
+                match (name, one) {
+                    (Some(name), one) if wanted.contains(name.as_str()) => found.push((name, one)),
+                    // A file of theirs that failed under the sandbox: a
+                    // failure of each of its tools.
+                    (
+                        None,
+                        Found::Failure {
+                            source: ToolSource::Python { file },
+                            error,
+                            ..
+                        },
+                    ) => {
+                        for (name, own) in names {
+                            if shown_dir.join(own) == file {
+                                let failure = Found::Failure {
+                                    source: ToolSource::Python { file: file.clone() },
+                                    name: Some(name.clone()),
+                                    error: error.clone(),
+                                };
+                                found.push((name.clone(), failure));
+                            }
+                        }
                     }
-                })
-                .map(|(_, found)| found)
-                .collect()
+                    _ => {}
+                }
+            }
+            found
         }
         Err(err) => names
             .iter()
-            .map(|(name, file)| Found::Failure {
-                source: ToolSource::Python {
-                    file: shown_dir.join(file),
-                },
-                name: Some(name.clone()),
-                error: err.to_string(),
+            .map(|(name, file)| {
+                let failure = Found::Failure {
+                    source: ToolSource::Python {
+                        file: shown_dir.join(file),
+                    },
+                    name: Some(name.clone()),
+                    error: err.to_string(),
+                };
+                (name.clone(), failure)
             })
             .collect(),
     }

@@ -282,6 +282,10 @@ def open_path(scope: Scope, requested: str, flags: int, *, make_parents=False, m
             names.append(name)
             opened_as_asked = last
         if not opened_as_asked:
+            # A walk that ends on `..` is checked before what it names is opened.
+            refusal = scope.refusal(requested, os.sep + os.sep.join(names))
+            if refusal:
+                raise Refused(refusal)
             stack.append(os.open(".", flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=stack[-1]))
         return finish(scope, requested, stack, names)
     finally:

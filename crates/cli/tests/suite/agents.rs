@@ -65,6 +65,7 @@ fn agents_are_listed_with_their_file_and_status() {
                 "status": "available",
                 "error": null,
                 "warnings": [],
+                "approval": "auto",
             },
             {
                 "name": "home_lights",
@@ -76,6 +77,7 @@ fn agents_are_listed_with_their_file_and_status() {
                 "status": "unavailable",
                 "error": format!("enabled: false in {file}"),
                 "warnings": [],
+                "approval": "auto",
             },
             {
                 "name": "system_info",
@@ -87,6 +89,7 @@ fn agents_are_listed_with_their_file_and_status() {
                 "status": "error",
                 "error": format!("{file}: agents[2] \"system_info\": command.allowed_params.flag: expected a list of values, found a string"),
                 "warnings": [],
+                "approval": "auto",
             },
         ]})
     );

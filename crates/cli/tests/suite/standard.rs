@@ -44,8 +44,10 @@ impl Standard {
         self.project.file(relative, contents);
     }
 
+    /// Calls `tool`, approving it (`riverse init --tools standard` makes
+    /// `file_write` ask).
     fn call(&self, tool: &str, params: &[&str]) -> Ran {
-        let mut args = vec!["--dir", "demo", "call", tool];
+        let mut args = vec!["--dir", "demo", "call", "--yes", tool];
         args.extend_from_slice(params);
         riverse(&self.project, &args)
     }

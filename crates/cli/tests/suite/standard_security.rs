@@ -764,7 +764,7 @@ fn l9_weather_puts_the_city_into_the_url_encoded() {
     let project = Project::new();
     riverse(&project, &["init", "demo"]).exits(0);
     project.file(
-        "fake/requests.py",
+        "demo/fake/requests.py",
         "class RequestException(Exception):\n    pass\n\n\
          class Reply:\n    def __init__(self, url):\n        self.text = url\n\n    \
          def raise_for_status(self):\n        pass\n\n\
@@ -781,7 +781,7 @@ fn l9_weather_puts_the_city_into_the_url_encoded() {
                 "city=../x?format=j1#y z/",
             ],
         );
-        command.env("PYTHONPATH", project.path().join("fake"));
+        command.env("PYTHONPATH", project.path().join("demo/fake"));
         command
     });
     assert_eq!(
@@ -795,7 +795,7 @@ fn l9_weather_puts_the_city_into_the_url_encoded() {
                 project.path(),
                 &["--dir", "demo", "call", "weather", &format!("city={city}")],
             );
-            command.env("PYTHONPATH", project.path().join("fake"));
+            command.env("PYTHONPATH", project.path().join("demo/fake"));
             command
         });
         assert!(ran.exits(1).stderr.contains("not a city"), "{ran:?}");

@@ -111,17 +111,19 @@ pub async fn measure(
         plain: Samples::with_capacity(starts),
         sandboxed: Samples::with_capacity(starts),
     };
-    // The first round only warms the page cache.
+    // The first round only warms the page cache. The contenders swap places
+    // every round, so neither always starts just after the other's pool went.
     for round in 0..=starts {
-        let forked = first_answer(options(false, true)).await?;
-        let forked_sandboxed = first_answer(options(true, true)).await?;
-        let fresh = first_answer(options(false, false)).await?;
-        let fresh_sandboxed = first_answer(options(true, false)).await?;
-        if round > 0 {
-            forked_start.plain.push(forked);
-            forked_start.sandboxed.push(forked_sandboxed);
-            fresh_start.plain.push(fresh);
-            fresh_start.sandboxed.push(fresh_sandboxed);
+        for (fork, into) in [(true, &mut forked_start), (false, &mut fresh_start)] {
+            let first = round % 2 == 1;
+            let mut times = [Duration::ZERO; 2];
+            for sandboxed in [first, !first] {
+                times[usize::from(sandboxed)] = first_answer(options(sandboxed, fork)).await?;
+            }
+            if round > 0 {
+                into.plain.push(times[0]);
+                into.sandboxed.push(times[1]);
+            }
         }
     }
     Ok(SandboxTimes {
