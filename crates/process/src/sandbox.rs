@@ -137,6 +137,7 @@ pub const SYSTEM_READABLE: &[&str] = &[
     "/etc/localtime",
     "/etc/timezone",
     "/etc/mime.types",
+    "/etc/locale.alias",
     "/etc/passwd",
     "/etc/group",
     "/etc/ld.so.cache",

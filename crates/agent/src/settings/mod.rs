@@ -336,22 +336,22 @@ impl Settings {
             &invalid,
             &mut warnings,
         )?;
-        let mut python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
-        if let Some(value) = document
+        // Read before the tools' sections, whose sandboxes start from it.
+        let python_sandbox = document
             .get("python")
             .and_then(|python| python.get("sandbox"))
-        {
-            let sandbox = sandbox::sandbox_at("python.sandbox", value, project_dir, None)
-                .map_err(|(key, why): (String, String)| invalid(&key, why))?;
-            python.sandbox = Some(sandbox);
-        }
+            .map(|value| sandbox::sandbox_at("python.sandbox", value, project_dir, None))
+            .transpose()
+            .map_err(|(key, why)| invalid(&key, why))?;
         let tools = tools_settings(
             raw.tools.unwrap_or_default(),
             project_dir,
-            python.sandbox.as_ref(),
+            python_sandbox.as_ref(),
             &invalid,
             &mut warnings,
         )?;
+        let mut python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
+        python.sandbox = python_sandbox;
         let agent = agent_settings(raw.agent.unwrap_or_default(), &mut warnings);
         let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid, &mut warnings)?;
         let openai = match openai_section {

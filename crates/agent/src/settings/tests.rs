@@ -317,3 +317,25 @@ fn a_tool_approval_is_read_and_a_bad_one_names_its_key() {
         "settings.yaml: tools.shell_exec.approval.auto[0].command.regex: found open group without closing ')'"
     );
 }
+
+#[test]
+fn a_tools_own_sandbox_takes_what_it_leaves_out_from_python_sandbox() {
+    let settings = parse(
+        "python:\n  sandbox: {read: [docs], network: false, memory_mb: 256}\ntools:\n  notes: {sandbox: {write: [notes], memory_mb: 512}}\n",
+    )
+    .unwrap();
+    let python = settings.python.sandbox.as_ref().unwrap();
+    assert_eq!(python.label, "python.sandbox");
+    assert_eq!(python.read, [PathBuf::from("/project/docs")]);
+    let notes = settings.tools.per_tool["notes"].sandbox.as_ref().unwrap();
+    assert_eq!(notes.label, "tools.notes.sandbox");
+    assert_eq!(notes.read, python.read);
+    assert_eq!(notes.write, [PathBuf::from("/project/notes")]);
+    assert_eq!(notes.network, python.network);
+    assert_eq!(notes.memory_mb, Some(512));
+    let err = parse("tools:\n  notes: {sandbox: {network: [70000]}}\n").unwrap_err();
+    assert_eq!(
+        err,
+        "settings.yaml: tools.notes.sandbox.network: expected TCP ports from 1 to 65535, got 70000"
+    );
+}
