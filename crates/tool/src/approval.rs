@@ -24,9 +24,7 @@ use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::{Answer, AnswerAction, Question};
 use crate::params::Params;
-use crate::text::shorten;
 
 /// What a policy says of one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -387,47 +385,6 @@ pub enum Approval {
     Declined,
     /// Nobody could answer, with why ("`riverse ask` has nobody to ask: …").
     Unanswered(String),
-}
-
-/// The field of an approval's accept that makes it a yes for the session.
-pub const FOR_SESSION: &str = "for_session";
-
-impl ApprovalRequest {
-    /// The request as a question, for a front end that only knows
-    /// questions (MCP's elicitation): its message says what will run, and an
-    /// accept is a yes.
-    pub fn question(&self) -> Question {
-        let arguments = Value::Object(self.arguments.clone());
-        Question {
-            message: format!(
-                "Allow {} to run with {}? ({} is ask)",
-                self.tool,
-                shorten(&arguments.to_string(), 2000),
-                self.rule
-            ),
-            schema: serde_json::json!({"type": "object", "properties": {}}),
-            approval: Some(self.clone()),
-        }
-    }
-}
-
-impl Approval {
-    /// What an answer to [`ApprovalRequest::question`] decided.
-    pub fn from_answer(answer: &Answer) -> Approval {
-        match answer.action {
-            AnswerAction::Accept if answer.content.get(FOR_SESSION) == Some(&Value::Bool(true)) => {
-                Approval::ApprovedForSession
-            }
-            AnswerAction::Accept => Approval::Approved,
-            AnswerAction::Decline => Approval::Declined,
-            AnswerAction::Cancel => Approval::Unanswered(
-                answer
-                    .reason
-                    .clone()
-                    .unwrap_or_else(|| "nobody answered".to_owned()),
-            ),
-        }
-    }
 }
 
 #[cfg(test)]

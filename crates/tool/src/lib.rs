@@ -26,13 +26,13 @@ mod types;
 
 pub use approval::{
     Approval, ApprovalError, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest,
-    Decision, FOR_SESSION, Verdict,
+    Decision, Verdict,
 };
 pub use content::{Content, human_size};
 pub use context::{
-    Answer, AnswerAction, CallContext, CallListener, EndOnDrop, LogLevel, LogLine, MAX_LOG_LINES,
-    MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress, Question,
-    SampleRequest, Sampler, SamplesOnly,
+    Answer, AnswerAction, CallContext, CallListener, EndOnDrop, FOR_SESSION, LogLevel, LogLine,
+    MAX_LOG_LINES, MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress,
+    Question, SampleRequest, Sampler, SamplesOnly,
 };
 pub use limits::CallLimits;
 pub use live::LiveRegistry;
