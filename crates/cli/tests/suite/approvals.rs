@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::ask::{project_for, riverse, text};
 use super::command;
+use super::live::{chat_saying, end_chat};
 use super::terminal::Terminal;
 
 /// Leaves the file `stamps/NAME` (in the project, the worker's directory)
@@ -359,15 +360,9 @@ fn chat_asks_at_the_terminal_yes_runs_no_declines_and_always_lasts_the_session()
         ev_text("Stamped four."),
     ]);
     let project = stamping_project(&server, "tools:\n  stamp: {approval: ask}\n");
-    let mut chat = Terminal::spawn({
-        let mut command = riverse(&project);
-        command.arg("chat");
-        command
-    });
 
     // y: this call runs.
-    chat.wait_for_prompt();
-    chat.type_keys("stamp one\r");
+    let mut chat = chat_saying(&project, "stamp one");
     let asked = chat.wait_for_text(&stamp_prompt("one"));
     assert_eq!(stamps(&project), Vec::<String>::new(), "{asked}");
     chat.type_keys("y\r");
@@ -415,9 +410,7 @@ fn chat_asks_at_the_terminal_yes_runs_no_declines_and_always_lasts_the_session()
         3,
         "asked three times, not four: {screen}"
     );
-    chat.wait_for_prompt();
-    chat.type_keys("\x04");
-    assert!(chat.wait().success());
+    end_chat(chat);
     assert_eq!(stamps(&project), ["four", "one", "three"]);
 
     let requests = server.requests();
@@ -441,13 +434,7 @@ fn esc_at_an_approval_prompt_leaves_the_call_unanswered_and_the_chat_goes_on() {
         ev_text("Still here."),
     ]);
     let project = stamping_project(&server, "tools:\n  stamp: {approval: ask}\n");
-    let mut chat = Terminal::spawn({
-        let mut command = riverse(&project);
-        command.arg("chat");
-        command
-    });
-    chat.wait_for_prompt();
-    chat.type_keys("stamp one\r");
+    let mut chat = chat_saying(&project, "stamp one");
     chat.wait_for_text(&stamp_prompt("one"));
     chat.type_keys("\x1b");
     let screen = chat.wait_for_text("Nobody said.");
@@ -455,9 +442,7 @@ fn esc_at_an_approval_prompt_leaves_the_call_unanswered_and_the_chat_goes_on() {
     chat.wait_for_prompt();
     chat.type_keys("hello\r");
     chat.wait_for_text("Still here.");
-    chat.wait_for_prompt();
-    chat.type_keys("\x04");
-    assert!(chat.wait().success());
+    end_chat(chat);
     assert_eq!(stamps(&project), Vec::<String>::new());
 
     let requests = server.requests();

@@ -99,6 +99,25 @@ fn ask_asker(
     )
 }
 
+/// `riverse chat` in `project` on a terminal, once it prompts, told `line`.
+pub(super) fn chat_saying(project: &Project, line: &str) -> Terminal {
+    let mut chat = Terminal::spawn({
+        let mut command = riverse(project);
+        command.arg("chat");
+        command
+    });
+    chat.wait_for_prompt();
+    chat.type_keys(&format!("{line}\r"));
+    chat
+}
+
+/// Ends `chat` with Ctrl-D at its next prompt: it exits with success.
+pub(super) fn end_chat(mut chat: Terminal) {
+    chat.wait_for_prompt();
+    chat.type_keys("\x04");
+    assert!(chat.wait().success());
+}
+
 /// The lines of `screen` that hold any of `needles`, in order.
 fn lines_with<'a>(screen: &'a str, needles: &[&str]) -> Vec<&'a str> {
     screen
@@ -125,13 +144,7 @@ fn chat_shows_a_running_tools_bar_and_log_lines_and_clears_the_bar_at_its_end() 
     let project = project_for(&server, "");
     let go = project.path().join("go");
     project.tool("reporter.py", &reporter(&go));
-    let mut chat = Terminal::spawn({
-        let mut command = riverse(&project);
-        command.arg("chat");
-        command
-    });
-    chat.wait_for_prompt();
-    chat.type_keys("write the report\r");
+    let chat = chat_saying(&project, "write the report");
 
     let running = chat.wait_for_text("page 1 of 3");
     let bar = lines_with(&running, &["→ reporter"]);
@@ -165,9 +178,7 @@ fn chat_shows_a_running_tools_bar_and_log_lines_and_clears_the_bar_at_its_end() 
         ],
         "the bar is gone, the ✓ line stays: {ended}"
     );
-    chat.wait_for_prompt();
-    chat.type_keys("\x04");
-    assert!(chat.wait().success());
+    end_chat(chat);
     assert_eq!(
         server.requests()[1].tool_results(),
         [("c1".to_owned(), "report written".to_owned())]
@@ -184,13 +195,7 @@ fn a_question_in_chat_is_answered_at_the_terminal_and_no_declines_a_yes_or_no() 
     ]);
     let project = project_for(&server, "");
     project.tool("asker.py", ASKER);
-    let mut chat = Terminal::spawn({
-        let mut command = riverse(&project);
-        command.arg("chat");
-        command
-    });
-    chat.wait_for_prompt();
-    chat.type_keys("look something up\r");
+    let mut chat = chat_saying(&project, "look something up");
     chat.wait_for_text("    the city to look up:");
     let asked = chat.screen();
     assert!(asked.contains("  ? asker asks: Which city?"), "{asked}");
@@ -205,9 +210,7 @@ fn a_question_in_chat_is_answered_at_the_terminal_and_no_declines_a_yes_or_no() 
         screen.contains("    yes or no: no\n    (declined)"),
         "{screen}"
     );
-    chat.wait_for_prompt();
-    chat.type_keys("\x04");
-    assert!(chat.wait().success());
+    end_chat(chat);
 
     let requests = server.requests();
     assert_eq!(
@@ -229,13 +232,7 @@ fn esc_at_a_question_cancels_it_and_the_chat_goes_on() {
     ]);
     let project = project_for(&server, "");
     project.tool("asker.py", ASKER);
-    let mut chat = Terminal::spawn({
-        let mut command = riverse(&project);
-        command.arg("chat");
-        command
-    });
-    chat.wait_for_prompt();
-    chat.type_keys("look something up\r");
+    let mut chat = chat_saying(&project, "look something up");
     chat.wait_for_text("    the city to look up:");
     chat.type_keys("Par\x1b");
     let screen = chat.wait_for_text("Nobody said.");
@@ -243,9 +240,7 @@ fn esc_at_a_question_cancels_it_and_the_chat_goes_on() {
     chat.wait_for_prompt();
     chat.type_keys("hello\r");
     chat.wait_for_text("Still here.");
-    chat.wait_for_prompt();
-    chat.type_keys("\x04");
-    assert!(chat.wait().success());
+    end_chat(chat);
 
     let requests = server.requests();
     assert_eq!(
@@ -473,13 +468,7 @@ fn a_question_withdrawn_with_its_turn_gives_the_terminal_back() {
     ]);
     let project = project_for(&server, "");
     project.tool("asker.py", ASKER);
-    let mut chat = Terminal::spawn({
-        let mut command = riverse(&project);
-        command.arg("chat");
-        command
-    });
-    chat.wait_for_prompt();
-    chat.type_keys("look something up\r");
+    let mut chat = chat_saying(&project, "look something up");
     chat.wait_for_text("    the city to look up:");
     chat.type_keys("Ber");
     kill(Pid::from_raw(chat.pid()), Signal::SIGINT).unwrap();
@@ -491,9 +480,7 @@ fn a_question_withdrawn_with_its_turn_gives_the_terminal_back() {
     assert!(screen.contains("\n(cancelled)\n"), "{screen}");
     chat.type_keys("hello\r");
     chat.wait_for_text("Still here.");
-    chat.wait_for_prompt();
-    chat.type_keys("\x04");
-    assert!(chat.wait().success());
+    end_chat(chat);
     assert_eq!(
         server.requests()[1].roles_and_contents()[1..],
         [("user".to_owned(), "hello".to_owned())],

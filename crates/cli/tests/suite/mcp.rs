@@ -619,32 +619,37 @@ fn call_answering(
     reply["result"].clone()
 }
 
-#[test]
-fn a_call_that_asks_runs_once_the_client_accepts_its_elicitation() {
-    let project = asking_project();
-    let mut session = RawSession::start_declaring(
-        &project,
+/// A session with `riverse mcp` in `project` whose client offers
+/// elicitation.
+fn eliciting_session(project: &Project) -> RawSession {
+    RawSession::start_declaring(
+        project,
         &[],
         std::process::Stdio::null(),
         json!({"elicitation": {}}),
-    );
-    let path = project.path().join("accepted.txt");
-    let result = call_answering(&mut session, 2, &path, "accept");
+    )
+}
+
+/// [`call_answering`] accepting: the call ran, marking `path`.
+fn call_accepted(session: &mut RawSession, id: u64, path: &std::path::Path) {
+    let result = call_answering(session, id, path, "accept");
     assert_eq!(result["isError"], json!(false), "{result}");
     assert_eq!(result["content"][0]["text"], "marked", "{result}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "ran");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "ran");
+}
+
+#[test]
+fn a_call_that_asks_runs_once_the_client_accepts_its_elicitation() {
+    let project = asking_project();
+    let mut session = eliciting_session(&project);
+    call_accepted(&mut session, 2, &project.path().join("accepted.txt"));
     session.end();
 }
 
 #[test]
 fn a_call_whose_elicitation_the_client_declines_is_refused() {
     let project = asking_project();
-    let mut session = RawSession::start_declaring(
-        &project,
-        &[],
-        std::process::Stdio::null(),
-        json!({"elicitation": {}}),
-    );
+    let mut session = eliciting_session(&project);
     let path = project.path().join("declined.txt");
     let result = call_answering(&mut session, 2, &path, "decline");
     assert_eq!(result["isError"], json!(true), "{result}");
@@ -655,10 +660,7 @@ fn a_call_whose_elicitation_the_client_declines_is_refused() {
     );
     assert!(!path.exists(), "a declined call ran");
     // The session goes on: the next call is asked about again.
-    let path = project.path().join("accepted.txt");
-    let result = call_answering(&mut session, 3, &path, "accept");
-    assert_eq!(result["isError"], json!(false), "{result}");
-    assert!(path.exists());
+    call_accepted(&mut session, 3, &project.path().join("accepted.txt"));
     session.end();
 }
 

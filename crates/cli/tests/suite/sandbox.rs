@@ -4,18 +4,16 @@
 //! unchanged, the secret is not in the output, no process is left), and the
 //! project's other tools still answer.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::{Project, is_gone, wait_gone};
 use serde_json::{Value, json};
 
-use super::command::{Ran, riverse_in, run};
+use super::command::{McpSession, Ran, riverse_in, run};
 
 /// What a hostile tool file begins with: one class per tool, made by
 /// `tool(name, act)`, and what the tools do.
@@ -245,6 +243,15 @@ impl Scene {
             command.env(key, value);
         }
         run(command)
+    }
+
+    /// `riverse mcp` on stdio in the project, with the fake home: several
+    /// calls served by one riverse, so that its pool (and a worker it
+    /// replaced) lives between them.
+    fn mcp(&self) -> McpSession {
+        let mut command = riverse_in(self.project.path(), &["mcp"]);
+        command.env("HOME", self.home());
+        McpSession::start(command)
     }
 
     /// `riverse call TOOL ARGS --json`: the exit status and the result.
@@ -727,7 +734,7 @@ fn memory_file_size_and_cpu_time_stop_at_their_limits() {
 
     // In one riverse: the fresh worker serves the next call, and has a CPU
     // budget of its own.
-    let mut session = McpSession::start(&scene);
+    let mut session = scene.mcp();
     for round in 1..=2 {
         let (succeeded, text) = session.call("burn", json!({}));
         assert!(!succeeded, "round {round}: {text}");
@@ -964,86 +971,4 @@ fn a_tool_cannot_signal_processes_outside_its_sandbox() {
     assert!(error.contains("PermissionError"), "{error}");
     let _ = bystander.kill();
     let _ = bystander.wait();
-}
-
-/// `riverse mcp` on stdio: several calls served by one riverse, so that its
-/// pool (and a worker it replaced) lives between them.
-struct McpSession {
-    riverse: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: u64,
-}
-
-impl McpSession {
-    fn start(scene: &Scene) -> Self {
-        let mut riverse = riverse_in(scene.project.path(), &["mcp"])
-            .env("HOME", scene.home())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = riverse.stdout.take().unwrap();
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut session = McpSession {
-            stdin: riverse.stdin.take().unwrap(),
-            riverse,
-            lines,
-            next_id: 1,
-        };
-        session.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        session
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("riverse mcp answered within a minute");
-            let reply: Value = serde_json::from_str(&line).unwrap();
-            if reply["id"] == json!(id) {
-                return reply;
-            }
-        }
-    }
-
-    /// (succeeded, the text of the result).
-    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
-        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let result = &reply["result"];
-        let text = result["content"][0]["text"]
-            .as_str()
-            .map(str::to_owned)
-            .unwrap_or_else(|| reply.to_string());
-        (result["isError"] != json!(true), text)
-    }
-}
-
-impl Drop for McpSession {
-    fn drop(&mut self) {
-        let _ = self.riverse.kill();
-        let _ = self.riverse.wait();
-    }
 }

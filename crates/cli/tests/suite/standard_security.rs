@@ -2,19 +2,16 @@
 //! review's findings (C2, H1, H2, M1, M6, L3, L6, L9), each with variants the
 //! review did not try, through the real binary.
 
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
+use std::process::{Child, Command, Stdio};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use riverse_test_support::{Project, is_gone};
 use serde_json::{Value, json};
 
-use super::command::{riverse, riverse_in};
+use super::command::{McpSession, riverse, riverse_in};
 use super::signals::wait_until;
 
 /// `PROJECT/demo` made by `riverse init --tools standard` with every tool
@@ -61,7 +58,7 @@ impl Wide {
     }
 
     fn session(&self) -> McpSession {
-        McpSession::start(self.project.path(), &["--dir", "demo"], &self.path("cache"))
+        mcp_in(self.project.path(), &["--dir", "demo"], &self.path("cache"))
     }
 }
 
@@ -75,87 +72,24 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(status.success(), "git {args:?}");
 }
 
-/// `riverse mcp` on stdio: one process, many calls.
-struct McpSession {
-    riverse: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: u64,
+/// `riverse GLOBAL mcp` in `dir` on stdio, `cache` its XDG_CACHE_HOME: one
+/// process, many calls.
+fn mcp_in(dir: &Path, global: &[&str], cache: &Path) -> McpSession {
+    let mut args = global.to_vec();
+    args.push("mcp");
+    let mut command = riverse_in(dir, &args);
+    command.env("XDG_CACHE_HOME", cache);
+    McpSession::start(command)
 }
 
-impl McpSession {
-    fn start(dir: &Path, global: &[&str], cache: &Path) -> Self {
-        let mut args = global.to_vec();
-        args.push("mcp");
-        let mut riverse = riverse_in(dir, &args)
-            .env("XDG_CACHE_HOME", cache)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = riverse.stdout.take().unwrap();
-        let (sender, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut session = McpSession {
-            stdin: riverse.stdin.take().unwrap(),
-            riverse,
-            lines,
-            next_id: 1,
-        };
-        session.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        session
-    }
+/// `McpSession::refused`: a call the standard tools refuse.
+trait Refuses {
+    /// `tool` with `arguments` is refused as `not allowed`, for `why`,
+    /// without showing a secret.
+    fn refused(&mut self, tool: &str, arguments: Value, why: &str);
+}
 
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("riverse mcp answered within a minute");
-            let reply: Value = serde_json::from_str(&line).unwrap();
-            if reply["id"] == json!(id) {
-                return reply;
-            }
-        }
-    }
-
-    /// (succeeded, the text of the result).
-    fn call(&mut self, tool: &str, arguments: Value) -> (bool, String) {
-        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let result = &reply["result"];
-        let text: String = result["content"]
-            .as_array()
-            .map(|blocks| {
-                blocks
-                    .iter()
-                    .filter_map(|block| block["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_else(|| reply.to_string());
-        (result["isError"] != json!(true), text)
-    }
-
+impl Refuses for McpSession {
     fn refused(&mut self, tool: &str, arguments: Value, why: &str) {
         let (succeeded, text) = self.call(tool, arguments.clone());
         assert!(
@@ -163,13 +97,6 @@ impl McpSession {
             "{tool} {arguments}: {text}"
         );
         assert!(!text.contains("SECRET"), "{tool} {arguments}: {text}");
-    }
-}
-
-impl Drop for McpSession {
-    fn drop(&mut self) {
-        let _ = self.riverse.kill();
-        let _ = self.riverse.wait();
     }
 }
 
@@ -262,7 +189,7 @@ fn c2_the_settings_file_in_use_is_protected_wherever_it_is() {
     std::fs::write(&elsewhere, WIDE_SETTINGS).unwrap();
     let shown = elsewhere.display().to_string();
     let config_flag = ["--dir", "demo", "--config", shown.as_str()];
-    let mut session = McpSession::start(wide.project.path(), &config_flag, &wide.path("cache"));
+    let mut session = mcp_in(wide.project.path(), &config_flag, &wide.path("cache"));
     session.refused("file_read", json!({"path": shown}), "settings file in use");
     session.refused(
         "file_write",
@@ -566,7 +493,7 @@ fn h2_symlink_swaps_during_calls_never_leak_or_write_outside() {
     .unwrap();
     symlink(&secret, project.path().join("demo/race/dir_swap")).unwrap();
     let _swapper = Swapper::start(project.path(), &["demo/race/target", "demo/race/dir"]);
-    let mut session = McpSession::start(
+    let mut session = mcp_in(
         project.path(),
         &["--dir", "demo"],
         &project.path().join("cache"),

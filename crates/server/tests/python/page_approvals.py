@@ -16,34 +16,20 @@ script exits non-zero with the reason.
 import json
 import os
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
+from browser import chromium, open_chat
+
 url, out_dir, approved_marker, denied_marker, reopened_marker = sys.argv[1:6]
 os.makedirs(out_dir, exist_ok=True)
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="riverse-chromium-")
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--lang=en-US"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
 seen = {}
 
-try:
-    driver.set_window_size(1100, 1000)
-    wait = WebDriverWait(driver, 30)
-    css = lambda selector: driver.find_elements(By.CSS_SELECTOR, selector)
-    driver.get(url)
-    box = wait.until(lambda d: d.find_element(By.ID, "input"))
-    wait.until(lambda d: "mark" in d.find_element(By.ID, "tool-list").get_attribute("textContent"))
+with chromium() as driver:
+    wait, css, box = open_chat(driver, url, "mark")
 
     box.send_keys("Mark it")
     box.send_keys(Keys.ENTER)
@@ -110,6 +96,4 @@ try:
     seen["reopened"]["ran"] = os.path.exists(reopened_marker)
     seen["reopened"]["decisions"] = [d.text for d in css(".card div.approval-decision")]
     seen["reopened"]["forms"] = len(css("form.question"))
-finally:
-    driver.quit()
 print(json.dumps(seen, ensure_ascii=False))

@@ -10,25 +10,16 @@ non-zero with the reason.
 import json
 import os
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
+
+from browser import chromium, open_chat
 
 url, out_dir = sys.argv[1:3]
 os.makedirs(out_dir, exist_ok=True)
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="riverse-chromium-")
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--lang=en-US"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
 seen = {}
 IMAGES = "return [...document.querySelectorAll('.card img')].map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
 
@@ -38,13 +29,8 @@ def decoded_images(driver):
     return images if images and all(done and width > 0 for done, width, _ in images) else None
 
 
-try:
-    driver.set_window_size(1100, 1000)
-    wait = WebDriverWait(driver, 30)
-    css = lambda selector: driver.find_elements(By.CSS_SELECTOR, selector)
-    driver.get(url)
-    box = wait.until(lambda d: d.find_element(By.ID, "input"))
-    wait.until(lambda d: "paint" in d.find_element(By.ID, "tool-list").get_attribute("textContent"))
+with chromium() as driver:
+    wait, css, box = open_chat(driver, url, "paint")
 
     box.send_keys("Paint a square")
     box.send_keys(Keys.ENTER)
@@ -97,6 +83,4 @@ try:
         "logs": [li.text for li in css(".card ol.logs li")],
         "report_result": css(".card.ok")[1].find_element(By.CSS_SELECTOR, "pre.result").text,
     }
-finally:
-    driver.quit()
 print(json.dumps(seen, ensure_ascii=False))

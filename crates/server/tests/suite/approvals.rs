@@ -7,22 +7,17 @@
 //! on the page opened again while the call waits.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Arc;
-use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use riverse_server::AppState;
 use riverse_store::Liveness;
 use riverse_test_support::Project;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
-use riverse_test_support::venv::serve_python;
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
+use super::clients::{Listening, python};
 use super::support::{
-    Adjust, Backend, Events, Served, ask, create, get, kinds, post, serve_project, settings_yaml,
+    Adjust, Backend, Events, Reply, Served, ask, create, get, kinds, post, serve_project,
+    settings_yaml,
 };
 use super::talking_tools::quick_questions;
 
@@ -67,6 +62,22 @@ fn mark_then(llm: &OpenAiServer, path: &Path, answer: &str) {
     ]);
 }
 
+/// [`served_marking`] with a model whose one turn marks the file `name`
+/// and then says `answer`: the model, the server, and where the marker
+/// goes.
+async fn marking_once(
+    approval: &str,
+    adjust: Adjust,
+    name: &str,
+    answer: &str,
+) -> (OpenAiServer, Served, PathBuf) {
+    let llm = OpenAiServer::start([]);
+    let served = served_marking(&llm, approval, adjust).await;
+    let path = marker(&served, name);
+    mark_then(&llm, &path, answer);
+    (llm, served, path)
+}
+
 /// The first call of the conversation's answer, as stored.
 async fn stored_call(served: &Served, id: &str) -> Value {
     let conversation = get(served.app(), &format!("/v1/conversations/{id}"))
@@ -78,6 +89,49 @@ async fn stored_call(served: &Served, id: &str) -> Value {
 /// The tool result the model read in its second request.
 fn told(llm: &OpenAiServer) -> Vec<(String, String)> {
     llm.requests()[1].tool_results()
+}
+
+/// The model was told of its one call that it failed with `error`.
+#[track_caller]
+fn assert_told_failed(llm: &OpenAiServer, error: &str) {
+    let told = told(llm);
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert!(told[0].1.contains(error), "{told:?}");
+}
+
+/// The approval a call of `mark` records: `decision`, by its rule.
+fn decided(decision: &str) -> Value {
+    json!({"decision": decision, "rule": "tools.mark.approval"})
+}
+
+/// `call` (an event, or a call as stored) was refused, with `error`, and
+/// records its approval's `decision`; `context` opens the messages.
+#[track_caller]
+fn assert_refused(call: &Value, error: &str, decision: &str, context: &str) {
+    assert_eq!(
+        (
+            call["success"].clone(),
+            call["failure"].clone(),
+            call["error"].clone()
+        ),
+        (json!(false), json!("denied"), json!(error)),
+        "{context}{call}"
+    );
+    assert_eq!(call["approval"], decided(decision), "{context}{call}");
+}
+
+/// Posts `body` as the first message of a new conversation, not read as a
+/// stream: the conversation's id and the reply, which is a 200.
+async fn posted(served: &Served, body: Value) -> (String, Reply) {
+    let id = create(served).await;
+    let reply = post(
+        served.app(),
+        &format!("/v1/conversations/{id}/messages"),
+        body,
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    (id, reply)
 }
 
 /// Opens a streamed conversation message and reads up to its approval
@@ -102,12 +156,39 @@ fn question_route(question: &Value) -> String {
     )
 }
 
+/// Answers `question` with `answer`, which is taken, and reads the rest of
+/// `stream`: the question closes, the call finishes, the turn is done. What
+/// the answer was told, and the rest.
+async fn answer(
+    served: &Served,
+    stream: &mut Events,
+    question: &Value,
+    answer: Value,
+) -> (Value, Vec<Value>) {
+    let answered = post(served.app(), &question_route(question), answer).await;
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    let rest = stream.rest().await;
+    assert_eq!(
+        kinds(&rest),
+        vec!["tool_call.question_closed", "tool_call.finished", "done"]
+    );
+    (answered.json(), rest)
+}
+
+/// An answer to `question` now finds it closed.
+async fn assert_closed(served: &Served, question: &Value) {
+    let late = post(
+        served.app(),
+        &question_route(question),
+        json!({"action": "accept"}),
+    )
+    .await;
+    assert_eq!(late.status, 404, "{}", late.body);
+}
+
 #[tokio::test]
 async fn an_approved_call_runs_once_the_answer_comes_and_the_conversation_keeps_the_decision() {
-    let llm = OpenAiServer::start([]);
-    let served = served_marking(&llm, "ask", |_| {}).await;
-    let path = marker(&served, "approved.txt");
-    mark_then(&llm, &path, "Marked.");
+    let (llm, served, path) = marking_once("ask", |_| {}, "approved.txt", "Marked.").await;
     let (mut stream, id, question) = asked(&served, "Mark it").await;
     let question_id = question["question_id"].as_str().unwrap().to_owned();
     let deadline = question["deadline"].as_i64().unwrap();
@@ -138,21 +219,16 @@ async fn an_approved_call_runs_once_the_answer_comes_and_the_conversation_keeps_
     );
     assert_eq!(served.state.open_questions(), 1);
 
-    let answered = post(
-        served.app(),
-        &question_route(&question),
+    let (answered, rest) = answer(
+        &served,
+        &mut stream,
+        &question,
         json!({"action": "accept", "content": {}}),
     )
     .await;
-    assert_eq!(answered.status, 200, "{}", answered.body);
     assert_eq!(
-        answered.json(),
+        answered,
         json!({"id": question_id, "object": "question.answer", "action": "accept"})
-    );
-    let rest = stream.rest().await;
-    assert_eq!(
-        kinds(&rest),
-        vec!["tool_call.question_closed", "tool_call.finished", "done"]
     );
     assert_eq!(
         (rest[0]["action"].clone(), rest[0]["reason"].clone()),
@@ -164,100 +240,42 @@ async fn an_approved_call_runs_once_the_answer_comes_and_the_conversation_keeps_
         (json!(true), json!("marked")),
         "{finished}"
     );
-    assert_eq!(
-        finished["approval"],
-        json!({"decision": "approved", "rule": "tools.mark.approval"})
-    );
+    assert_eq!(finished["approval"], decided("approved"));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "ran");
     assert_eq!(told(&llm), vec![("c1".to_owned(), "marked".to_owned())]);
 
     let stored = stored_call(&served, &id).await;
     assert_eq!(stored["success"], true, "{stored}");
-    assert_eq!(
-        stored["approval"],
-        json!({"decision": "approved", "rule": "tools.mark.approval"})
-    );
+    assert_eq!(stored["approval"], decided("approved"));
     // Answered is closed.
-    let again = post(
-        served.app(),
-        &question_route(&question),
-        json!({"action": "accept"}),
-    )
-    .await;
-    assert_eq!(again.status, 404, "{}", again.body);
+    assert_closed(&served, &question).await;
     assert_eq!(served.state.open_questions(), 0);
 }
 
 #[tokio::test]
 async fn a_declined_call_is_denied_and_the_model_is_told_so() {
-    let llm = OpenAiServer::start([]);
-    let served = served_marking(&llm, "ask", |_| {}).await;
-    let path = marker(&served, "declined.txt");
-    mark_then(&llm, &path, "Not marked.");
+    let (llm, served, path) = marking_once("ask", |_| {}, "declined.txt", "Not marked.").await;
     let (mut stream, id, question) = asked(&served, "Mark it").await;
-    let declined = post(
-        served.app(),
-        &question_route(&question),
+    let (declined, rest) = answer(
+        &served,
+        &mut stream,
+        &question,
         json!({"action": "decline"}),
     )
     .await;
-    assert_eq!(declined.status, 200, "{}", declined.body);
-    assert_eq!(declined.json()["action"], "decline");
-    let rest = stream.rest().await;
-    assert_eq!(
-        kinds(&rest),
-        vec!["tool_call.question_closed", "tool_call.finished", "done"]
-    );
+    assert_eq!(declined["action"], "decline");
     let error = "mark was not run: the user declined it";
-    let finished = &rest[1];
-    assert_eq!(
-        (
-            finished["success"].clone(),
-            finished["failure"].clone(),
-            finished["error"].clone()
-        ),
-        (json!(false), json!("denied"), json!(error)),
-        "{finished}"
-    );
-    assert_eq!(
-        finished["approval"],
-        json!({"decision": "declined", "rule": "tools.mark.approval"})
-    );
+    assert_refused(&rest[1], error, "declined", "");
     assert!(!path.exists(), "a declined call ran");
-    let told = told(&llm);
-    assert_eq!(told.len(), 1, "{told:?}");
-    assert!(told[0].1.contains(error), "{told:?}");
-
-    let stored = stored_call(&served, &id).await;
-    assert_eq!(
-        (
-            stored["success"].clone(),
-            stored["failure"].clone(),
-            stored["error"].clone()
-        ),
-        (json!(false), json!("denied"), json!(error)),
-        "{stored}"
-    );
-    assert_eq!(
-        stored["approval"],
-        json!({"decision": "declined", "rule": "tools.mark.approval"})
-    );
+    assert_told_failed(&llm, error);
+    assert_refused(&stored_call(&served, &id).await, error, "declined", "");
 }
 
 #[tokio::test]
 async fn a_call_nobody_approves_by_the_deadline_is_unanswered() {
-    let llm = OpenAiServer::start([]);
-    let served = served_marking(&llm, "ask", quick_questions).await;
-    let path = marker(&served, "unanswered.txt");
-    mark_then(&llm, &path, "Nobody answered.");
-    let id = create(&served).await;
-    let reply = post(
-        served.app(),
-        &format!("/v1/conversations/{id}/messages"),
-        json!({"content": "Mark it"}),
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
+    let (llm, served, path) =
+        marking_once("ask", quick_questions, "unanswered.txt", "Nobody answered.").await;
+    let (id, reply) = posted(&served, json!({"content": "Mark it"})).await;
     let activity = reply.riverse_events();
     assert_eq!(
         kinds(&activity),
@@ -275,66 +293,23 @@ async fn a_call_nobody_approves_by_the_deadline_is_unanswered() {
     );
     let error = "mark was not run: it needs approval (tools.mark.approval is ask) \
                  and nobody answered within serve.question_timeout (0.05s)";
-    let finished = &activity[3];
-    assert_eq!(
-        (finished["failure"].clone(), finished["error"].clone()),
-        (json!("denied"), json!(error)),
-        "{finished}"
-    );
-    assert_eq!(
-        finished["approval"],
-        json!({"decision": "unanswered", "rule": "tools.mark.approval"})
-    );
+    assert_refused(&activity[3], error, "unanswered", "");
     assert!(!path.exists(), "an unanswered call ran");
-    assert!(told(&llm)[0].1.contains(error), "{:?}", told(&llm));
-    let stored = stored_call(&served, &id).await;
-    assert_eq!(stored["error"], error, "{stored}");
-    assert_eq!(
-        stored["approval"],
-        json!({"decision": "unanswered", "rule": "tools.mark.approval"})
-    );
+    assert_told_failed(&llm, error);
+    assert_refused(&stored_call(&served, &id).await, error, "unanswered", "");
     // Too late: the question is closed.
-    let late = post(
-        served.app(),
-        &question_route(&activity[1]),
-        json!({"action": "accept"}),
-    )
-    .await;
-    assert_eq!(late.status, 404, "{}", late.body);
+    assert_closed(&served, &activity[1]).await;
 }
 
 #[tokio::test]
 async fn a_conversation_message_not_streamed_refuses_a_call_that_asks() {
-    let llm = OpenAiServer::start([]);
-    let served = served_marking(&llm, "ask", |_| {}).await;
-    let path = marker(&served, "not-streamed.txt");
-    mark_then(&llm, &path, "Refused.");
-    let id = create(&served).await;
-    let reply = post(
-        served.app(),
-        &format!("/v1/conversations/{id}/messages"),
-        json!({"content": "Mark it", "stream": false}),
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
+    let (llm, served, path) = marking_once("ask", |_| {}, "not-streamed.txt", "Refused.").await;
+    let (_, reply) = posted(&served, json!({"content": "Mark it", "stream": false})).await;
     let error = "mark was not run: it needs approval (tools.mark.approval is ask) \
                  and a message posted with stream: false has nobody to ask: stream it to be asked";
-    let call = &reply.json()["tool_calls"][0];
-    assert_eq!(
-        (
-            call["success"].clone(),
-            call["failure"].clone(),
-            call["error"].clone()
-        ),
-        (json!(false), json!("denied"), json!(error)),
-        "{call}"
-    );
-    assert_eq!(
-        call["approval"],
-        json!({"decision": "unanswered", "rule": "tools.mark.approval"})
-    );
+    assert_refused(&reply.json()["tool_calls"][0], error, "unanswered", "");
     assert!(!path.exists(), "a refused call ran");
-    assert!(told(&llm)[0].1.contains(error), "{:?}", told(&llm));
+    assert_told_failed(&llm, error);
     assert_eq!(served.state.open_questions(), 0);
 }
 
@@ -362,19 +337,11 @@ async fn chat_completions_refuse_a_call_that_asks_streamed_or_not() {
         } else {
             reply.json()["riverse"]["tool_calls"][0].clone()
         };
-        assert_eq!(
-            (
-                finished["success"].clone(),
-                finished["failure"].clone(),
-                finished["error"].clone()
-            ),
-            (json!(false), json!("denied"), json!(error)),
-            "stream {stream}: {finished}"
-        );
-        assert_eq!(
-            finished["approval"],
-            json!({"decision": "unanswered", "rule": "tools.mark.approval"}),
-            "stream {stream}"
+        assert_refused(
+            &finished,
+            error,
+            "unanswered",
+            &format!("stream {stream}: "),
         );
         assert!(!path.exists(), "stream {stream}: a refused call ran");
         let requests = llm.take_requests();
@@ -389,103 +356,19 @@ async fn chat_completions_refuse_a_call_that_asks_streamed_or_not() {
 
 #[tokio::test]
 async fn a_call_the_settings_deny_is_refused_without_a_question() {
-    let llm = OpenAiServer::start([]);
-    let served = served_marking(&llm, "deny", |_| {}).await;
-    let path = marker(&served, "denied.txt");
-    mark_then(&llm, &path, "Refused.");
-    let id = create(&served).await;
-    let reply = post(
-        served.app(),
-        &format!("/v1/conversations/{id}/messages"),
-        json!({"content": "Mark it"}),
-    )
-    .await;
-    assert_eq!(reply.status, 200, "{}", reply.body);
+    let (llm, served, path) = marking_once("deny", |_| {}, "denied.txt", "Refused.").await;
+    let (id, reply) = posted(&served, json!({"content": "Mark it"})).await;
     let activity = reply.riverse_events();
     assert_eq!(
         kinds(&activity),
         vec!["tool_call.started", "tool_call.finished", "done"]
     );
     let error = "mark was not run: tools.mark.approval is deny";
-    let finished = &activity[1];
-    assert_eq!(
-        (
-            finished["success"].clone(),
-            finished["failure"].clone(),
-            finished["error"].clone()
-        ),
-        (json!(false), json!("denied"), json!(error)),
-        "{finished}"
-    );
-    assert_eq!(
-        finished["approval"],
-        json!({"decision": "denied", "rule": "tools.mark.approval"})
-    );
+    assert_refused(&activity[1], error, "denied", "");
     assert!(!path.exists(), "a denied call ran");
-    assert!(told(&llm)[0].1.contains(error), "{:?}", told(&llm));
-    let stored = stored_call(&served, &id).await;
-    assert_eq!(
-        stored["approval"],
-        json!({"decision": "denied", "rule": "tools.mark.approval"})
-    );
+    assert_told_failed(&llm, error);
+    assert_refused(&stored_call(&served, &id).await, error, "denied", "");
     assert_eq!(served.state.open_questions(), 0);
-}
-
-/// A server on a loopback port, as `riverse serve` runs it.
-struct Listening {
-    /// `http://127.0.0.1:PORT`
-    url: String,
-    stop: oneshot::Sender<()>,
-    serving: JoinHandle<std::io::Result<bool>>,
-}
-
-impl Listening {
-    async fn start(state: Arc<AppState>) -> Listening {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (stop, stopped) = oneshot::channel::<()>();
-        let shutdown = async move {
-            let _ = stopped.await;
-        };
-        let serving = tokio::spawn(riverse_server::serve(
-            listener,
-            state,
-            shutdown,
-            Duration::from_secs(10),
-        ));
-        Listening { url, stop, serving }
-    }
-
-    /// Stops it as Ctrl-C does; whether everything in flight finished.
-    async fn stop(self) -> bool {
-        let _ = self.stop.send(());
-        self.serving.await.unwrap().unwrap()
-    }
-}
-
-/// Runs `script` (in tests/python) with the serve test environment's Python,
-/// off the runtime's threads; what it printed, as JSON.
-async fn python(script: &str, args: Vec<String>) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/python")
-        .join(script);
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new(serve_python())
-            .arg(path)
-            .args(args)
-            .env("NO_PROXY", "127.0.0.1,localhost")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{script} failed:\n{stdout}\n{stderr}"
-    );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("{err}: {stdout}\n{stderr}"))
 }
 
 /// Where the page test leaves its screenshots.

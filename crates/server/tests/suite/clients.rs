@@ -19,15 +19,15 @@ use super::support::{Backend, get};
 use super::talking_tools::served_talking;
 
 /// A server on a loopback port, as `riverse serve` runs it.
-struct Listening {
+pub(super) struct Listening {
     /// `http://127.0.0.1:PORT`
-    url: String,
+    pub(super) url: String,
     stop: oneshot::Sender<()>,
     serving: JoinHandle<std::io::Result<bool>>,
 }
 
 impl Listening {
-    async fn start(state: Arc<AppState>) -> Listening {
+    pub(super) async fn start(state: Arc<AppState>) -> Listening {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
@@ -44,7 +44,7 @@ impl Listening {
     }
 
     /// Stops it as Ctrl-C does; whether everything in flight finished.
-    async fn stop(self) -> bool {
+    pub(super) async fn stop(self) -> bool {
         let _ = self.stop.send(());
         self.serving.await.unwrap().unwrap()
     }
@@ -52,7 +52,7 @@ impl Listening {
 
 /// Runs `script` (in tests/python) with the serve test environment's Python,
 /// off the runtime's threads; what it printed, as JSON.
-async fn python(script: &str, args: Vec<String>) -> Value {
+pub(super) async fn python(script: &str, args: Vec<String>) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/python")
         .join(script);
