@@ -63,7 +63,7 @@ pub enum Command {
         /// Print the whole result as JSON.
         #[arg(long)]
         json: bool,
-        /// Approve the call when its tools.<name>.approval asks, without a
+        /// Approve the call when its tools.NAME.approval asks, without a
         /// prompt.
         #[arg(long, short = 'y')]
         yes: bool,
@@ -82,7 +82,7 @@ pub enum Command {
         /// Print one JSON document: the answer and every tool call.
         #[arg(long)]
         json: bool,
-        /// Approve every call whose tools.<name>.approval asks (without it,
+        /// Approve every call whose tools.NAME.approval asks (without it,
         /// such calls are refused: `ask` has nobody to ask).
         #[arg(long, short = 'y')]
         yes: bool,
