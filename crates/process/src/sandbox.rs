@@ -203,7 +203,6 @@ pub const SYSTEM_WRITABLE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 /// A sandbox prepared in the parent, to be entered by each child it is
 /// applied to. Cheap to share.
 pub struct Confinement {
-    label: String,
     /// Taken by the child, which restricts itself with it; the parent's
     /// stays for the next child.
     ruleset: Mutex<Option<RulesetCreated>>,
@@ -342,7 +341,6 @@ impl Sandbox {
             }
         }
         Ok(Some(Arc::new(Confinement {
-            label: self.label.clone(),
             ruleset: Mutex::new(Some(ruleset)),
             limits,
             cgroup,
@@ -394,11 +392,6 @@ impl Sandbox {
 }
 
 impl Confinement {
-    /// The settings key of the policy.
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-
     /// Has `command`'s child enter this sandbox before it runs its program.
     #[allow(unsafe_code)]
     pub fn apply_to(self: &Arc<Self>, command: &mut Command) {

@@ -349,15 +349,6 @@ pub enum Decision {
     Denied,
 }
 
-impl Decision {
-    pub fn lets_run(self) -> bool {
-        matches!(
-            self,
-            Decision::Allowed | Decision::Approved | Decision::ApprovedForSession
-        )
-    }
-}
-
 /// The decision on one call, recorded with its result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApprovalRecord {

@@ -139,13 +139,15 @@ pub async fn measure(interpreter: &Path, calls: usize) -> anyhow::Result<CallTim
     Ok(times)
 }
 
-fn echo_params() -> Params {
+/// The echo tool's parameters, as each timed call sends them.
+pub(crate) fn echo_params() -> Params {
     let mut params = Params::new();
     params.insert("text".into(), Value::String("hi".into()));
     params
 }
 
-async fn call_registry(
+/// `calls` warm calls of the echo tool through `registry`, each timed.
+pub(crate) async fn call_registry(
     registry: &Registry,
     calls: usize,
     samples: &mut Samples,

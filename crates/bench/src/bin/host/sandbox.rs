@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail, ensure};
 use riverse_agent::Settings;
 use riverse_python::{PythonOptions, WorkerPool, python_tools, resolve_interpreter};
-use riverse_tool::{CallContext, Params, Registry, RegistryOptions};
-use serde_json::Value;
+use riverse_tool::{CallContext, Registry, RegistryOptions};
 
+use crate::calls::{call_registry, echo_params};
 use crate::fixtures::{TempProject, echo_tool};
 use crate::procfs::{children, cpu_time};
 use crate::stats::Samples;
@@ -236,28 +236,4 @@ async fn first_answer(options: PythonOptions) -> anyhow::Result<Duration> {
     drop(pool);
     tokio::time::sleep(SETTLE).await;
     Ok(elapsed)
-}
-
-fn echo_params() -> Params {
-    let mut params = Params::new();
-    params.insert("text".into(), Value::String("hi".into()));
-    params
-}
-
-async fn call_registry(
-    registry: &Registry,
-    calls: usize,
-    samples: &mut Samples,
-) -> anyhow::Result<()> {
-    for _ in 0..calls {
-        let params = echo_params();
-        let start = Instant::now();
-        let result = registry.call("echo", params).await?;
-        samples.push(start.elapsed());
-        ensure!(
-            result.success && result.data == "hi",
-            "echo answered {result:?}"
-        );
-    }
-    Ok(())
 }
