@@ -12,6 +12,7 @@ side (no tool ran).
 import http.server
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -133,4 +134,5 @@ try:
 finally:
     driver.quit()
     pages.shutdown()
+    shutil.rmtree(profile, ignore_errors=True)
 print(json.dumps(seen))

@@ -7,6 +7,7 @@ exits non-zero with the reason.
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 
@@ -95,4 +96,5 @@ try:
     driver.save_screenshot(os.path.join(out_dir, "phone.png"))
 finally:
     driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
 print(json.dumps(seen, ensure_ascii=False))

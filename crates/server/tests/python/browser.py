@@ -3,6 +3,7 @@ beside this one (page_approvals.py, page_questions.py).
 """
 
 import contextlib
+import shutil
 import tempfile
 
 from selenium import webdriver
@@ -26,6 +27,7 @@ def chromium():
         yield driver
     finally:
         driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def open_chat(driver, url, tool):
