@@ -166,6 +166,11 @@ impl ApprovalPolicy {
         Ok(policy)
     }
 
+    /// Whether every call runs with nothing to record: no rule to read.
+    pub(crate) fn runs_all_unrecorded(&self) -> bool {
+        self.default == ApprovalMode::Auto && self.rules.is_empty()
+    }
+
     /// Whether the policy asks or refuses anything at all.
     pub fn is_auto(&self) -> bool {
         self.default == ApprovalMode::Auto
