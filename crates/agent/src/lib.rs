@@ -25,7 +25,7 @@ pub use provider::{build_agent, build_agent_with_sources, build_provider};
 pub use settings::options;
 pub use settings::tool_config;
 pub use settings::{
-    AgentSettings, Language, LlmProvider, McpSettings, ProtectedPath, PythonSettings,
+    AgentSettings, Language, LlmProvider, LogFormat, McpSettings, ProtectedPath, PythonSettings,
     ServeSettings, Settings, SettingsError, Storage, ToolMode, ToolSettings, ToolsSettings,
     checked_token,
 };
@@ -33,8 +33,8 @@ pub use settings::{LocalSettings, OpenaiSettings};
 pub use sources::{
     HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, sync_environment,
 };
-pub use turn::ToolSelector;
 pub use turn::{
-    Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, Turn, TurnError,
-    TurnEvent, TurnOptions,
+    Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, ToolUse, Turn,
+    TurnError, TurnEvent, TurnOptions,
 };
+pub use turn::{ToolSelector, turn_span};

@@ -3,14 +3,24 @@
 use std::sync::Arc;
 
 use riverse_embedded::EmbeddedProvider;
-use riverse_llm::{Error, OllamaProvider, OpenAiProvider, Provider};
+use riverse_llm::{Error, Observed, OllamaProvider, OpenAiProvider, Provider};
 
 use crate::settings::options;
 use crate::{Agent, LlmProvider, RunMode, Settings, ToolSources};
 
-/// The provider the settings ask for. Building one contacts nothing; the
-/// first request finds out whether the endpoint answers.
+/// The provider the settings ask for, its requests traced and counted
+/// ([`Observed`]). Building one contacts nothing; the first request finds
+/// out whether the endpoint answers.
 pub fn build_provider(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
+    let (system, model) = options::traced_model(settings);
+    Ok(Arc::new(Observed::new(
+        provider_named(settings)?,
+        system,
+        &model,
+    )))
+}
+
+fn provider_named(settings: &Settings) -> Result<Arc<dyn Provider>, Error> {
     match settings.llm_provider {
         LlmProvider::Openai => Ok(Arc::new(OpenAiProvider::new(options::openai_options(
             settings,

@@ -28,6 +28,27 @@ pub struct GlobalArgs {
     /// More log output on stderr (-v, -vv); RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Log lines on stderr as text, or as JSON objects, one a line, that
+    /// name the turn and call they belong to (default log_format in
+    /// settings.yaml, else text).
+    #[arg(long, global = true, value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+/// `--log-format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+impl From<LogFormat> for riverse_agent::LogFormat {
+    fn from(format: LogFormat) -> Self {
+        match format {
+            LogFormat::Text => riverse_agent::LogFormat::Text,
+            LogFormat::Json => riverse_agent::LogFormat::Json,
+        }
+    }
 }
 
 #[derive(Subcommand)]

@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod live;
 mod output;
+mod telemetry;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -27,7 +28,23 @@ enum Ended {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let (_flush_logs, dropped_logs) = init_logging(cli.global.verbose);
+    // The settings are read before logging starts: they say how logs are
+    // written and where traces go.
+    let settings = match commands::read_settings(&cli) {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("riverse: {err:#}");
+            return ExitCode::from(1);
+        }
+    };
+    let telemetry = telemetry::start(telemetry::Options {
+        verbose: cli.global.verbose,
+        log_format: cli.global.log_format.map(Into::into),
+        settings: settings.as_ref(),
+    });
+    for warning in settings.iter().flat_map(|settings| &settings.warnings) {
+        tracing::warn!("{warning}");
+    }
     // `riverse mcp` on stdio runs on this one thread: it relays one client's
     // requests to tools that run in other processes, and on two threads every
     // request woke the other thread, which cost a third of the server's CPU
@@ -68,7 +85,7 @@ fn main() -> ExitCode {
         ],
     };
     let ended = runtime.block_on(async {
-        let command = tokio::spawn(commands::run(cli));
+        let command = tokio::spawn(commands::run(cli, settings));
         tokio::select! {
             ran = command => Ended::Ran(
                 ran.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic())),
@@ -80,10 +97,8 @@ fn main() -> ExitCode {
     // running, and what they printed reaches the log. Nothing else is waited on.
     riverse_process::shutdown(OUTPUT_DRAIN_GRACE);
     runtime.shutdown_background();
-    let dropped = dropped_logs.dropped_lines();
-    if dropped > 0 {
-        tracing::warn!("{dropped} log lines were dropped while stderr was not being read");
-    }
+    // The last spans are sent, then the last log lines written.
+    telemetry.finish();
     let outcome = match ended {
         Ended::Ran(outcome) => outcome,
         // The conventional status: 128 + the signal's number (130 for SIGINT,
@@ -128,56 +143,3 @@ async fn termination(kinds: Vec<SignalKind>) -> i32 {
     });
     futures_util::future::select_all(waits).await.0
 }
-
-/// Logs go to stderr. `RUST_LOG` wins; otherwise warnings, plus what tools print.
-/// They are written from a thread of their own through a bounded buffer that
-/// drops lines when stderr is full: an MCP host that never reads Riverse's
-/// stderr must not stall the server (and what tools print never blocks the
-/// protocol). The guard writes what is buffered when it drops.
-fn init_logging(
-    verbose: u8,
-) -> (
-    tracing_appender::non_blocking::WorkerGuard,
-    tracing_appender::non_blocking::ErrorCounter,
-) {
-    use tracing_subscriber::EnvFilter;
-    let default = match verbose {
-        0 => "warn,tool=info,reload=info,environment=info",
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
-    };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(true)
-        .buffered_lines_limit(LOG_BUFFER_LINES)
-        .thread_name("riverse-log")
-        .finish(AboveBars);
-    let dropped = writer.error_counter();
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(writer)
-        // Colour only for a person: logs piped to a file or a test stay plain.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_target(false)
-        .without_time()
-        .init();
-    (guard, dropped)
-}
-
-/// Stderr, written above the tool bars a command draws there.
-struct AboveBars;
-
-impl std::io::Write for AboveBars {
-    fn write(&mut self, text: &[u8]) -> std::io::Result<usize> {
-        live::write_above_bars(text)?;
-        Ok(text.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stderr().flush()
-    }
-}
-
-/// Log lines held while stderr is not being read; past this, lines are dropped.
-const LOG_BUFFER_LINES: usize = 4096;

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use riverse_llm::Message;
+use riverse_llm::{Message, Usage};
 use riverse_tool::ToolManifest;
 
 pub use error::{Error, Result};
@@ -185,7 +185,22 @@ impl EmbeddedModel {
     /// [`EmbeddedModel::route`] with every candidate's scores, for showing why
     /// a route was taken and for evaluation.
     pub fn route_report(&self, message: &str, tools: &[ToolManifest]) -> Result<RouteReport> {
-        self.inner.router.route(&self.inner.engine, message, tools)
+        self.inner
+            .router
+            .route(&self.inner.engine, message, tools, false)
+    }
+
+    /// [`EmbeddedModel::route_report`] for a request that must call one of
+    /// `tools` (OpenAI's `tool_choice: "required"`, or a function named):
+    /// the best-scoring tool is called even when no call would win.
+    pub fn route_report_calling(
+        &self,
+        message: &str,
+        tools: &[ToolManifest],
+    ) -> Result<RouteReport> {
+        self.inner
+            .router
+            .route(&self.inner.engine, message, tools, true)
     }
 
     /// Writes the reply to the conversation's last user message, passing it
@@ -203,6 +218,18 @@ impl EmbeddedModel {
         tools: &[ToolManifest],
         on_piece: &mut dyn FnMut(&str),
     ) -> Result<String> {
+        Ok(self.answer_with_usage(conversation, tools, on_piece)?.0)
+    }
+
+    /// [`EmbeddedModel::answer`] with the tokens it took: the prompt fed and
+    /// the tokens generated when a reply is generated (a replaced one
+    /// included), none for a reply given without running the model.
+    pub(crate) fn answer_with_usage(
+        &self,
+        conversation: &[Message],
+        tools: &[ToolManifest],
+        on_piece: &mut dyn FnMut(&str),
+    ) -> Result<(String, Usage)> {
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
         let plan = answer::plan(conversation, &names, self.generated_replies);
         let (prompt, grounding, check) = match plan {
@@ -213,7 +240,7 @@ impl EmbeddedModel {
             } => (prompt, grounding, check),
             answer::Plan::Given(text) => {
                 on_piece(&text);
-                return Ok(text);
+                return Ok((text, Usage::default()));
             }
         };
         let engine = &self.inner.engine;
@@ -221,6 +248,7 @@ impl EmbeddedModel {
         let limits = GenerationLimits::new(ANSWER_MAX_TOKENS);
         // A reply is checked before anyone sees it, so it is given whole.
         let generated = engine.generate(&state, &limits, grounding.as_ref(), &mut |_| {})?;
+        let usage = Usage::new(state.tokens() as u64, generated.tokens as u64);
         let text = generated.text.trim();
         let text = match check.verify(text) {
             Ok(()) => text.to_owned(),
@@ -230,7 +258,7 @@ impl EmbeddedModel {
             }
         };
         on_piece(&text);
-        Ok(text)
+        Ok((text, usage))
     }
 
     /// Continues a raw prompt (ChatML control tokens such as `<|im_start|>`

@@ -10,11 +10,22 @@
 //! A caller that goes away (a client disconnecting, a turn timing out) drops
 //! the future awaiting its job, which cancels the job: it stops at its next
 //! forward pass, and only then lets the next job start.
+//!
+//! Every completion reports its [`Usage`], counted with the model's own
+//! tokenizer rather than estimated: the prompts it ran the model on (the
+//! routing prompts, the reply prompt) and what the model gave after them (the
+//! choice and the call's arguments, the reply's generated tokens); see
+//! [`crate::RouteReport::usage`]. A reply given without running the model (the
+//! results laid out, a fixed reply) adds nothing, so a completion that ran no
+//! model at all reports 0 tokens.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use riverse_llm::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall};
+use riverse_llm::{
+    ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall, ToolChoice, Usage,
+};
+use riverse_tool::ToolManifest;
 use tokio::sync::{OnceCell, Semaphore, mpsc};
 
 use crate::tuning::MODEL_JOBS;
@@ -130,14 +141,22 @@ impl Provider for EmbeddedProvider {
         on_text: Option<TextSink<'_>>,
     ) -> Result<ChatResponse, Error> {
         let model = self.model().await?;
-        if let (false, Some(Message::User(message))) =
-            (request.tools.is_empty(), request.messages.last())
+        let mut routing = Usage::default();
+        let (offered, must_call) = offered_tools(&request);
+        if let (false, Some(Message::User(message))) = (offered.is_empty(), request.messages.last())
         {
-            let (router, message, tools) = (model.clone(), message.clone(), request.tools.to_vec());
-            let route = self
-                .blocking(move || router.route(&message, &tools))
+            let (router, message) = (model.clone(), message.clone());
+            let report = self
+                .blocking(move || {
+                    if must_call {
+                        router.route_report_calling(&message, &offered)
+                    } else {
+                        router.route_report(&message, &offered)
+                    }
+                })
                 .await?;
-            if let Route::Call { tool, params } = route {
+            routing = report.usage;
+            if let Route::Call { tool, params } = report.route {
                 let call = ToolCall {
                     id: format!("call_{}", request.messages.len()),
                     name: tool,
@@ -145,6 +164,7 @@ impl Provider for EmbeddedProvider {
                 };
                 return Ok(ChatResponse {
                     tool_calls: vec![call],
+                    usage: Some(routing),
                     ..ChatResponse::default()
                 });
             }
@@ -153,20 +173,20 @@ impl Provider for EmbeddedProvider {
         let tools = request.tools.to_vec();
         let (pieces_tx, mut pieces) = mpsc::unbounded_channel::<String>();
         let answering = self.blocking(move || {
-            model.answer(&conversation, &tools, &mut |piece: &str| {
+            model.answer_with_usage(&conversation, &tools, &mut |piece: &str| {
                 let _ = pieces_tx.send(piece.to_owned());
             })
         });
         tokio::pin!(answering);
         let mut on_text = on_text;
-        let text = loop {
+        let (text, answered) = loop {
             tokio::select! {
                 Some(piece) = pieces.recv() => {
                     if let Some(sink) = on_text.as_mut() {
                         sink(&piece);
                     }
                 }
-                text = &mut answering => break text?,
+                answered = &mut answering => break answered?,
             }
         };
         // Pieces sent just before the answer finished.
@@ -177,8 +197,22 @@ impl Provider for EmbeddedProvider {
         }
         Ok(ChatResponse {
             text,
-            ..ChatResponse::default()
+            tool_calls: Vec::new(),
+            usage: Usage::sum(Some(routing), Some(answered)),
         })
+    }
+}
+
+/// The tools a request lets the model call, and whether it must call one.
+fn offered_tools(request: &ChatRequest<'_>) -> (Vec<ToolManifest>, bool) {
+    match request.tool_choice {
+        ToolChoice::Auto => (request.tools.to_vec(), false),
+        ToolChoice::None => (Vec::new(), false),
+        ToolChoice::Required => (request.tools.to_vec(), true),
+        ToolChoice::Function(name) => {
+            let named = request.tools.iter().filter(|tool| tool.name == *name);
+            (named.cloned().collect(), true)
+        }
     }
 }
 

@@ -4,11 +4,13 @@
 //! tools on offer, and returns a [`ChatResponse`]: text, [`ToolCall`]s, or both,
 //! passing text to a callback as it streams in. [`OpenAiProvider`] speaks any
 //! OpenAI-compatible `/chat/completions` endpoint (streaming, tool-call deltas,
-//! retries with backoff, a request timeout); [`OllamaProvider`] is Ollama through
+//! retries with backoff, a request timeout, the token [`Usage`] the endpoint
+//! reports or else an estimate); [`OllamaProvider`] is Ollama through
 //! its compatible endpoint, with Ollama's advice in its errors. A model that runs
 //! in-process implements the same trait with no HTTP at all (`riverse-embedded`
 //! does): it receives the manifests and the conversation, and reports the calls
-//! it chose as tool calls.
+//! it chose as tool calls. [`Observed`] wraps any provider so that each request
+//! is a `chat` span of OpenTelemetry's GenAI conventions.
 //!
 //! Out of scope: running tools and deciding when a turn ends (the agent does
 //! both), and reading settings (callers pass [`OpenAiOptions`], to either).
@@ -16,12 +18,14 @@
 mod chat;
 mod error;
 mod http;
+pub mod observed;
 mod ollama;
 mod openai;
 
-pub use chat::{ChatRequest, ChatResponse, Image, Message, ToolCall, Usage};
+pub use chat::{ChatRequest, ChatResponse, Image, Message, ToolCall, ToolChoice, Usage};
 pub use error::Error;
 pub use http::{Hints, RetryPolicy};
+pub use observed::{Observed, tokens};
 pub use ollama::OllamaProvider;
 pub use openai::{OpenAiOptions, OpenAiProvider, function_definition};
 

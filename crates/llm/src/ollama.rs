@@ -1,5 +1,11 @@
 //! Ollama, through its OpenAI-compatible `/v1` endpoint, which carries tools
 //! and streaming; what this adds is Ollama's defaults and advice in errors.
+//!
+//! Usage comes as from any compatible endpoint: `/v1` reports Ollama's
+//! `prompt_eval_count` and `eval_count` as `usage`'s `prompt_tokens` and
+//! `completion_tokens`, in a whole reply and, asked with `stream_options`
+//! (Ollama 0.5.2 on), on a streamed reply's last chunk. An older Ollama
+//! streams none, and the completion carries the estimate instead.
 
 use crate::http::Hints;
 use crate::{ChatRequest, ChatResponse, Error, OpenAiOptions, OpenAiProvider, Provider, TextSink};

@@ -4,7 +4,15 @@
 //! The wire types are lenient on purpose: compatible servers differ in which
 //! fields they send, so only what Riverse reads is declared, and most of it is
 //! optional.
+//!
+//! Every completion reports its usage. A streamed request asks for it with
+//! `stream_options.include_usage` (OpenAI, Ollama 0.5.2 and later, vLLM and
+//! llama.cpp send it on a last chunk with no choices); an endpoint that
+//! refuses the option is asked again without it, and not asked again. Where
+//! the endpoint reports no usage, streamed or not, the completion carries
+//! [`Usage::estimate`] of what was sent and answered.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use eventsource_stream::Eventsource;
@@ -15,7 +23,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::http::{Endpoint, Hints, RetryPolicy, one_line};
-use crate::{ChatRequest, ChatResponse, Error, Message, Provider, TextSink, ToolCall, Usage};
+use crate::{
+    ChatRequest, ChatResponse, Error, Image, Message, Provider, TextSink, ToolCall, ToolChoice,
+    Usage,
+};
 
 /// Where and how to reach the endpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +58,9 @@ pub struct OpenAiProvider {
     temperature: Option<f64>,
     max_tokens: Option<u32>,
     images: bool,
+    /// Set once the endpoint refused `stream_options`: streamed requests go
+    /// without it from then on.
+    refuses_stream_options: AtomicBool,
 }
 
 impl OpenAiProvider {
@@ -67,6 +81,7 @@ impl OpenAiProvider {
             temperature: options.temperature,
             max_tokens: options.max_tokens,
             images: options.images,
+            refuses_stream_options: AtomicBool::new(false),
         })
     }
 
@@ -75,12 +90,17 @@ impl OpenAiProvider {
         self.endpoint.shown_url()
     }
 
-    fn body(&self, request: &ChatRequest<'_>, stream: bool) -> Value {
+    /// The request body; `stream_usage` asks a streamed reply to end with
+    /// its usage.
+    fn body(&self, request: &ChatRequest<'_>, stream: bool, stream_usage: bool) -> Value {
         let messages: Vec<Value> = request.messages.iter().map(wire_message).collect();
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model));
         body.insert("messages".into(), Value::Array(messages));
         body.insert("stream".into(), json!(stream));
+        if stream && stream_usage {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
         if let Some(temperature) = request.temperature.or(self.temperature) {
             body.insert("temperature".into(), json!(temperature));
         }
@@ -90,6 +110,12 @@ impl OpenAiProvider {
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request.tools.iter().map(function_definition).collect();
             body.insert("tools".into(), Value::Array(tools));
+            if let Some(choice) = wire_tool_choice(request.tool_choice) {
+                body.insert("tool_choice".into(), choice);
+            }
+            if let Some(parallel) = request.parallel_tool_calls {
+                body.insert("parallel_tool_calls".into(), json!(parallel));
+            }
         }
         Value::Object(body)
     }
@@ -121,7 +147,7 @@ impl OpenAiProvider {
         let mut assembly = Assembly {
             text: choice.message.content.unwrap_or_default(),
             calls: Vec::new(),
-            usage: completion.usage,
+            usage: reported_usage(completion.usage.as_ref()),
         };
         for call in choice.message.tool_calls.unwrap_or_default() {
             let function = call.function.unwrap_or_default();
@@ -161,8 +187,12 @@ impl OpenAiProvider {
             if let Some(error) = chunk.error {
                 return Err(self.stream_error(&error));
             }
-            assembly.usage = chunk.usage.or(assembly.usage);
-            for choice in chunk.choices {
+            // On a last chunk, whose choices are empty; a server that sends
+            // a running count on every chunk ends with the whole one.
+            if let Some(usage) = reported_usage(chunk.usage.as_ref()) {
+                assembly.usage = Some(usage);
+            }
+            for choice in chunk.choices.into_iter().flatten() {
                 if let Some(text) = choice.delta.content.filter(|text| !text.is_empty()) {
                     if let Some(sink) = on_text.as_mut() {
                         sink(&text);
@@ -209,30 +239,57 @@ impl Provider for OpenAiProvider {
         on_text: Option<TextSink<'_>>,
     ) -> Result<ChatResponse, Error> {
         let stream = on_text.is_some();
-        let response = self
+        let stream_usage = stream && !self.refuses_stream_options.load(Ordering::Relaxed);
+        let response = match self
             .endpoint
-            .post_json(&self.body(&request, stream))
-            .await?;
+            .post_json(&self.body(&request, stream, stream_usage))
+            .await
+        {
+            // Older servers (Azure OpenAI before 2024-09) reject the option.
+            Err(err) if stream_usage && refuses_stream_options(&err) => {
+                tracing::debug!("{err}; asking again without stream_options");
+                self.refuses_stream_options.store(true, Ordering::Relaxed);
+                self.endpoint
+                    .post_json(&self.body(&request, stream, false))
+                    .await?
+            }
+            other => other?,
+        };
         let is_json = response
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.starts_with("application/json"));
         // A server may ignore `stream: true` and answer in one piece.
-        if stream && !is_json {
-            self.read_stream(response, on_text).await
+        let mut reply = if stream && !is_json {
+            self.read_stream(response, on_text).await?
         } else {
             let reply = self.read_whole(response).await?;
             if let Some(sink) = on_text.filter(|_| !reply.text.is_empty()) {
                 sink(&reply.text);
             }
-            Ok(reply)
+            reply
+        };
+        if reply.usage.is_none() {
+            reply.usage = Some(estimated_usage(&request, &reply));
         }
+        Ok(reply)
     }
 }
 
 /// A manifest as a function the model may call: the description with the
 /// examples appended, and the JSON Schema of its parameters.
+/// `tool_choice` as OpenAI takes it; `None` for `auto`, its default, which
+/// servers that know no `tool_choice` take too.
+fn wire_tool_choice(choice: &ToolChoice) -> Option<Value> {
+    match choice {
+        ToolChoice::Auto => None,
+        ToolChoice::None => Some(json!("none")),
+        ToolChoice::Required => Some(json!("required")),
+        ToolChoice::Function(name) => Some(json!({"type": "function", "function": {"name": name}})),
+    }
+}
+
 pub fn function_definition(manifest: &ToolManifest) -> Value {
     json!({
         "type": "function",
@@ -242,6 +299,83 @@ pub fn function_definition(manifest: &ToolManifest) -> Value {
             "parameters": input_schema(manifest),
         }
     })
+}
+
+/// Whether `err` is the endpoint rejecting `stream_options` rather than the
+/// request.
+fn refuses_stream_options(err: &Error) -> bool {
+    match err {
+        Error::Status {
+            code: 400 | 422,
+            message,
+            ..
+        } => message.contains("stream_options"),
+        _ => false,
+    }
+}
+
+/// The endpoint's `usage`, read leniently: a field missing or not a count is
+/// 0, a missing total is the sum, and a count of no tokens at all (some
+/// servers send zeros) is no count.
+fn reported_usage(usage: Option<&Value>) -> Option<Usage> {
+    let usage = usage?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let (prompt, completion) = (count("prompt_tokens"), count("completion_tokens"));
+    if prompt == 0 && completion == 0 {
+        return None;
+    }
+    Some(match count("total_tokens") {
+        0 => Usage::new(prompt, completion),
+        total => Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: total,
+        },
+    })
+}
+
+/// [`Usage::estimate`] of a completion the endpoint reported no usage for:
+/// the text of the request's messages and the JSON of its tool definitions,
+/// against the reply's text and calls.
+fn estimated_usage(request: &ChatRequest<'_>, reply: &ChatResponse) -> Usage {
+    let messages: usize = request.messages.iter().map(message_chars).sum();
+    let tools: usize = request
+        .tools
+        .iter()
+        .map(|tool| function_definition(tool).to_string().chars().count())
+        .sum();
+    let answered = reply.text.chars().count() + calls_chars(&reply.tool_calls);
+    Usage::estimate(messages + tools, answered)
+}
+
+/// The characters of a message's text: its content and the names and
+/// arguments of its calls; images count only by the line introducing each.
+fn message_chars(message: &Message) -> usize {
+    match message {
+        Message::System(content) | Message::User(content) | Message::Tool { content, .. } => {
+            content.chars().count()
+        }
+        Message::Assistant {
+            content,
+            tool_calls,
+        } => content.chars().count() + calls_chars(tool_calls),
+        Message::Images(images) => images
+            .iter()
+            .map(|image| image_intro(image).chars().count())
+            .sum(),
+    }
+}
+
+fn calls_chars(calls: &[ToolCall]) -> usize {
+    calls
+        .iter()
+        .map(|call| call.name.chars().count() + call.arguments.chars().count())
+        .sum()
+}
+
+/// The text part sent before an image.
+fn image_intro(image: &Image) -> String {
+    format!("An image from {}:", image.from)
 }
 
 fn wire_message(message: &Message) -> Value {
@@ -278,9 +412,7 @@ fn wire_message(message: &Message) -> Value {
         Message::Images(images) => {
             let mut parts = Vec::new();
             for image in images {
-                parts.push(
-                    json!({"type": "text", "text": format!("An image from {}:", image.from)}),
-                );
+                parts.push(json!({"type": "text", "text": image_intro(image)}));
                 parts.push(json!({
                     "type": "image_url",
                     "image_url": {"url": format!("data:{};base64,{}", image.mime_type, image.data)},
@@ -388,7 +520,8 @@ struct Completion {
     #[serde(default)]
     choices: Vec<CompletionChoice>,
     error: Option<Value>,
-    usage: Option<Usage>,
+    /// Read by [`reported_usage`].
+    usage: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -416,11 +549,12 @@ struct WireFunction {
 
 #[derive(Deserialize)]
 struct Chunk {
-    #[serde(default)]
-    choices: Vec<ChunkChoice>,
+    /// Empty or `null` on the chunk that carries only the usage.
+    choices: Option<Vec<ChunkChoice>>,
     error: Option<Value>,
-    /// Sent by servers asked for it, on a last chunk.
-    usage: Option<Usage>,
+    /// Sent by servers asked for it, on a last chunk; read by
+    /// [`reported_usage`].
+    usage: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -504,6 +638,75 @@ mod tests {
         let mut assembly = Assembly::default();
         assembly.apply(delta(json!({"function": {"name": "c", "arguments": "{}"}})));
         assert_eq!(assembly.finish().tool_calls[0].id, "call_0");
+    }
+
+    #[test]
+    fn usage_is_read_leniently() {
+        let read = |usage: Value| reported_usage(Some(&usage));
+        assert_eq!(
+            read(
+                json!({"prompt_tokens": 24, "completion_tokens": 58, "total_tokens": 82,
+                "prompt_tokens_details": {"cached_tokens": 0}})
+            ),
+            Some(Usage::new(24, 58))
+        );
+        assert_eq!(
+            read(json!({"prompt_tokens": 5, "completion_tokens": null})),
+            Some(Usage::new(5, 0)),
+            "a missing total is the sum"
+        );
+        assert_eq!(
+            read(json!({"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})),
+            None
+        );
+        assert_eq!(read(json!("12 tokens")), None);
+        assert_eq!(reported_usage(None), None);
+    }
+
+    #[test]
+    fn an_estimate_counts_what_was_sent_and_answered() {
+        let tool: ToolManifest =
+            serde_json::from_value(json!({"name": "t", "description": "d"})).unwrap();
+        let tool_chars = function_definition(&tool).to_string().chars().count();
+        let messages = [
+            Message::System("12345678".into()),
+            Message::User("東京".into()),
+            Message::Assistant {
+                content: "ab".into(),
+                tool_calls: vec![ToolCall {
+                    id: "c".into(),
+                    name: "t".into(),
+                    arguments: "{}".into(),
+                }],
+            },
+            Message::Tool {
+                call_id: "c".into(),
+                content: "sunny".into(),
+                failed: false,
+            },
+        ];
+        let request = ChatRequest {
+            messages: &messages,
+            tools: std::slice::from_ref(&tool),
+            temperature: None,
+            max_tokens: None,
+            tool_choice: &ToolChoice::Auto,
+            parallel_tool_calls: None,
+        };
+        let reply = ChatResponse {
+            text: "hello".into(),
+            tool_calls: vec![ToolCall {
+                id: "d".into(),
+                name: "t".into(),
+                arguments: "{\"a\":1}".into(),
+            }],
+            usage: None,
+        };
+        // 8 + 2 + (2 + 1 + 2) + 5 characters of messages; 5 + 1 + 7 answered.
+        assert_eq!(
+            estimated_usage(&request, &reply),
+            Usage::estimate(20 + tool_chars, 13)
+        );
     }
 
     #[test]

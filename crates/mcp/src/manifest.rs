@@ -94,6 +94,7 @@ pub(crate) fn translate(
             parameters,
             examples: Vec::new(),
             parameter_types,
+            input_schema: None,
         },
         structured,
     }

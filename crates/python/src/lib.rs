@@ -39,6 +39,7 @@ mod reply;
 mod script;
 mod tool;
 mod worker;
+mod worker_metrics;
 
 pub use env::{ALWAYS_KEPT, EnvPolicy};
 pub use error::Error;
@@ -46,6 +47,7 @@ pub use host_calls::HostLink;
 pub use interpreter::{Interpreter, resolve_interpreter};
 pub use pool::{PythonOptions, WorkerPool};
 pub use tool::{PythonTool, python_tools};
+pub use worker_metrics::{WORKERS_ALIVE, WORKERS_LOST, WORKERS_STARTED};
 
 /// The worker script. Workers import it from a copy in the cache (see
 /// `script.rs`), or run it with `python -c` where there is none.

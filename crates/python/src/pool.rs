@@ -22,6 +22,7 @@ use crate::environment::EnvironmentOptions;
 use crate::fork::{ForkError, ForkServer};
 use crate::reply::tool_result;
 use crate::worker::{SpawnOptions, Worker, describe};
+use crate::worker_metrics;
 use crate::{Error, HostLink, Interpreter, resolve_interpreter, seconds};
 
 /// What the pool needs from the settings.
@@ -299,6 +300,7 @@ impl WorkerPool {
                     retried = true;
                 }
                 RequestError::Closed(closed) | RequestError::NotSent(closed) => {
+                    worker_metrics::lost();
                     let breach = self.limit_broken(&closed);
                     return ToolResult::failed(
                         FailureKind::Crashed,
@@ -554,6 +556,7 @@ fn sandbox_json(sandbox: &Sandbox, readable: &[PathBuf]) -> String {
 /// Logs why a worker is retired, naming the tool that ran there last (its
 /// thread is the likely writer).
 fn retire(closed: &Closed, last_tool: Option<&str>) {
+    worker_metrics::lost();
     let after = last_tool
         .map(|tool| format!(" after tool \"{tool}\" ran there"))
         .unwrap_or_default();

@@ -35,6 +35,7 @@ use crate::env::EnvPolicy;
 use crate::fork_link::ForkServerLink;
 use crate::in_flight::InFlight;
 use crate::script::{BOOTSTRAP, cached_script_dir};
+use crate::worker_metrics::Alive;
 use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
 
 /// How long a worker whose protocol stream ended may take to exit before the
@@ -119,6 +120,7 @@ pub(crate) struct Worker {
     last_tool: Mutex<Option<String>>,
     /// The call it runs now, which hears what its tool says and asks.
     in_flight: InFlight,
+    _counted: Alive,
 }
 
 impl Worker {
@@ -211,6 +213,7 @@ impl Worker {
             pending,
             last_tool: Mutex::new(None),
             in_flight,
+            _counted: Alive::counted(),
         };
         worker.handshake(options, key, importing_rx).await?;
         Ok(worker)

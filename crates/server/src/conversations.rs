@@ -28,8 +28,9 @@ use crate::AppState;
 use crate::body::Body;
 use crate::completions::MODEL;
 use crate::error::AppError;
+use crate::prometheus::Api;
 use crate::sse::{Completion, stream_response};
-use crate::turns::{self, Asking, TurnTask};
+use crate::turns::{self, Asking, TurnRequest, TurnTask};
 use crate::updates::Update;
 
 /// Conversations listed when the request doesn't say.
@@ -155,7 +156,15 @@ pub async fn post_message(
             no_approvals: "a message posted with stream: false has nobody to ask: stream it to be asked",
         }
     };
-    let (task, updates) = turns::start(&state, permit, history, content, asking);
+    // The turn's span names the conversation (`gen_ai.conversation.id`).
+    let (task, updates) = riverse_agent::turn_span(Some(&id)).in_scope(|| {
+        turns::start(
+            &state,
+            permit,
+            TurnRequest::message(Api::Conversations, history, content),
+            asking,
+        )
+    });
     let (forward, mut updates_out) = unbounded_channel();
     tokio::spawn(persist(
         store.clone(),
@@ -170,6 +179,7 @@ pub async fn post_message(
             Completion::new(MODEL),
             first,
             updates_out,
+            None,
             None,
         ));
     }

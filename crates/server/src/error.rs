@@ -77,6 +77,20 @@ impl AppError {
         )
     }
 
+    /// What the request's field `param` names is not there: a 404 naming
+    /// the field, its `code` saying what was missing.
+    pub fn not_found_at(param: &str, code: &'static str, message: impl Display) -> Self {
+        AppError {
+            param: Some(param.to_owned()),
+            ..AppError::new(
+                StatusCode::NOT_FOUND,
+                "invalid_request_error",
+                code,
+                message.to_string(),
+            )
+        }
+    }
+
     pub fn conflict(code: &'static str, message: impl Display) -> Self {
         AppError::new(
             StatusCode::CONFLICT,

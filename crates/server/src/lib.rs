@@ -1,9 +1,11 @@
 //! `riverse serve`: the agent over HTTP.
 //!
 //! [`app`] builds the [`axum::Router`]: the OpenAI-compatible
-//! `/v1/chat/completions` (tools run server-side; answers stream as
+//! `/v1/chat/completions` (Riverse's tools run server-side, the request's own
+//! tools beside them are handed back to the client; answers stream as
 //! `chat.completion.chunk` events, tool activity in an extra `riverse` field,
-//! see the `sse` module), `/v1/models`, `/v1/tools`, `/v1/conversations`
+//! see the `sse` module), OpenAI's Responses API at `/v1/responses` (kept in
+//! the store), `/v1/models`, `/v1/tools`, `/v1/conversations`
 //! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL),
 //! `/v1/riverse/questions/{id}` for the answers to what tools ask while a
 //! stream waits (the `questions` module), the chat page at `/`,
@@ -23,14 +25,19 @@ mod activity;
 mod answers;
 mod auth;
 mod body;
+mod client_tools;
 mod completions;
 mod conversations;
 mod error;
 mod guard;
+mod handed_back;
+mod health;
 mod listen;
 mod mcp;
 mod page;
+mod prometheus;
 mod questions;
+mod responses;
 mod sse;
 mod tools;
 mod turns;
@@ -53,8 +60,10 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 pub use error::AppError;
 pub use listen::ConnectionLimits;
 pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
+pub use prometheus::install as install_metrics;
 pub use questions::DEFAULT_QUESTION_TIMEOUT;
 
+use crate::health::LlmState;
 use crate::questions::Questions;
 
 /// What `serve.*` decides for the server.
@@ -147,10 +156,13 @@ pub struct AppState {
     mcp: McpRoute,
     /// The questions tools asked that wait for an answer.
     questions: Arc<Questions>,
+    /// How the LLM answered the last turn, for `/readyz`.
+    llm: LlmState,
 }
 
 impl AppState {
     pub fn new(agent: Arc<Agent>, store: Store, options: ServerOptions) -> Arc<Self> {
+        prometheus::install();
         let mcp = McpRoute::new(
             agent.live_registry().clone(),
             Some(agent.sampler()),
@@ -160,6 +172,7 @@ impl AppState {
             turns: Arc::new(Semaphore::new(options.max_concurrent_turns)),
             mcp,
             questions: Questions::new(options.question_timeout),
+            llm: LlmState::default(),
             agent,
             store,
             options,
@@ -184,6 +197,11 @@ impl AppState {
 pub fn app(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .route("/chat/completions", post(completions::create))
+        .route("/responses", post(responses::create))
+        .route(
+            "/responses/{id}",
+            get(responses::get).delete(responses::delete),
+        )
         .route("/models", get(tools::models))
         .route("/tools", get(tools::list))
         .route("/tools/{name}/call", post(tools::call))
@@ -208,8 +226,18 @@ pub fn app(state: Arc<AppState>) -> Router {
             auth::require_token,
         ));
     let guard = guard::Guard::new(state.options.token.is_some(), &state.options.cors_origins);
+    // Health needs no token; the metrics do, as the API does.
+    let metrics_route = Router::new()
+        .route("/metrics", get(prometheus::metrics))
+        .route_layer(from_fn_with_state(
+            auth::Token::new(state.options.token.as_deref()),
+            auth::require_token,
+        ));
     let pages_and_api = Router::new()
         .route("/", get(page::page))
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .merge(metrics_route)
         .nest("/v1", v1)
         .fallback(unknown_route)
         .layer(from_fn_with_state(guard, guard::check));

@@ -1,7 +1,11 @@
 //! Streamed answers as `chat.completion.chunk` server-sent events.
 //!
 //! Unmodified OpenAI clients read the standard chunks: a role chunk, content
-//! deltas, a last chunk with `finish_reason: "stop"`, then `data: [DONE]`.
+//! deltas, a last chunk with `finish_reason: "stop"` (or, when the model
+//! called the client's own tools, a `delta.tool_calls` chunk and
+//! `finish_reason: "tool_calls"`), with `stream_options.include_usage` a
+//! usage chunk whose `choices` are empty, then `data: [DONE]`. Without
+//! `include_usage`, the usage rides on the last chunk.
 //! Tool activity rides on chunks whose `delta` is empty, in an extra
 //! `riverse` field that standard clients ignore:
 //!
@@ -32,7 +36,8 @@ use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
-use riverse_agent::TurnEvent;
+use futures_util::future::BoxFuture;
+use riverse_agent::{Turn, TurnEvent};
 use serde_json::{Value, json};
 
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -41,13 +46,20 @@ use crate::activity::activity;
 use crate::turns::TurnTask;
 use crate::updates::Update;
 
-/// The fields every chunk of one completion shares.
+/// The fields every chunk of one completion shares, and how its end is told.
 #[derive(Debug, Clone)]
 pub struct Completion {
     pub id: String,
     pub created: u64,
     pub model: String,
+    /// A usage chunk comes last (`stream_options.include_usage`).
+    pub include_usage: bool,
+    /// Client calls go out as the legacy API's `function_call`.
+    pub legacy_functions: bool,
 }
+
+/// Told the finished turn; its last chunk goes out once the future is done.
+pub type OnFinished = Box<dyn FnOnce(&Turn) -> BoxFuture<'static, ()> + Send>;
 
 impl Completion {
     pub fn new(model: &str) -> Self {
@@ -58,6 +70,8 @@ impl Completion {
                 .map(|elapsed| elapsed.as_secs())
                 .unwrap_or(0),
             model: model.to_owned(),
+            include_usage: false,
+            legacy_functions: false,
         }
     }
 
@@ -84,15 +98,29 @@ impl Completion {
             // The answer goes out with the last chunk, once the turn is over.
             Update::Event(TurnEvent::Done { .. }) => Vec::new(),
             Update::Finished(Ok(turn)) => {
+                let mut chunks = Vec::new();
+                if !turn.client_calls.is_empty() {
+                    let mut delta = json!({});
+                    self.add_calls(&mut delta, &turn.client_calls, true);
+                    chunks.push(self.chunk(delta, None, None));
+                }
                 let mut last = self.chunk(
                     json!({}),
-                    Some("stop"),
+                    Some(self.finish_reason(&turn)),
                     Some(json!({"type": "done", "answer": turn.answer})),
                 );
-                if let Some(usage) = turn.usage {
-                    last["usage"] = json!(usage);
+                let usage = json!(turn.usage.unwrap_or_default());
+                if self.include_usage {
+                    chunks.push(last);
+                    let mut usage_chunk = self.chunk(json!({}), None, None);
+                    usage_chunk["choices"] = json!([]);
+                    usage_chunk["usage"] = usage;
+                    chunks.push(usage_chunk);
+                } else {
+                    last["usage"] = usage;
+                    chunks.push(last);
                 }
-                vec![last]
+                chunks
             }
             Update::Finished(Err(err)) => vec![err.body()],
             tool_activity => activity(&tool_activity)
@@ -105,12 +133,14 @@ impl Completion {
 
 /// The stream's response: `first` (already received), then the rest of the
 /// turn's updates, then `[DONE]`. `task`, if given, lives as long as the
-/// response: a client that disconnects stops the turn.
+/// response: a client that disconnects stops the turn. `on_finished`, if
+/// given, is told the turn when it has finished.
 pub fn stream_response(
     completion: Completion,
     first: Update,
     updates: UnboundedReceiver<Update>,
     task: Option<TurnTask>,
+    on_finished: Option<OnFinished>,
 ) -> Response {
     let body = Body::from_stream(events(
         completion,
@@ -118,6 +148,7 @@ pub fn stream_response(
         Source {
             updates,
             _task: task,
+            on_finished,
         },
     ));
     (
@@ -130,10 +161,20 @@ pub fn stream_response(
         .into_response()
 }
 
+impl Source {
+    /// Tells `on_finished` of the turn `update` finished, if it is that.
+    async fn tell_finished(&mut self, update: &Update) {
+        if let (Update::Finished(Ok(turn)), Some(on_finished)) = (update, self.on_finished.take()) {
+            on_finished(turn).await;
+        }
+    }
+}
+
 /// Where the updates come from, and the turn they belong to.
 struct Source {
     updates: UnboundedReceiver<Update>,
     _task: Option<TurnTask>,
+    on_finished: Option<OnFinished>,
 }
 
 /// Where the stream stands.
@@ -158,10 +199,14 @@ fn events(
                 let role =
                     completion.chunk(json!({"role": "assistant", "content": ""}), None, None);
                 frames.push_str(&frame(&role));
+                turn.tell_finished(&first).await;
                 write_update(&completion, *first, &mut frames)
             }
             Position::Turn => match turn.updates.recv().await {
-                Some(update) => write_update(&completion, update, &mut frames),
+                Some(update) => {
+                    turn.tell_finished(&update).await;
+                    write_update(&completion, update, &mut frames)
+                }
                 None => {
                     frames.push_str(&frame(
                         &crate::error::AppError::internal("the turn stopped without a result")

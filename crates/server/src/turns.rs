@@ -4,9 +4,9 @@
 //! cancelled when nobody is there to answer.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use riverse_agent::{Turn, TurnEvent};
+use riverse_agent::{ToolUse, Turn, TurnEvent};
 use riverse_llm::Message;
 use riverse_tool::Answer;
 use tokio::sync::OwnedSemaphorePermit;
@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::AppState;
 use crate::error::AppError;
+use crate::prometheus::{self, Api, TurnOutcome};
 use crate::questions::TurnQuestions;
 use crate::updates::Update;
 
@@ -47,11 +48,10 @@ impl Asking {
 
 /// A turn's slot, or a 429 when every slot is taken.
 pub fn reserve(state: &AppState) -> Result<OwnedSemaphorePermit, AppError> {
-    state
-        .turns
-        .clone()
-        .try_acquire_owned()
-        .map_err(|_| AppError::busy(state.options.max_concurrent_turns))
+    state.turns.clone().try_acquire_owned().map_err(|_| {
+        prometheus::turn_refused();
+        AppError::busy(state.options.max_concurrent_turns)
+    })
 }
 
 /// A running turn's task: dropping it stops the turn. Whoever wants the
@@ -64,13 +64,34 @@ impl Drop for TurnTask {
     }
 }
 
-/// Starts one turn for `message` after `history`, holding `permit` until it
-/// ends; its tools' questions go to `asking`.
+/// What one turn is asked.
+pub struct TurnRequest {
+    /// Where it was asked, for the metrics.
+    pub api: Api,
+    pub history: Vec<Message>,
+    /// `None` goes on from the client's tool results at the end of `history`.
+    pub message: Option<String>,
+    pub tool_use: ToolUse,
+}
+
+impl TurnRequest {
+    /// A message after `history`, with the agent's tools only.
+    pub fn message(api: Api, history: Vec<Message>, message: String) -> Self {
+        TurnRequest {
+            api,
+            history,
+            message: Some(message),
+            tool_use: ToolUse::default(),
+        }
+    }
+}
+
+/// Starts one turn, holding `permit` until it ends; its tools' questions go
+/// to `asking`.
 pub fn start(
     state: &Arc<AppState>,
     permit: OwnedSemaphorePermit,
-    history: Vec<Message>,
-    message: String,
+    request: TurnRequest,
     asking: Asking,
 ) -> (TurnTask, UnboundedReceiver<Update>) {
     let (sender, updates) = unbounded_channel();
@@ -81,15 +102,31 @@ pub fn start(
         Asking::Nobody { .. } => None,
     };
     let no_approvals = asking.refuses_approvals();
-    let task = tokio::spawn(async move {
-        let _permit = permit;
+    let seen = Seen {
+        state: state.clone(),
+        api: request.api,
+        started: Instant::now(),
+    };
+    // The turn runs in the caller's span: for a conversation's message, the
+    // turn span naming the conversation, which the turn takes for its own.
+    let span = tracing::Span::current();
+    let running = async move {
         let events: UnboundedSender<Update> = sender.clone();
         let mut on_event =
             move |event: TurnEvent| report(event, &events, questions.as_ref(), no_approvals);
-        let outcome =
-            tokio::time::timeout(deadline, agent.turn(&history, &message, &mut on_event)).await;
-        let _ = sender.send(Update::Finished(settle(outcome, deadline)));
-    });
+        let turn = agent.turn_with(
+            &request.history,
+            request.message.as_deref(),
+            &request.tool_use,
+            &mut on_event,
+        );
+        let outcome = tokio::time::timeout(deadline, turn).await;
+        let settled = settle(outcome, deadline, seen);
+        // The slot is free once the turn is over, before anyone hears it is.
+        drop(permit);
+        let _ = sender.send(Update::Finished(settled));
+    };
+    let task = tokio::spawn(tracing::Instrument::instrument(running, span));
     (TurnTask(task), updates)
 }
 
@@ -137,21 +174,41 @@ fn report(
     }
 }
 
+/// Where a turn's end is noted: the metrics, and the LLM's state for `/readyz`.
+struct Seen {
+    state: Arc<AppState>,
+    api: Api,
+    started: Instant,
+}
+
 fn settle(
     outcome: Result<Result<Turn, riverse_agent::TurnError>, tokio::time::error::Elapsed>,
     deadline: Duration,
+    seen: Seen,
 ) -> Result<Turn, AppError> {
-    match outcome {
-        Ok(Ok(turn)) => Ok(turn),
+    let (ended, settled) = match outcome {
+        Ok(Ok(turn)) if turn.client_calls.is_empty() => (TurnOutcome::Answered, Ok(turn)),
+        Ok(Ok(turn)) => (TurnOutcome::ClientCalls, Ok(turn)),
         Ok(Err(err)) => {
             tracing::warn!("turn failed: {err}");
-            Err(AppError::llm(err))
+            (TurnOutcome::Failed, Err(AppError::llm(err)))
         }
         Err(_) => {
             tracing::warn!("turn stopped after serve.turn_timeout ({deadline:?})");
-            Err(AppError::turn_timed_out(deadline))
+            (
+                TurnOutcome::TimedOut,
+                Err(AppError::turn_timed_out(deadline)),
+            )
         }
+    };
+    // A turn that timed out says nothing of the LLM: a tool may have held it.
+    match ended {
+        TurnOutcome::Answered | TurnOutcome::ClientCalls => seen.state.llm.saw(true),
+        TurnOutcome::Failed => seen.state.llm.saw(false),
+        TurnOutcome::TimedOut => {}
     }
+    prometheus::turn_ended(seen.api, ended, seen.started.elapsed());
+    settled
 }
 
 /// Waits for the first update: a turn that fails before saying anything

@@ -7,6 +7,10 @@
 //! answer), so a turn cut short by a crash keeps what it did. The schema is
 //! created and upgraded by versioned migrations on open.
 //!
+//! It also keeps the responses of `/v1/responses` ([`StoredResponse`]):
+//! each response object whole, with the conversation it ends as Responses
+//! input items, for the requests that go on from it.
+//!
 //! Two backends: [`SqliteStore`] (`.riverse/riverse.db` in the project, WAL
 //! mode) and [`PostgresStore`]. Neither keeps conversation state in memory
 //! between calls, so any number of servers can share one PostgreSQL database.
@@ -90,6 +94,8 @@ pub enum StoreError {
     Postgres(#[from] tokio_postgres::Error),
     #[error("conversation database task stopped: {0}")]
     Task(String),
+    #[error("stored response {id} does not read: {cause}")]
+    UnreadableResponse { id: String, cause: String },
 }
 
 /// Who said a message.
@@ -253,6 +259,55 @@ pub struct ToolCallOutcome {
     pub approval: Option<ApprovalRecord>,
 }
 
+/// A response of `/v1/responses`, as `GET /v1/responses/{id}` returns it
+/// and as a request naming it in `previous_response_id` goes on from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResponse {
+    pub id: String,
+    /// The response it went on from.
+    pub previous_id: Option<String>,
+    /// Seconds since the Unix epoch, as the response object says.
+    pub created_at: i64,
+    /// The response object.
+    pub response: Value,
+    /// The conversation up to and including this response's output, as
+    /// Responses input items (the instructions aside: they are not carried on).
+    pub items: Vec<Value>,
+}
+
+impl StoredResponse {
+    /// The text of its `response` and `items` columns.
+    fn json_columns(&self) -> (String, String) {
+        (
+            self.response.to_string(),
+            Value::from(self.items.clone()).to_string(),
+        )
+    }
+
+    /// A row read back; the JSON columns must read, as this store wrote them.
+    fn from_row(
+        id: String,
+        previous_id: Option<String>,
+        created_at: i64,
+        response: &str,
+        items: &str,
+    ) -> Result<StoredResponse, StoreError> {
+        let unreadable = |err: serde_json::Error| StoreError::UnreadableResponse {
+            id: id.clone(),
+            cause: err.to_string(),
+        };
+        let response = serde_json::from_str(response).map_err(unreadable)?;
+        let items = serde_json::from_str(items).map_err(unreadable)?;
+        Ok(StoredResponse {
+            id,
+            previous_id,
+            created_at,
+            response,
+            items,
+        })
+    }
+}
+
 /// One page of the conversation list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
@@ -288,6 +343,40 @@ impl Store {
             Store::Sqlite(store) => store.liveness(),
             Store::Postgres(store) => store.liveness(),
         }
+    }
+
+    /// Keeps `messages` (a JSON array) for the request that answers the
+    /// client call `call_id`, replacing what was kept for it; what was kept
+    /// longer than [`HANDED_BACK_KEPT_MILLIS`] ago is forgotten.
+    pub async fn keep_handed_back(
+        &self,
+        call_id: &str,
+        messages: &Value,
+    ) -> Result<(), StoreError> {
+        let text = messages.to_string();
+        on_backend!(self, store => store.keep_handed_back(call_id, &text))
+    }
+
+    /// What was kept for each of `call_ids` that has anything, and not
+    /// longer ago than [`HANDED_BACK_KEPT_MILLIS`].
+    pub async fn handed_back(
+        &self,
+        call_ids: &[String],
+    ) -> Result<Vec<(String, Value)>, StoreError> {
+        if call_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = on_backend!(self, store => store.handed_back(call_ids))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, text)| Some((id, serde_json::from_str(&text).ok()?)))
+            .collect())
+    }
+
+    /// Whether the database answers (a PostgreSQL store whose connection
+    /// was lost connects again first).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        on_backend!(self, store => store.ping())
     }
 
     /// Refreshes the heartbeat of a running answer this store started; a
@@ -382,6 +471,21 @@ impl Store {
     ) -> Result<(), StoreError> {
         on_backend!(self, store => store.finish_tool_call(message_id, call_id, outcome))
     }
+
+    /// Keeps `response`, replacing one of the same id.
+    pub async fn save_response(&self, response: &StoredResponse) -> Result<(), StoreError> {
+        on_backend!(self, store => store.save_response(response))
+    }
+
+    /// The response of that id, if one is kept.
+    pub async fn response(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+        on_backend!(self, store => store.response(id))
+    }
+
+    /// `false` when there is no such response.
+    pub async fn delete_response(&self, id: &str) -> Result<bool, StoreError> {
+        on_backend!(self, store => store.delete_response(id))
+    }
 }
 
 /// Puts each `(message id, call)` under its message, keeping their order.
@@ -471,6 +575,9 @@ fn bounded_title(title: &str) -> String {
 fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
 }
+
+/// How long what a turn handed back is kept: an hour.
+pub const HANDED_BACK_KEPT_MILLIS: i64 = 3_600_000;
 
 fn now_millis() -> i64 {
     std::time::SystemTime::now()

@@ -42,6 +42,8 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (3, FAILURE_KINDS),
     (4, CALL_CONTENT),
     (5, CALL_APPROVAL),
+    (6, SQLITE_RESPONSES),
+    (7, HANDED_BACK),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -93,6 +95,8 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (3, FAILURE_KINDS),
     (4, CALL_CONTENT),
     (5, CALL_APPROVAL),
+    (6, POSTGRES_RESPONSES),
+    (7, HANDED_BACK),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -121,3 +125,36 @@ const CALL_CONTENT: &str = "ALTER TABLE tool_calls ADD COLUMN content TEXT;
 /// while the call waits for a yes, then the decision and the rule that
 /// asked. NULL for calls no approval touched, and for calls stored before it.
 const CALL_APPROVAL: &str = "ALTER TABLE tool_calls ADD COLUMN approval TEXT;";
+
+/// Step 6: the responses of `/v1/responses`, kept for `GET` and for the
+/// requests that go on from them (`previous_response_id`). `response` is the
+/// response object's JSON; `items` the conversation up to and including its
+/// output, as a JSON array of Responses input items; `created_at` is in
+/// seconds, as the object says it.
+/// Step 7, the same in both: Riverse's own calls and results of a
+/// `/v1/chat/completions` turn that handed calls of the client's tools back,
+/// as a JSON array, under the id of the first call handed back, for the
+/// request that answers it (`Store::keep_handed_back`). Kept an hour.
+const HANDED_BACK: &str = "CREATE TABLE handed_back (
+        call_id TEXT PRIMARY KEY,
+        created_at BIGINT NOT NULL,
+        messages TEXT NOT NULL
+    );
+    CREATE INDEX handed_back_by_age ON handed_back (created_at);";
+
+const SQLITE_RESPONSES: &str = "CREATE TABLE responses (
+        id TEXT PRIMARY KEY,
+        previous_id TEXT,
+        created_at INTEGER NOT NULL,
+        response TEXT NOT NULL,
+        items TEXT NOT NULL
+    );";
+
+/// Step 6 for PostgreSQL.
+const POSTGRES_RESPONSES: &str = "CREATE TABLE responses (
+        id TEXT PRIMARY KEY,
+        previous_id TEXT,
+        created_at BIGINT NOT NULL,
+        response TEXT NOT NULL,
+        items TEXT NOT NULL
+    );";

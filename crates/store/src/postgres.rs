@@ -4,17 +4,19 @@
 //! ones over it). Each change is one statement, so no transaction has to
 //! hold the connection; only the migrations run in one, at connect time,
 //! under an advisory lock so that servers starting together apply each step
-//! once.
+//! once. A connection that was lost (the database restarted, the network
+//! dropped it) is opened again by the next query that needs it.
 
 use std::sync::Arc;
 
 use tokio_postgres::{Client, NoTls, Row};
 
 use crate::{
-    Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
-    StoreError, StoredApproval, StoredMessage, StoredToolCall, ToolCallOutcome, approval_column,
-    attach_tool_calls, bounded_title, decided_column, from_json_column, json_column, migrations,
-    new_id, now_millis, params_value, stored_failure, title_from,
+    Conversation, ConversationSummary, HANDED_BACK_KEPT_MILLIS, INTERRUPTED, Liveness,
+    MessageStatus, Page, Role, StoreError, StoredApproval, StoredMessage, StoredResponse,
+    StoredToolCall, ToolCallOutcome, approval_column, attach_tool_calls, bounded_title,
+    decided_column, from_json_column, json_column, migrations, new_id, now_millis, params_value,
+    stored_failure, title_from,
 };
 use riverse_tool::FailureKind;
 
@@ -29,7 +31,7 @@ const MIGRATION_LOCK: i64 = 0x72_69_76_65_72_73_65;
 /// Conversations in a PostgreSQL database. Cheap to clone.
 #[derive(Clone)]
 pub struct PostgresStore {
-    client: Arc<Client>,
+    connection: Arc<Connection>,
     /// Recorded with each answer this store starts: one per server process.
     owner: Arc<str>,
     liveness: Liveness,
@@ -49,23 +51,13 @@ impl PostgresStore {
             path: "the PostgreSQL URL".to_owned(),
             cause: format!("{err}"),
         })?;
-        let described = describe(&config);
-        let (mut client, connection) =
-            config
-                .connect(NoTls)
-                .await
-                .map_err(|err| StoreError::Open {
-                    path: described.clone(),
-                    cause: err.to_string(),
-                })?;
-        tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::error!("lost the connection to {described}: {err}");
-            }
-        });
+        let mut client = open(&config).await?;
         migrate(&mut client).await?;
         let store = PostgresStore {
-            client: Arc::new(client),
+            connection: Arc::new(Connection {
+                config,
+                client: tokio::sync::Mutex::new(Arc::new(client)),
+            }),
             owner: new_id("owner").into(),
             liveness,
         };
@@ -77,9 +69,65 @@ impl PostgresStore {
         self.liveness
     }
 
+    pub async fn keep_handed_back(&self, call_id: &str, messages: &str) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client
+            .execute(
+                &format!("DELETE FROM handed_back WHERE created_at < {DATABASE_NOW} - $1"),
+                &[&HANDED_BACK_KEPT_MILLIS],
+            )
+            .await?;
+        client
+            .execute(
+                &format!(
+                    "INSERT INTO handed_back (call_id, created_at, messages)
+                     VALUES ($1, {DATABASE_NOW}, $2)
+                     ON CONFLICT (call_id) DO UPDATE SET created_at = {DATABASE_NOW}, messages = $2"
+                ),
+                &[&call_id, &messages],
+            )
+            .await?;
+        Ok(())
+    }
+
+    pub async fn handed_back(
+        &self,
+        call_ids: &[String],
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = self
+            .client()
+            .await?
+            .query(
+                &format!(
+                    "SELECT call_id, messages FROM handed_back
+                     WHERE call_id = ANY($1) AND created_at >= {DATABASE_NOW} - $2"
+                ),
+                &[&call_ids, &HANDED_BACK_KEPT_MILLIS],
+            )
+            .await?;
+        Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+    }
+
+    /// Whether the database answers, reconnecting first if needed.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.client().await?.simple_query("SELECT 1").await?;
+        Ok(())
+    }
+
+    /// The connection, opened again if it was lost.
+    async fn client(&self) -> Result<Arc<Client>, StoreError> {
+        let mut client = self.connection.client.lock().await;
+        if client.is_closed() {
+            *client = Arc::new(open(&self.connection.config).await?);
+            tracing::info!("reconnected to {}", describe(&self.connection.config));
+        }
+        Ok(client.clone())
+    }
+
     /// Refreshes the heartbeat of a running answer this store started.
     pub async fn beat(&self, message_id: &str) -> Result<(), StoreError> {
-        self.client
+        self.client()
+            .await?
             .execute(
                 &format!(
                     "UPDATE messages SET heartbeat_at = {DATABASE_NOW}
@@ -97,7 +145,8 @@ impl PostgresStore {
     /// second finds it no longer running.
     pub async fn fail_interrupted(&self, conversation: Option<&str>) -> Result<u64, StoreError> {
         let row = self
-            .client
+            .client()
+            .await?
             .query_one(
                 &format!(
                     "WITH failed AS (
@@ -129,7 +178,7 @@ impl PostgresStore {
             created_at: now,
             updated_at: now,
         };
-        self.client
+        self.client().await?
             .execute(
                 "INSERT INTO conversations (id, title, created_at, updated_at) VALUES ($1, $2, $3, $3)",
                 &[&summary.id, &summary.title, &now],
@@ -147,7 +196,8 @@ impl PostgresStore {
         let offset = i64::try_from(offset).unwrap_or(i64::MAX);
         self.fail_interrupted(None).await?;
         let rows = self
-            .client
+            .client()
+            .await?
             .query(
                 "SELECT id, title, created_at, updated_at FROM conversations
                  ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2",
@@ -166,7 +216,8 @@ impl PostgresStore {
     pub async fn conversation(&self, id: &str) -> Result<Option<Conversation>, StoreError> {
         self.fail_interrupted(Some(id)).await?;
         let Some(row) = self
-            .client
+            .client()
+            .await?
             .query_opt(
                 "SELECT id, title, created_at, updated_at FROM conversations WHERE id = $1",
                 &[&id],
@@ -177,7 +228,8 @@ impl PostgresStore {
         };
         let summary = summary_row(&row);
         let mut messages: Vec<StoredMessage> = self
-            .client
+            .client()
+            .await?
             .query(
                 "SELECT id, role, content, status, error, created_at FROM messages
                  WHERE conversation_id = $1 ORDER BY seq",
@@ -196,7 +248,8 @@ impl PostgresStore {
             })
             .collect();
         let calls = self
-            .client
+            .client()
+            .await?
             .query(
                 "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
                      t.content, t.logs, t.approval
@@ -231,7 +284,8 @@ impl PostgresStore {
 
     pub async fn rename_conversation(&self, id: &str, title: &str) -> Result<bool, StoreError> {
         let changed = self
-            .client
+            .client()
+            .await?
             .execute(
                 "UPDATE conversations SET title = $2 WHERE id = $1",
                 &[&id, &bounded_title(title)],
@@ -242,7 +296,8 @@ impl PostgresStore {
 
     pub async fn delete_conversation(&self, id: &str) -> Result<bool, StoreError> {
         let deleted = self
-            .client
+            .client()
+            .await?
             .execute("DELETE FROM conversations WHERE id = $1", &[&id])
             .await?;
         Ok(deleted > 0)
@@ -265,7 +320,8 @@ impl PostgresStore {
         // One statement: the conversation is touched and the message added
         // together, or neither when the conversation is gone.
         let row = self
-            .client
+            .client()
+            .await?
             .query_opt(
                 &format!(
                     "WITH touched AS (
@@ -300,7 +356,8 @@ impl PostgresStore {
         status: MessageStatus,
         error: Option<&str>,
     ) -> Result<(), StoreError> {
-        self.client
+        self.client()
+            .await?
             .execute(
                 "UPDATE messages SET content = $2, status = $3, error = $4 WHERE id = $1",
                 &[&message_id, &content, &status.as_str(), &error],
@@ -316,7 +373,8 @@ impl PostgresStore {
         tool: &str,
         params: &serde_json::Value,
     ) -> Result<(), StoreError> {
-        self.client
+        self.client()
+            .await?
             .execute(
                 "INSERT INTO tool_calls (message_id, call_id, tool, params) VALUES ($1, $2, $3, $4)
                  ON CONFLICT (message_id, call_id) DO NOTHING",
@@ -334,7 +392,8 @@ impl PostgresStore {
         approval: &StoredApproval,
     ) -> Result<(), StoreError> {
         let approval = serde_json::to_string(approval).ok();
-        self.client
+        self.client()
+            .await?
             .execute(
                 "UPDATE tool_calls SET approval = $3 WHERE message_id = $1 AND call_id = $2",
                 &[&message_id, &call_id, &approval],
@@ -349,7 +408,8 @@ impl PostgresStore {
         call_id: &str,
         outcome: &ToolCallOutcome,
     ) -> Result<(), StoreError> {
-        self.client
+        self.client()
+            .await?
             .execute(
                 "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6,
                      failure = $7, content = $8, logs = $9, approval = $10
@@ -369,6 +429,52 @@ impl PostgresStore {
             )
             .await?;
         Ok(())
+    }
+
+    pub async fn save_response(&self, response: &StoredResponse) -> Result<(), StoreError> {
+        let (text, items) = response.json_columns();
+        self.client()
+            .await?
+            .execute(
+                "INSERT INTO responses (id, previous_id, created_at, response, items)
+                 VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (id) DO UPDATE SET previous_id = $2, created_at = $3,
+                     response = $4, items = $5",
+                &[
+                    &response.id,
+                    &response.previous_id,
+                    &response.created_at,
+                    &text,
+                    &items,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
+    pub async fn response(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+        let Some(row) = self
+            .client()
+            .await?
+            .query_opt(
+                "SELECT id, previous_id, created_at, response, items FROM responses WHERE id = $1",
+                &[&id],
+            )
+            .await?
+        else {
+            return Ok(None);
+        };
+        StoredResponse::from_row(row.get(0), row.get(1), row.get(2), row.get(3), row.get(4))
+            .map(Some)
+    }
+
+    pub async fn delete_response(&self, id: &str) -> Result<bool, StoreError> {
+        let deleted = self
+            .client()
+            .await?
+            .execute("DELETE FROM responses WHERE id = $1", &[&id])
+            .await?;
+        Ok(deleted > 0)
     }
 }
 
@@ -393,6 +499,30 @@ fn describe(config: &tokio_postgres::Config) -> String {
         })
         .unwrap_or_else(|| "localhost".to_owned());
     format!("PostgreSQL database {name} on {host}")
+}
+
+/// Where a store connects, and the connection it holds.
+struct Connection {
+    config: tokio_postgres::Config,
+    client: tokio::sync::Mutex<Arc<Client>>,
+}
+
+/// A new connection to `config`'s database, driven by a task of its own.
+async fn open(config: &tokio_postgres::Config) -> Result<Client, StoreError> {
+    let described = describe(config);
+    let (client, connection) = config
+        .connect(NoTls)
+        .await
+        .map_err(|err| StoreError::Open {
+            path: described.clone(),
+            cause: err.to_string(),
+        })?;
+    tokio::spawn(async move {
+        if let Err(err) = connection.await {
+            tracing::error!("lost the connection to {described}: {err}");
+        }
+    });
+    Ok(client)
 }
 
 async fn migrate(client: &mut Client) -> Result<(), StoreError> {

@@ -9,10 +9,11 @@ use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::{
-    Conversation, ConversationSummary, INTERRUPTED, Liveness, MessageStatus, Page, Role,
-    StoreError, StoredApproval, StoredMessage, StoredToolCall, ToolCallOutcome, approval_column,
-    attach_tool_calls, bounded_title, decided_column, from_json_column, json_column, migrations,
-    new_id, now_millis, params_value, stored_failure, title_from,
+    Conversation, ConversationSummary, HANDED_BACK_KEPT_MILLIS, INTERRUPTED, Liveness,
+    MessageStatus, Page, Role, StoreError, StoredApproval, StoredMessage, StoredResponse,
+    StoredToolCall, ToolCallOutcome, approval_column, attach_tool_calls, bounded_title,
+    decided_column, from_json_column, json_column, migrations, new_id, now_millis, params_value,
+    stored_failure, title_from,
 };
 use riverse_tool::FailureKind;
 
@@ -64,6 +65,57 @@ impl SqliteStore {
 
     pub fn liveness(&self) -> Liveness {
         self.liveness
+    }
+
+    pub async fn keep_handed_back(&self, call_id: &str, messages: &str) -> Result<(), StoreError> {
+        let (call_id, messages) = (call_id.to_owned(), messages.to_owned());
+        self.run(move |connection| {
+            let now = now_millis();
+            connection.execute(
+                "DELETE FROM handed_back WHERE created_at < ?1",
+                params![now - HANDED_BACK_KEPT_MILLIS],
+            )?;
+            connection.execute(
+                "INSERT OR REPLACE INTO handed_back (call_id, created_at, messages)
+                 VALUES (?1, ?2, ?3)",
+                params![call_id, now, messages],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn handed_back(
+        &self,
+        call_ids: &[String],
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let call_ids = call_ids.to_vec();
+        self.run(move |connection| {
+            let since = now_millis() - HANDED_BACK_KEPT_MILLIS;
+            let mut query = connection.prepare_cached(
+                "SELECT call_id, messages FROM handed_back WHERE call_id = ?1 AND created_at >= ?2",
+            )?;
+            let mut found = Vec::new();
+            for call_id in &call_ids {
+                let row = query
+                    .query_row(params![call_id, since], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })
+                    .optional()?;
+                found.extend(row);
+            }
+            Ok(found)
+        })
+        .await
+    }
+
+    /// Whether the database file answers a query.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.run(|connection| {
+            connection.query_row("SELECT 1", [], |_| Ok(()))?;
+            Ok(())
+        })
+        .await
     }
 
     /// Refreshes the heartbeat of a running answer this store started.
@@ -387,6 +439,62 @@ impl SqliteStore {
                 ],
             )?;
             Ok(())
+        })
+        .await
+    }
+
+    /// Keeps `response`, replacing one of the same id.
+    pub async fn save_response(&self, response: &StoredResponse) -> Result<(), StoreError> {
+        let (text, items) = response.json_columns();
+        let (id, previous_id, created_at) = (
+            response.id.clone(),
+            response.previous_id.clone(),
+            response.created_at,
+        );
+        self.run(move |connection| {
+            connection.execute(
+                "INSERT OR REPLACE INTO responses (id, previous_id, created_at, response, items)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, previous_id, created_at, text, items],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn response(&self, id: &str) -> Result<Option<StoredResponse>, StoreError> {
+        let id = id.to_owned();
+        self.run(move |connection| {
+            let row = connection
+                .query_row(
+                    "SELECT id, previous_id, created_at, response, items FROM responses
+                     WHERE id = ?1",
+                    params![id],
+                    |row| {
+                        Ok((
+                            row.get::<_, String>(0)?,
+                            row.get::<_, Option<String>>(1)?,
+                            row.get::<_, i64>(2)?,
+                            row.get::<_, String>(3)?,
+                            row.get::<_, String>(4)?,
+                        ))
+                    },
+                )
+                .optional()?;
+            row.map(|(id, previous_id, created_at, response, items)| {
+                StoredResponse::from_row(id, previous_id, created_at, &response, &items)
+            })
+            .transpose()
+        })
+        .await
+    }
+
+    /// `false` when there is no such response.
+    pub async fn delete_response(&self, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.run(move |connection| {
+            let deleted = connection.execute("DELETE FROM responses WHERE id = ?1", params![id])?;
+            Ok(deleted > 0)
         })
         .await
     }

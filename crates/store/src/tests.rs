@@ -654,3 +654,105 @@ async fn a_call_stored_before_content_was_reads_with_none() {
         ("sunny", 0, 0)
     );
 }
+
+/// A response of `/v1/responses` as the server keeps it.
+fn stored_response(id: &str, previous_id: Option<&str>, said: &str) -> StoredResponse {
+    StoredResponse {
+        id: id.into(),
+        previous_id: previous_id.map(str::to_owned),
+        created_at: 1_700_000_000,
+        response: json!({"id": id, "object": "response", "status": "completed",
+                         "output": [{"type": "message", "content": [{"type": "output_text", "text": said}]}]}),
+        items: vec![
+            json!({"type": "message", "role": "user", "content": "Weather in Tokyo?"}),
+            json!({"type": "mcp_call", "id": "mcp_1", "name": "weather",
+                   "arguments": "{\"city\":\"Tokyo\"}", "output": "Tokyo: 21°C, sunny", "error": null}),
+            json!({"type": "message", "role": "assistant",
+                   "content": [{"type": "output_text", "text": said}]}),
+        ],
+    }
+}
+
+/// What one server keeps, another on the same database reads whole; a
+/// response saved again is replaced, and a deleted one is gone.
+#[tokio::test]
+async fn a_response_is_kept_whole_for_every_server_until_deleted() {
+    for database in databases().await {
+        let writer = database.open(PATIENT).await;
+        let first = stored_response("resp_1", None, "Sunny, «21°C».");
+        let second = stored_response("resp_2", Some("resp_1"), "You asked about Tokyo.");
+        writer.save_response(&first).await.unwrap();
+        writer.save_response(&second).await.unwrap();
+        let reader = database.open(PATIENT).await;
+        assert_eq!(reader.response("resp_1").await.unwrap(), Some(first));
+        assert_eq!(
+            reader.response("resp_2").await.unwrap(),
+            Some(second.clone())
+        );
+        assert_eq!(reader.response("resp_none").await.unwrap(), None);
+        let replaced = StoredResponse {
+            items: Vec::new(),
+            ..stored_response("resp_2", Some("resp_1"), "Again.")
+        };
+        reader.save_response(&replaced).await.unwrap();
+        assert_eq!(writer.response("resp_2").await.unwrap(), Some(replaced));
+        assert!(reader.delete_response("resp_1").await.unwrap());
+        assert!(!writer.delete_response("resp_1").await.unwrap());
+        assert_eq!(writer.response("resp_1").await.unwrap(), None);
+        assert!(writer.response("resp_2").await.unwrap().is_some());
+    }
+}
+
+/// A row this store could not have written is an error naming it, not a
+/// response with parts missing.
+#[tokio::test]
+async fn a_stored_response_that_does_not_read_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("riverse.db");
+    let store = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "INSERT INTO responses (id, previous_id, created_at, response, items)
+             VALUES ('resp_bad', NULL, 0, '{\"id\": \"resp_bad\"}', 'not json')",
+        )
+        .unwrap();
+    let err = store.response("resp_bad").await.unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("stored response resp_bad does not read: "),
+        "{err}"
+    );
+}
+
+/// What one server keeps for a client call, another on the same database
+/// finds by the call's id; keeping again replaces it.
+#[tokio::test]
+async fn what_a_turn_handed_back_is_found_by_its_first_call() {
+    for database in databases().await {
+        let writer = database.open(PATIENT).await;
+        let own = json!([{"role": "assistant", "calls": [{"id": "m1", "name": "weather"}]},
+                         {"role": "tool", "call_id": "m1", "content": "sunny"}]);
+        writer.keep_handed_back("call_a", &own).await.unwrap();
+        writer
+            .keep_handed_back("call_b", &json!(["first"]))
+            .await
+            .unwrap();
+        writer
+            .keep_handed_back("call_b", &json!(["again"]))
+            .await
+            .unwrap();
+        let reader = database.open(PATIENT).await;
+        let ids = ["call_a", "call_none", "call_b"].map(str::to_owned);
+        let mut found = reader.handed_back(&ids).await.unwrap();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            found,
+            vec![
+                ("call_a".to_owned(), own.clone()),
+                ("call_b".to_owned(), json!(["again"]))
+            ]
+        );
+        assert!(reader.handed_back(&[]).await.unwrap().is_empty());
+    }
+}

@@ -3,16 +3,20 @@
 //! [`Project`] is a temporary Riverse project: a directory with `settings.yaml`
 //! and real tool files in `agent/tools/`. Fixture tool files for every failure
 //! mode of DESIGN.md section 1 live in `fixtures/` and are reached with
-//! [`fixture`].
+//! [`fixture`]. With the `otlp` feature, `otlp::OtlpReceiver` is a test
+//! collector that keeps the spans sent to it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
+pub mod clients;
 pub mod index;
 mod loopback;
 mod once;
 pub mod openai;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 pub mod postgres;
 mod run;
 pub mod venv;

@@ -31,7 +31,9 @@ pub fn serve_python() -> PathBuf {
     python_with(&venvs_dir().join("serve"), SERVE_REQUIREMENTS)
 }
 
-fn python_with(dir: &Path, requirements_text: &str) -> PathBuf {
+/// The interpreter of a virtual environment at `dir` with
+/// `requirements_text` installed, made once.
+pub(crate) fn python_with(dir: &Path, requirements_text: &str) -> PathBuf {
     made_once(dir, "riverse-requirements.txt", requirements_text, |dir| {
         succeed(
             Command::new("python3").args(["-m", "venv"]).arg(dir),

@@ -10,6 +10,7 @@
 //! options come from the crates above it.
 
 mod approval;
+pub mod call_metrics;
 mod content;
 mod context;
 mod limits;
@@ -40,7 +41,7 @@ pub use manifest::{ToolManifest, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};
 pub use registry::{
-    CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy, WeakRegistry,
+    CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy, WeakRegistry, trace,
 };
 pub use result::{FailureKind, ToolResult};
 pub use schema::{described, input_schema};

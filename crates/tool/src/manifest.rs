@@ -19,6 +19,12 @@ pub struct ToolManifest {
     /// Parameters absent here are strings.
     #[serde(default)]
     pub parameter_types: IndexMap<String, DeclaredType>,
+    /// The parameters' JSON Schema as the tool's source wrote it, when it
+    /// wrote one (a client's function tool): shown to a model in place of the
+    /// schema built from `parameters` and `parameter_types`, which keeps only
+    /// names, descriptions and simple types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<serde_json::Value>,
 }
 
 impl ToolManifest {

@@ -2,14 +2,16 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use tracing::Instrument;
 
 use crate::Tool;
 use crate::approval::{
     Approval, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest, Decision,
 };
+use crate::call_metrics;
 use crate::context::{CallContext, EndOnDrop};
 use crate::limits::CallLimits;
 use crate::manifest::{ToolManifest, ToolSource};
@@ -381,8 +383,40 @@ impl Registry {
 
     /// Runs one call: coerces the parameters, runs the tool under its deadline
     /// with `context` for what it says and asks meanwhile, caps the output.
-    /// The context is ended when the call is, finished or stopped.
+    /// The context is ended when the call is, finished or stopped. The call
+    /// is traced as an `execute_tool` span ([`trace`]).
     pub async fn call_with(
+        &self,
+        name: &str,
+        params: Params,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        self.call_with_id(name, None, params, context).await
+    }
+
+    /// [`Registry::call_with`] for a call a model made, `call_id` being the
+    /// model's id for it, which the call's span carries.
+    pub async fn call_with_id(
+        &self,
+        name: &str,
+        call_id: Option<&str>,
+        params: Params,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        let span = trace::tool_span(name, call_id, &params);
+        let result = self
+            .checked_call(name, params, context)
+            .instrument(span.clone())
+            .await;
+        if let Ok(result) = &result {
+            call_metrics::called(name, result);
+        }
+        trace::record_outcome(&span, &result);
+        result
+    }
+
+    /// [`Registry::call_with`] without the counting.
+    async fn checked_call(
         &self,
         name: &str,
         params: Params,
@@ -400,7 +434,9 @@ impl Registry {
             Ok(record) => record,
             Err(refused) => return Ok(refused),
         };
+        let started = Instant::now();
         let mut result = tool.call(params, self.timeout(name), context).await;
+        call_metrics::ran(name, started.elapsed());
         result.approval = approval;
         result.cap_content(self.inner.options.limits.max_content_bytes);
         let max = self.inner.options.limits.max_output_bytes;
@@ -475,3 +511,4 @@ impl Registry {
 
 #[cfg(test)]
 mod tests;
+pub mod trace;

@@ -13,8 +13,12 @@ use crate::manifest::ToolManifest;
 /// `parameter_types` and described by `parameters`. No parameter is marked
 /// required: the contract lets a tool decide what a missing one means. A union
 /// is a type array; a type name Riverse doesn't know leaves the property
-/// without a type, since any value passes through.
+/// without a type, since any value passes through. A manifest that carries
+/// its source's own schema ([`ToolManifest::input_schema`]) gives that.
 pub fn input_schema(manifest: &ToolManifest) -> Value {
+    if let Some(schema) = &manifest.input_schema {
+        return schema.clone();
+    }
     let mut properties = Map::new();
     for (name, description) in &manifest.parameters {
         let mut property = property_type(manifest, name);

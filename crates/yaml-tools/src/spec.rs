@@ -303,6 +303,7 @@ impl AgentSpec {
                 parameters,
                 examples,
                 parameter_types: IndexMap::new(),
+                input_schema: None,
             },
             enabled: fields.boolean("enabled")?.unwrap_or(true),
             action,

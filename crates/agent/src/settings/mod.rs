@@ -90,6 +90,17 @@ pub enum LlmProvider {
     Embedded,
 }
 
+/// `log_format`: how log lines are written on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// A line for a person: level and message.
+    #[default]
+    Text,
+    /// One JSON object a line, with the spans (turn, call) it was logged in.
+    Json,
+}
+
 /// `agent.tool_mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -179,6 +190,8 @@ pub struct Settings {
     pub warnings: Vec<String>,
     /// `serve` (and `database`): `riverse serve`.
     pub serve: ServeSettings,
+    /// `log_format`; `--log-format` wins over it.
+    pub log_format: LogFormat,
 }
 
 #[derive(Deserialize, Default)]
@@ -194,6 +207,7 @@ struct RawSettings {
     local: Option<llm::RawEndpoint>,
     embedded: Option<RawEmbedded>,
     serve: Option<serve::RawServe>,
+    log_format: Option<LogFormat>,
 }
 
 #[derive(Deserialize, Default)]
@@ -392,6 +406,7 @@ impl Settings {
                 .map(|warning| format!("{}: {warning}", path.display()))
                 .collect(),
             serve,
+            log_format: raw.log_format.unwrap_or_default(),
         })
     }
 

@@ -15,7 +15,7 @@ use riverse_python::{HostLink, PythonOptions, resolve_interpreter};
 use riverse_tool::{CallLimits, RegistryOptions, ToolPolicy};
 use riverse_yaml_tools::AgentsOptions;
 
-use crate::{Settings, TurnOptions};
+use crate::{LlmProvider, Settings, TurnOptions};
 
 /// `tools.max_output_bytes`, which every tool source and the registry keep.
 pub fn call_limits(settings: &Settings) -> CallLimits {
@@ -188,6 +188,29 @@ fn tool_sandboxes(settings: &Settings) -> BTreeMap<String, Sandbox> {
         .filter_map(|(name, tool)| Some((name.clone(), tool.sandbox.clone()?)))
         .collect()
 }
+
+/// Who serves the model the settings ask for, and which model it is, as
+/// traces name them (`gen_ai.provider.name`, `gen_ai.request.model`).
+pub fn traced_model(settings: &Settings) -> (&'static str, String) {
+    match settings.llm_provider {
+        LlmProvider::Openai => ("openai", settings.openai.model.clone()),
+        LlmProvider::Local => ("ollama", settings.local.model.clone()),
+        LlmProvider::Embedded => {
+            let file = settings
+                .embedded_model_path
+                .as_deref()
+                .and_then(|path| path.file_stem())
+                .map(|stem| stem.to_string_lossy().into_owned());
+            (
+                "riverse.embedded",
+                file.unwrap_or_else(|| EMBEDDED_MODEL.to_owned()),
+            )
+        }
+    }
+}
+
+/// The model the embedded provider runs unless `embedded.model_path` says.
+const EMBEDDED_MODEL: &str = "SmolLM2-135M-Instruct";
 
 pub fn embedded_options(settings: &Settings) -> EmbeddedOptions {
     EmbeddedOptions {

@@ -16,6 +16,8 @@
 //!   max_mcp_sessions: 256    # MCP sessions held at once on /mcp
 //!   mcp_session_timeout: 300 # an MCP session unused this long is ended
 //!   question_timeout: 300    # a tool's question unanswered this long is a cancel
+//!   otlp_endpoint: ""        # an OTLP/HTTP collector: traces go there (off when empty)
+//!   trace_content: false     # record tool arguments and results, and messages, in spans
 //! database: {name: riverse, user: riverse, host: localhost, password: "", port: 5432}
 //! ```
 
@@ -27,7 +29,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::SettingsError;
-use super::values::{Count, Scalar, Seconds, Warnings, checked_text};
+use super::values::{Count, HttpUrl, Scalar, Seconds, Warnings, checked_text};
 
 /// `serve.max_body_bytes`: up to 1 GiB.
 type BodyBytes = Count<1, { 1 << 30 }>;
@@ -103,6 +105,15 @@ pub struct ServeSettings {
     /// `serve.cors_origins`: origins (`https://chat.example.com`) whose pages
     /// may call the API; none by default.
     pub cors_origins: Vec<String>,
+    /// `serve.otlp_endpoint`: the OTLP/HTTP collector traces are sent to, as
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` gives it (`/v1/traces` is added); `None`
+    /// when empty. The OpenTelemetry variables override it where traces are
+    /// set up.
+    pub otlp_endpoint: Option<String>,
+    /// `serve.trace_content`: spans carry tool arguments and results, and
+    /// the messages of model calls. Off by default: they may hold anything a
+    /// person or a tool wrote.
+    pub trace_content: bool,
 }
 
 impl Default for ServeSettings {
@@ -123,6 +134,8 @@ impl Default for ServeSettings {
             mcp_session_timeout: DEFAULT_MCP_SESSION_TIMEOUT,
             question_timeout: DEFAULT_QUESTION_TIMEOUT,
             cors_origins: Vec::new(),
+            otlp_endpoint: None,
+            trace_content: false,
         }
     }
 }
@@ -147,6 +160,8 @@ impl fmt::Debug for ServeSettings {
             .field("mcp_session_timeout", &self.mcp_session_timeout)
             .field("question_timeout", &self.question_timeout)
             .field("cors_origins", &self.cors_origins)
+            .field("otlp_endpoint", &self.otlp_endpoint)
+            .field("trace_content", &self.trace_content)
             .finish()
     }
 }
@@ -169,6 +184,8 @@ pub(super) struct RawServe {
     mcp_session_timeout: Option<Scalar<Seconds>>,
     question_timeout: Option<Scalar<Seconds>>,
     cors_origins: Vec<Origin>,
+    otlp_endpoint: Option<String>,
+    trace_content: Option<Scalar<bool>>,
 }
 
 /// `scheme://host[:port]`, nothing after: what browsers send as `Origin`.
@@ -235,6 +252,15 @@ pub(super) fn serve_settings(
             "postgres needs serve.database_url or a database: section".into(),
         ));
     }
+    let otlp_endpoint = match raw.otlp_endpoint.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(text) => Some(
+            HttpUrl::parse(text)
+                .map_err(|why| invalid("serve.otlp_endpoint", why))?
+                .as_str()
+                .to_owned(),
+        ),
+    };
     let token = match raw.token.filter(|token| !token.is_empty()) {
         Some(token) => Some(checked_token(token).map_err(|why| invalid("serve.token", why))?),
         None => None,
@@ -302,6 +328,10 @@ pub(super) fn serve_settings(
             .into_iter()
             .map(|origin| origin.0)
             .collect(),
+        otlp_endpoint,
+        trace_content: raw
+            .trace_content
+            .is_some_and(|content| warnings.take("serve.trace_content", content)),
     })
 }
 
@@ -488,6 +518,31 @@ mod tests {
         assert_eq!(
             serve.cors_origins,
             ["https://chat.example.com", "http://127.0.0.1:3000"]
+        );
+    }
+
+    #[test]
+    fn traces_are_off_until_an_endpoint_is_set() {
+        let serve = parse("serve: {}").unwrap();
+        assert_eq!((serve.otlp_endpoint, serve.trace_content), (None, false));
+        assert_eq!(
+            parse("serve: {otlp_endpoint: \"\"}").unwrap().otlp_endpoint,
+            None
+        );
+        let serve =
+            parse("serve: {otlp_endpoint: \"http://127.0.0.1:4318/\", trace_content: true}")
+                .unwrap();
+        assert_eq!(
+            (serve.otlp_endpoint.as_deref(), serve.trace_content),
+            (Some("http://127.0.0.1:4318"), true)
+        );
+        assert_eq!(
+            parse("serve: {otlp_endpoint: \"localhost:4318\"}").unwrap_err(),
+            r#"settings.yaml: serve.otlp_endpoint: expected an http:// or https:// URL, got "localhost:4318""#
+        );
+        assert_eq!(
+            parse("serve: {trace_content: maybe}").unwrap_err(),
+            "settings.yaml: serve.trace_content: expected true or false, got \"maybe\" at line 1 column 24"
         );
     }
 

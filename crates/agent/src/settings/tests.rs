@@ -339,3 +339,16 @@ fn a_tools_own_sandbox_takes_what_it_leaves_out_from_python_sandbox() {
         "settings.yaml: tools.notes.sandbox.network: expected TCP ports from 1 to 65535, got 70000"
     );
 }
+
+#[test]
+fn the_log_format_is_text_unless_json_is_asked_for() {
+    assert_eq!(parse("").unwrap().log_format, LogFormat::Text);
+    assert_eq!(
+        parse("log_format: json").unwrap().log_format,
+        LogFormat::Json
+    );
+    assert_eq!(
+        parse("log_format: xml").unwrap_err(),
+        "settings.yaml: log_format: unknown variant `xml`, expected `text` or `json` at line 1 column 13"
+    );
+}

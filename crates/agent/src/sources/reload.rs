@@ -28,9 +28,9 @@ use crate::Settings;
 use watch::{Watch, Watched, next_change};
 
 /// Settings that only a restart applies: the model, the turn's limits, the
-/// server's address. Everything else reaches the tools at the next reload
+/// server's address (and where traces go), how logs are written. Everything else reaches the tools at the next reload
 /// (tools read the whole settings document).
-const RESTART_KEYS: [&str; 7] = [
+const RESTART_KEYS: [&str; 8] = [
     "language",
     "llm_provider",
     "openai",
@@ -38,6 +38,7 @@ const RESTART_KEYS: [&str; 7] = [
     "embedded",
     "agent",
     "serve",
+    "log_format",
 ];
 
 /// What a reload did.

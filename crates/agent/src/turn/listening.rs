@@ -151,6 +151,8 @@ impl Sampler for ProviderSampler {
             tools: &[],
             temperature: None,
             max_tokens: request.max_tokens,
+            tool_choice: &riverse_llm::ToolChoice::Auto,
+            parallel_tool_calls: None,
         };
         match self.provider.complete(request, None).await {
             Ok(response) => Ok(response.text),

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use parking_lot::Mutex;
-use riverse_llm::{ChatRequest, ChatResponse, Image, Message, Provider, ToolCall, Usage};
+use riverse_llm::{
+    ChatRequest, ChatResponse, Image, Message, Provider, ToolCall, ToolChoice, Usage,
+};
 use riverse_tool::{
     ApprovalRecord, CallContext, CallError, Content, FailureKind, LiveRegistry, LogLine, Params,
     Progress, Question, Registry, Sampler, ToolManifest, ToolResult, WeakRegistry,
@@ -21,16 +23,21 @@ use riverse_tool::{
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use crate::{Language, ToolMode};
 
+mod client;
 mod dispatcher;
 mod listening;
 mod prompts;
 mod selection;
+mod span;
 
+pub use client::ToolUse;
 pub use listening::{ProviderSampler, QuestionReply};
 pub use selection::ToolSelector;
+pub use span::turn_span;
 
 /// How turns run (`agent.*` and `language`).
 #[derive(Debug, Clone, PartialEq)]
@@ -139,6 +146,12 @@ pub struct Turn {
     pub limits_reached: bool,
     /// Tokens the turn's model calls took, summed, when the provider said.
     pub usage: Option<Usage>,
+    /// Calls of the caller's tools ([`ToolUse::client_tools`]) the model
+    /// made: the turn stops there, its `answer` being what the model said
+    /// with them and its `messages` ending with them. Once their results
+    /// (`Message::Tool`, by these ids) follow in the history, a turn without
+    /// a message goes on from them.
+    pub client_calls: Vec<ToolCall>,
 }
 
 /// Why a turn has no answer. Failing tools never end a turn: their failures
@@ -216,6 +229,33 @@ impl Agent {
         }
     }
 
+    /// The tools a turn shows the model: the agent's (as [`Agent::tools_shown`]
+    /// picks them for the message, or for the last one in `history` when the
+    /// turn goes on without one), then the caller's; none for
+    /// [`ToolChoice::None`], the one named by [`ToolChoice::Function`] for
+    /// the dispatcher.
+    fn tools_for(
+        &self,
+        history: &[Message],
+        message: Option<&str>,
+        tool_use: &ToolUse,
+    ) -> Vec<ToolManifest> {
+        if tool_use.choice == ToolChoice::None {
+            return Vec::new();
+        }
+        let message = message.or_else(|| last_user_message(history)).unwrap_or("");
+        let mut tools = self.tools_shown(history, message);
+        tools.extend(tool_use.client_tools.iter().cloned());
+        // The dispatcher prompt can't be made to call a tool; shown only the
+        // one named, it is the one it calls if it calls any.
+        if let (ToolChoice::Function(name), ToolMode::Dispatcher) =
+            (&tool_use.choice, self.routing())
+        {
+            tools.retain(|tool| tool.name == *name);
+        }
+        tools
+    }
+
     /// Whether turns show only some of the tools.
     pub fn is_selecting(&self) -> bool {
         self.selector().is_some()
@@ -285,11 +325,48 @@ impl Agent {
         message: &str,
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
+        self.turn_with(history, Some(message), &ToolUse::default(), on_event)
+            .await
+    }
+
+    /// [`Agent::turn`] with the caller's tools and choice of tools. Without
+    /// a `message`, the turn goes on from the history, which ends with the
+    /// results of the client calls an earlier turn handed back. The turn is
+    /// traced as an `invoke_agent` span ([`turn_span`]), its model and tool
+    /// calls as its children.
+    pub async fn turn_with(
+        &self,
+        history: &[Message],
+        message: Option<&str>,
+        tool_use: &ToolUse,
+        on_event: EventSink<'_>,
+    ) -> Result<Turn, TurnError> {
+        let span = span::for_turn();
+        let turn = self
+            .routed_turn(history, message, tool_use, on_event)
+            .instrument(span.clone())
+            .await;
+        span::record_end(&span, &turn);
+        turn
+    }
+
+    /// [`Agent::turn_with`], in its span.
+    async fn routed_turn(
+        &self,
+        history: &[Message],
+        message: Option<&str>,
+        tool_use: &ToolUse,
+        on_event: EventSink<'_>,
+    ) -> Result<Turn, TurnError> {
         let turn = match self.routing() {
-            ToolMode::Dispatcher => self.dispatched_turn(history, message, on_event).await,
-            _ => match self.native_turn(history, message, on_event).await {
+            ToolMode::Dispatcher => {
+                self.dispatched_turn(history, message, tool_use, on_event)
+                    .await
+            }
+            _ => match self.native_turn(history, message, tool_use, on_event).await {
                 Err(TurnError::Llm(err)) if self.falls_back(&err) => {
-                    self.dispatched_turn(history, message, on_event).await
+                    self.dispatched_turn(history, message, tool_use, on_event)
+                        .await
                 }
                 other => other,
             },
@@ -305,13 +382,16 @@ impl Agent {
     async fn native_turn(
         &self,
         history: &[Message],
-        message: &str,
+        message: Option<&str>,
+        tool_use: &ToolUse,
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
         let language = self.options.language;
-        let tools = self.tools_shown(history, message);
+        let tools = self.tools_for(history, message, tool_use);
         let (mut conversation, first_new) =
             conversation(prompts::system(language).to_owned(), history, message);
+        let opening = conversation.len();
+        let mut choice = tool_use.choice.clone();
         let mut calls_left = self.options.max_tool_calls;
         let mut records = Vec::new();
         let mut usage = None;
@@ -319,42 +399,62 @@ impl Agent {
             if calls_left == 0 {
                 break;
             }
-            let response = self.complete(&conversation, &tools, None, on_event).await?;
+            let response = self
+                .complete(&conversation, &tools, choice, tool_use.parallel, on_event)
+                .await?;
+            choice = ToolChoice::Auto;
             usage = Usage::sum(usage, response.usage);
             if response.tool_calls.is_empty() {
                 let turn = finish(conversation, first_new, response.text, records, false);
                 return Ok(Turn { usage, ..turn });
             }
-            let calls = response.tool_calls.clone();
-            conversation.push(Message::Assistant {
-                content: response.text,
-                tool_calls: response.tool_calls,
-            });
-            let round_start = records.len();
-            let replies = self
-                .run_round(&calls, &mut calls_left, &mut records, on_event)
-                .await;
-            for (call, reply) in calls.iter().zip(replies) {
-                conversation.push(Message::Tool {
-                    call_id: call.id.clone(),
-                    content: reply.content,
-                    failed: reply.failed,
+            let (own_calls, client_calls) = tool_use.split(response.tool_calls);
+            let mut text = Some(response.text);
+            if !own_calls.is_empty() {
+                // The text goes with the client's calls when there are any:
+                // it is what the caller is shown with them.
+                let content = if client_calls.is_empty() {
+                    text.take().unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                conversation.push(Message::Assistant {
+                    content,
+                    tool_calls: own_calls.clone(),
                 });
-            }
-            if self.provider.accepts_images() {
-                let images = images_of(&records[round_start..]);
-                if !images.is_empty() {
-                    conversation.push(Message::Images(images));
+                let round_start = records.len();
+                let replies = self
+                    .run_round(&own_calls, &mut calls_left, &mut records, on_event)
+                    .await;
+                for (call, reply) in own_calls.iter().zip(replies) {
+                    conversation.push(Message::Tool {
+                        call_id: call.id.clone(),
+                        content: reply.content,
+                        failed: reply.failed,
+                    });
                 }
+                if self.provider.accepts_images() {
+                    let images = images_of(&records[round_start..]);
+                    if !images.is_empty() {
+                        conversation.push(Message::Images(images));
+                    }
+                }
+            }
+            if !client_calls.is_empty() {
+                let text = text.unwrap_or_default();
+                let turn = hand_back(conversation, first_new, text, records, client_calls);
+                return Ok(Turn { usage, ..turn });
             }
         }
         // Limits of zero mean no tools at all, not a limit reached.
-        let noted = conversation.len() > first_new + 1;
+        let noted = conversation.len() > opening;
         if noted {
             tracing::info!("tool limits reached; asking for an answer without tools");
             conversation.push(Message::System(prompts::limit_reached(language).to_owned()));
         }
-        let response = self.complete(&conversation, &[], None, on_event).await?;
+        let response = self
+            .complete(&conversation, &[], ToolChoice::Auto, true, on_event)
+            .await?;
         if noted {
             // The note was for this call only; the history keeps the exchange.
             conversation.pop();
@@ -371,23 +471,33 @@ impl Agent {
     async fn dispatched_turn(
         &self,
         history: &[Message],
-        message: &str,
+        message: Option<&str>,
+        tool_use: &ToolUse,
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
         let language = self.options.language;
-        let tools = self.tools_shown(history, message);
+        let tools = self.tools_for(history, message, tool_use);
+        let history = client::dispatchable(language, history);
         let mut records = Vec::new();
         let mut results = None;
+        let mut client_calls = Vec::new();
         let mut usage = None;
-        if !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0 {
-            let (calls, dispatch_usage) = self.dispatch(&tools, history, message).await?;
+        // Going on from a client's results, the tools were chosen already.
+        let dispatching = message.filter(|_| {
+            !tools.is_empty() && self.options.max_rounds > 0 && self.options.max_tool_calls > 0
+        });
+        if let Some(message) = dispatching {
+            let (calls, dispatch_usage) =
+                self.dispatch(&tools, &history, message, tool_use).await?;
             usage = dispatch_usage;
-            if !calls.is_empty() {
+            let (own_calls, handed) = tool_use.split(calls);
+            client_calls = handed;
+            if !own_calls.is_empty() {
                 let mut calls_left = self.options.max_tool_calls;
                 let replies = self
-                    .run_round(&calls, &mut calls_left, &mut records, on_event)
+                    .run_round(&own_calls, &mut calls_left, &mut records, on_event)
                     .await;
-                let listed: Vec<(String, String)> = calls
+                let listed: Vec<(String, String)> = own_calls
                     .iter()
                     .zip(replies)
                     .map(|(call, reply)| {
@@ -399,13 +509,25 @@ impl Agent {
         }
         let (mut conversation, first_new) = conversation(
             prompts::answer_system(language).to_owned(),
-            history,
+            &history,
             message,
         );
         if let Some(results) = results {
             conversation.push(Message::System(results));
         }
-        let response = self.complete(&conversation, &[], None, on_event).await?;
+        if !client_calls.is_empty() {
+            let turn = hand_back(
+                conversation,
+                first_new,
+                String::new(),
+                records,
+                client_calls,
+            );
+            return Ok(Turn { usage, ..turn });
+        }
+        let response = self
+            .complete(&conversation, &[], ToolChoice::Auto, true, on_event)
+            .await?;
         let turn = finish(conversation, first_new, response.text, records, false);
         Ok(Turn {
             usage: Usage::sum(usage, response.usage),
@@ -421,21 +543,26 @@ impl Agent {
         tools: &[ToolManifest],
         history: &[Message],
         message: &str,
+        tool_use: &ToolUse,
     ) -> Result<(Vec<ToolCall>, Option<Usage>), TurnError> {
         let language = self.options.language;
-        let (routing, _) = conversation(prompts::dispatcher(language, tools), history, message);
+        let (routing, _) =
+            conversation(prompts::dispatcher(language, tools), history, Some(message));
         let request = ChatRequest {
             messages: &routing,
             tools: &[],
             temperature: Some(0.0),
             max_tokens: None,
+            tool_choice: &ToolChoice::Auto,
+            parallel_tool_calls: None,
         };
         let reply = self.provider.complete(request, None).await?;
         let registry = self.registry();
         let calls = dispatcher::parse(&reply.text)
             .into_iter()
             .filter(|call| {
-                let known = registry.get(&call.tool).is_some();
+                let known =
+                    registry.get(&call.tool).is_some() || tool_use.is_client_tool(&call.tool);
                 if !known {
                     tracing::info!(
                         "the dispatcher named no available tool {:?}; not run",
@@ -460,23 +587,31 @@ impl Agent {
     pub async fn route(&self, message: &str) -> Result<Vec<RoutedCall>, TurnError> {
         let tools = self.tools_shown(&[], message);
         let calls = match self.routing() {
-            ToolMode::Dispatcher => self.dispatch(&tools, &[], message).await?.0,
+            ToolMode::Dispatcher => {
+                self.dispatch(&tools, &[], message, &ToolUse::default())
+                    .await?
+                    .0
+            }
             _ => {
                 let (conversation, _) = conversation(
                     prompts::system(self.options.language).to_owned(),
                     &[],
-                    message,
+                    Some(message),
                 );
                 let request = ChatRequest {
                     messages: &conversation,
                     tools: &tools,
                     temperature: None,
                     max_tokens: None,
+                    tool_choice: &ToolChoice::Auto,
+                    parallel_tool_calls: None,
                 };
                 match self.provider.complete(request, None).await {
                     Ok(response) => response.tool_calls,
                     Err(err) if self.falls_back(&err) => {
-                        self.dispatch(&tools, &[], message).await?.0
+                        self.dispatch(&tools, &[], message, &ToolUse::default())
+                            .await?
+                            .0
                     }
                     Err(err) => return Err(err.into()),
                 }
@@ -498,15 +633,18 @@ impl Agent {
         &self,
         messages: &[Message],
         tools: &[ToolManifest],
-        temperature: Option<f64>,
+        tool_choice: ToolChoice,
+        parallel_tool_calls: bool,
         on_event: EventSink<'_>,
     ) -> Result<ChatResponse, TurnError> {
         let mut sink = |text: &str| on_event(TurnEvent::AnswerDelta(text.to_owned()));
         let request = ChatRequest {
             messages,
             tools,
-            temperature,
+            temperature: None,
             max_tokens: None,
+            tool_choice: &tool_choice,
+            parallel_tool_calls: (!parallel_tool_calls).then_some(false),
         };
         Ok(self.provider.complete(request, Some(&mut sink)).await?)
     }
@@ -558,7 +696,12 @@ impl Agent {
                 async move {
                     let started = Instant::now();
                     let result = self
-                        .call_tool(&planned.tool, planned.params.clone(), &context)
+                        .call_tool(
+                            &planned.tool,
+                            &planned.call_id,
+                            planned.params.clone(),
+                            &context,
+                        )
                         .await;
                     (planned, result, started.elapsed())
                 }
@@ -604,9 +747,18 @@ impl Agent {
         replies
     }
 
-    async fn call_tool(&self, name: &str, params: Params, context: &CallContext) -> ToolResult {
+    async fn call_tool(
+        &self,
+        name: &str,
+        call_id: &str,
+        params: Params,
+        context: &CallContext,
+    ) -> ToolResult {
         let registry = self.registry();
-        match registry.call_with(name, params, context).await {
+        match registry
+            .call_with_id(name, Some(call_id), params, context)
+            .await
+        {
             Ok(result) => result,
             Err(err @ CallError::UnknownTool(_)) => {
                 let names: Vec<&str> = registry
@@ -776,15 +928,28 @@ fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions)
 }
 
 /// The start of a turn's conversation: its system prompt, the history and the
-/// user's message; the index of the message is where the turn's own messages
-/// begin.
-fn conversation(system: String, history: &[Message], message: &str) -> (Vec<Message>, usize) {
+/// user's message, if any; the index after the history is where the turn's
+/// own messages begin.
+fn conversation(
+    system: String,
+    history: &[Message],
+    message: Option<&str>,
+) -> (Vec<Message>, usize) {
     let mut conversation = Vec::with_capacity(history.len() + 4);
     conversation.push(Message::System(system));
     conversation.extend_from_slice(history);
     let first_new = conversation.len();
-    conversation.push(Message::User(message.to_owned()));
+    if let Some(message) = message {
+        conversation.push(Message::User(message.to_owned()));
+    }
     (conversation, first_new)
+}
+
+fn last_user_message(history: &[Message]) -> Option<&str> {
+    history.iter().rev().find_map(|message| match message {
+        Message::User(text) => Some(text.as_str()),
+        _ => None,
+    })
 }
 
 fn finish(
@@ -805,6 +970,26 @@ fn finish(
         messages,
         limits_reached,
         usage: None,
+        client_calls: Vec::new(),
+    }
+}
+
+/// A turn that stops at the calls of the caller's tools the model made,
+/// with `text`, what it said with them.
+fn hand_back(
+    conversation: Vec<Message>,
+    first_new: usize,
+    text: String,
+    tool_calls: Vec<ToolCallRecord>,
+    client_calls: Vec<ToolCall>,
+) -> Turn {
+    let mut turn = finish(conversation, first_new, text, tool_calls, false);
+    if let Some(Message::Assistant { tool_calls, .. }) = turn.messages.last_mut() {
+        tool_calls.clone_from(&client_calls);
+    }
+    Turn {
+        client_calls,
+        ..turn
     }
 }
 

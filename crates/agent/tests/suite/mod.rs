@@ -1,3 +1,4 @@
+mod client_tools;
 mod dispatcher;
 mod limits;
 mod native;

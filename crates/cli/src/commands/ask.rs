@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::chat::StreamedText;
 use crate::live::{Asker, OutDir, ToolLines, TurnView, with_saved};
 use crate::output::{Exit, print_json};
+use crate::telemetry;
 
 pub async fn run(
     settings: &Settings,
@@ -30,8 +31,14 @@ pub async fn run(
         OutDir::of(&settings.project_dir),
     );
     let mut answer = StreamedText::new(io::stdout());
+    let json_logs = telemetry::json_logs();
     let mut on_event = |event: TurnEvent| match event {
         TurnEvent::AnswerDelta(text) if !as_json => answer.write(&text),
+        TurnEvent::ToolLog {
+            call_id,
+            tool,
+            line,
+        } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
         other => view.show(other),
     };
     let turn = agent.turn(&[], message, &mut on_event).await;

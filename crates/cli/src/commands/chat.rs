@@ -30,6 +30,7 @@ use tokio::io::AsyncBufReadExt;
 use super::reload::{self, Report};
 use crate::live::{Approvals, Asker, OutDir, ToolLines, TurnView};
 use crate::output::Exit;
+use crate::telemetry;
 
 const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
 
@@ -98,9 +99,15 @@ async fn run_turn(
     let asker = Asker::for_terminal(lines.clone()).remembering(approvals);
     let mut view = TurnView::new(lines, asker, out.clone());
     let mut answer = StreamedText::new(io::stdout());
+    let json_logs = telemetry::json_logs();
     let outcome = {
         let mut on_event = |event: TurnEvent| match event {
             TurnEvent::AnswerDelta(text) => answer.write(&text),
+            TurnEvent::ToolLog {
+                call_id,
+                tool,
+                line,
+            } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
             other => view.show(other),
         };
         tokio::select! {

@@ -18,18 +18,28 @@ use riverse_agent::Settings;
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::output::Exit;
 
-pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
-    match cli.command {
-        Command::Init {
+/// Runs the command with `settings`, read by [`read_settings`].
+pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
+    // Only `init` reads no settings.
+    let Some(settings) = settings else {
+        let Command::Init {
             target,
             force,
             tools,
-        } => init::run(
+        } = cli.command
+        else {
+            anyhow::bail!("the settings were not read");
+        };
+        return init::run(
             &target.unwrap_or_else(|| cli.global.dir.clone()),
             force,
             tools,
-        ),
-        Command::Tools { json } => tools::run(&load_settings(&cli.global)?, json).await,
+        );
+    };
+    let settings = &settings;
+    match cli.command {
+        Command::Init { .. } => anyhow::bail!("riverse init reads no settings"),
+        Command::Tools { json } => tools::run(settings, json).await,
         Command::Call {
             name,
             pairs,
@@ -37,15 +47,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
             json,
             yes,
         } => {
-            let settings = load_settings(&cli.global)?;
             let params = call::parse_params(&pairs, params.as_deref())?;
-            call::run(&settings, &name, params, json, yes).await
+            call::run(settings, &name, params, json, yes).await
         }
-        Command::Mcp { http } => mcp::run(&load_settings(&cli.global)?, http).await,
-        Command::Ask { message, json, yes } => {
-            ask::run(&load_settings(&cli.global)?, &message, json, yes).await
-        }
-        Command::Chat => chat::run(&load_settings(&cli.global)?).await,
+        Command::Mcp { http } => mcp::run(settings, http).await,
+        Command::Ask { message, json, yes } => ask::run(settings, &message, json, yes).await,
+        Command::Chat => chat::run(settings).await,
         Command::Eval {
             tool,
             cases,
@@ -60,12 +67,22 @@ pub async fn run(cli: Cli) -> anyhow::Result<Exit> {
                 min_accuracy,
                 jobs,
             };
-            eval::run(&load_settings(&cli.global)?, args).await
+            eval::run(settings, args).await
         }
-        Command::Sync { rebuild } => sync::run(&load_settings(&cli.global)?, rebuild).await,
-        Command::New { name } => new::run(&load_settings(&cli.global)?, &name),
-        Command::Serve { addr } => serve::run(&load_settings(&cli.global)?, addr).await,
+        Command::Sync { rebuild } => sync::run(settings, rebuild).await,
+        Command::New { name } => new::run(settings, &name),
+        Command::Serve { addr } => serve::run(settings, addr).await,
     }
+}
+
+/// The settings the command reads, before anything else is set up (they say
+/// how logs are written and where traces go); `None` for `riverse init`,
+/// which reads none. Their warnings are for the caller to log.
+pub fn read_settings(cli: &Cli) -> anyhow::Result<Option<Settings>> {
+    if let Command::Init { .. } = cli.command {
+        return Ok(None);
+    }
+    load_settings(&cli.global).map(Some)
 }
 
 fn load_settings(global: &GlobalArgs) -> anyhow::Result<Settings> {
@@ -74,9 +91,5 @@ fn load_settings(global: &GlobalArgs) -> anyhow::Result<Settings> {
     if !dir.is_dir() {
         anyhow::bail!("the project directory {} does not exist", dir.display());
     }
-    let settings = Settings::load(&dir, global.config.as_deref())?;
-    for warning in &settings.warnings {
-        tracing::warn!("{warning}");
-    }
-    Ok(settings)
+    Ok(Settings::load(&dir, global.config.as_deref())?)
 }

@@ -21,6 +21,7 @@ pub fn start(
 ) -> Option<HotReload> {
     let mut report = report;
     let started = HotReload::start(settings.clone(), sources, tools.clone(), move |reloaded| {
+        count(&reloaded);
         for line in lines(&reloaded) {
             match (&mut report, line) {
                 (Report::Lines(print), Line::Info(text) | Line::Problem(text)) => print(text),
@@ -36,6 +37,18 @@ pub fn start(
             None
         }
     }
+}
+
+/// Reloads by outcome, in the process's metrics (`/metrics` under `serve`).
+const RELOADS: &str = "riverse_reloads_total";
+
+fn count(reloaded: &Reloaded) {
+    let outcome = match reloaded {
+        Reloaded::Tools(_) => "tools",
+        Reloaded::SettingsKept { .. } => "settings_kept",
+        Reloaded::NeedsRestart(_) => "needs_restart",
+    };
+    metrics::counter!(RELOADS, "outcome" => outcome).increment(1);
 }
 
 enum Line {

@@ -18,6 +18,8 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     let serve = &settings.serve;
     let addr = addr.unwrap_or(serve.addr);
     let token = token_for(settings, addr)?;
+    // Before the workers start, so that `/metrics` counts them.
+    riverse_server::install_metrics();
     let (store, storage) = open_store(settings).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -21,6 +21,8 @@ pub(super) fn riverse(project: &Project) -> Command {
         .env_remove("OPENAI_BASE_URL")
         .env_remove("RIVERSE_CONFIG")
         .env_remove("RUST_LOG")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
         .env("XDG_STATE_HOME", project.path().join("state"));
     installing_from(&mut command, &PackageIndex::shared().url());
     command

@@ -41,6 +41,8 @@ pub fn riverse_with_index(dir: &Path, args: &[&str], index_url: &str) -> Command
         .current_dir(dir)
         .env_remove("RIVERSE_CONFIG")
         .env_remove("RUST_LOG")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
         .env_remove("VIRTUAL_ENV");
     installing_from(&mut command, index_url);
     command

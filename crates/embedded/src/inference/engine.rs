@@ -33,6 +33,12 @@ impl State {
             next: Vec::new(),
         }
     }
+
+    /// Tokens processed: the prompt so far, a prefix it was forked from
+    /// included.
+    pub fn tokens(&self) -> usize {
+        self.cache.tokens()
+    }
 }
 
 impl Engine {

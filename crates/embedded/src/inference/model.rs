@@ -120,6 +120,11 @@ pub(crate) struct KvCache {
 }
 
 impl KvCache {
+    /// Tokens the cache covers.
+    pub fn tokens(&self) -> usize {
+        self.len
+    }
+
     /// The cache as named tensors, for saving to disk.
     pub fn to_tensors(&self) -> Vec<(String, Tensor)> {
         self.layers

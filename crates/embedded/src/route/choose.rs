@@ -116,14 +116,15 @@ impl ChoicePrefix {
         engine.score_many(&state, &self.candidate_tokens)
     }
 
-    /// Every candidate's scores for `message`, in candidate order.
+    /// Every candidate's scores for `message`, in candidate order, and the
+    /// tokens of the prompt they follow (the prefix and the message's part).
     ///
     /// Only candidates that can still win are scored in full: a name's
     /// log-probability is at most that of its first token, which the
     /// message's prefill already gives, so tools whose bound falls below the
     /// best full score are left at their bound (and marked `pruned`). Most
     /// messages need the full score of two or three names only.
-    pub fn score(&self, engine: &Engine, message: &str) -> Result<Vec<CandidateScore>> {
+    pub fn score(&self, engine: &Engine, message: &str) -> Result<(Vec<CandidateScore>, usize)> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
         let shaped: BTreeSet<Shape> = shaped_tokens(message)
@@ -164,7 +165,7 @@ impl ChoicePrefix {
                 .collect();
             engine.score_many(&state, &sequences)
         })?;
-        Ok(self
+        let scores = self
             .candidates
             .iter()
             .zip(scored)
@@ -180,7 +181,14 @@ impl ChoicePrefix {
                     pruned: !bound.exact,
                 }
             })
-            .collect())
+            .collect();
+        Ok((scores, state.tokens()))
+    }
+
+    /// The tokens of candidate `index` as scored: the reply the choice
+    /// prompt gets when that candidate wins.
+    pub fn reply_tokens(&self, index: usize) -> usize {
+        self.candidate_tokens.get(index).map_or(0, Vec::len)
     }
 }
 
@@ -271,6 +279,17 @@ pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usi
         .enumerate()
         .max_by(|a, b| a.1.combined.total_cmp(&b.1.combined))?;
     (top.combined > none.combined + CALL_MARGIN + form_margin(form)).then_some(best)
+}
+
+/// The best-scoring tool, however little it wins by: the call of a request
+/// that must call one.
+pub(crate) fn best_tool(scores: &[CandidateScore]) -> Option<usize> {
+    let (_none, tools) = scores.split_last()?;
+    tools
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.combined.total_cmp(&b.1.combined))
+        .map(|(best, _)| best)
 }
 
 /// What a tool must win by beyond [`CALL_MARGIN`] for a message of `form`.

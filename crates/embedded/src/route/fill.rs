@@ -31,18 +31,19 @@ use crate::tuning::{
 /// What closes a value scored as the only key of the object.
 const CLOSE: &str = "\"}";
 
-/// The parameters of `tool` for `message`; `prefix` is the tool's
-/// prefilled parameter prompt.
+/// The parameters of `tool` for `message`, and the tokens of the parameter
+/// prompt they were filled after (0 for a tool without parameters, which
+/// runs none); `prefix` is the tool's prefilled parameter prompt.
 pub(crate) fn fill_params(
     engine: &Engine,
     tokens: &ValueTokens,
     prefix: &State,
     tool: &ToolManifest,
     message: &str,
-) -> Result<Params> {
+) -> Result<(Params, usize)> {
     let mut params = Params::new();
     if tool.parameters.is_empty() {
-        return Ok(params);
+        return Ok((params, 0));
     }
     let base = engine.extend(prefix, &prompt::params_suffix(message))?;
     let spans = MessageSpans::new(message, tool);
@@ -134,7 +135,7 @@ pub(crate) fn fill_params(
             params.insert(name.clone(), value);
         }
     }
-    Ok(params)
+    Ok((params, base.tokens()))
 }
 
 /// The name of `tool`'s parameter at `index` in its manifest.

@@ -21,8 +21,10 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use riverse_llm::Usage;
 use riverse_route::{MessageForm, message_form};
 use riverse_tool::{Params, ToolManifest};
+use serde_json::Value;
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
@@ -30,7 +32,7 @@ use crate::inference::prompt_cache::PromptCache;
 use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHARS};
 
 pub use choose::CandidateScore;
-use choose::{ChoicePrefix, decide};
+use choose::{ChoicePrefix, best_tool, decide};
 use values::ValueTokens;
 
 /// What a message asks for.
@@ -51,6 +53,12 @@ pub struct RouteReport {
     pub scores: Vec<CandidateScore>,
     /// The message's form, which sets how far ahead of `none` a tool must be.
     pub form: MessageForm,
+    /// The tokens routing read and gave. Prompt: the choice prompt, and the
+    /// parameter prompt when the chosen tool has parameters, each whole (a
+    /// prefix prefilled earlier included). Completion: the choice as scored
+    /// (the tool's name, or `none`), and the call's arguments as JSON when
+    /// they were filled. All 0 when no tool was offered: nothing ran.
+    pub usage: Usage,
 }
 
 /// Routing state shared by every call on one model: prefilled prompts and
@@ -72,30 +80,44 @@ impl Router {
         }
     }
 
+    /// `must_call`: one of `tools` is called even when `none` wins.
     pub fn route(
         &self,
         engine: &Engine,
         message: &str,
         tools: &[ToolManifest],
+        must_call: bool,
     ) -> Result<RouteReport> {
         if tools.is_empty() {
             return Ok(RouteReport {
                 route: Route::None,
                 scores: Vec::new(),
                 form: message_form(message),
+                usage: Usage::default(),
             });
         }
         let message = routed_part(message);
         let choice = self.choice_prefix(engine, tools)?;
-        let scores = choice.score(engine, message)?;
+        let (scores, mut prompt_tokens) = choice.score(engine, message)?;
         let form = message_form(message);
-        let route = match decide(&scores, form) {
+        let decided =
+            decide(&scores, form).or_else(|| must_call.then(|| best_tool(&scores)).flatten());
+        // `none` is the last candidate.
+        let none = choice.candidates.len().saturating_sub(1);
+        let mut reply_tokens = choice.reply_tokens(decided.unwrap_or(none));
+        let route = match decided {
             None => Route::None,
             Some(index) => {
                 let tool = &tools[index];
+                let (params, params_prompt) = self.fill_params(engine, tool, message)?;
+                if params_prompt > 0 {
+                    let arguments = Value::Object(params.clone()).to_string();
+                    prompt_tokens += params_prompt;
+                    reply_tokens += engine.tokenizer.encode(&arguments)?.len();
+                }
                 Route::Call {
                     tool: tool.name.clone(),
-                    params: self.fill_params(engine, tool, message)?,
+                    params,
                 }
             }
         };
@@ -103,6 +125,7 @@ impl Router {
             route,
             scores,
             form,
+            usage: Usage::new(prompt_tokens as u64, reply_tokens as u64),
         })
     }
 
@@ -144,9 +167,16 @@ impl Router {
         Ok(built)
     }
 
-    fn fill_params(&self, engine: &Engine, tool: &ToolManifest, message: &str) -> Result<Params> {
+    /// The parameters of `tool` for `message`, and the tokens of the
+    /// parameter prompt (0 when the tool has none, and none ran).
+    fn fill_params(
+        &self,
+        engine: &Engine,
+        tool: &ToolManifest,
+        message: &str,
+    ) -> Result<(Params, usize)> {
         if tool.parameters.is_empty() {
-            return Ok(Params::new());
+            return Ok((Params::new(), 0));
         }
         let tokens = match self.value_tokens.get() {
             Some(tokens) => tokens,

@@ -158,6 +158,7 @@ mod tests {
             parameters: IndexMap::from([("city".to_owned(), "a city".to_owned())]),
             examples: examples.iter().map(|e| (*e).to_owned()).collect(),
             parameter_types: IndexMap::new(),
+            input_schema: None,
         }
     }
 

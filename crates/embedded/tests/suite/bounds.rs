@@ -151,6 +151,8 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         tools: &[],
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     provider.complete(warm, None).await.unwrap();
     let counting = ask("Count from 1 to 500, one number per line.");
@@ -159,6 +161,8 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         tools: &[],
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     // A generated reply is given whole once checked, so the call is dropped
     // as soon as its job runs: mid-answer, far from its last token.
@@ -193,6 +197,8 @@ async fn a_dropped_call_stops_its_work_before_the_next_one_starts() {
         tools: &[],
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     provider.complete(next, Some(&mut on_text)).await.unwrap();
     let (cancelled, running) = seen_by_the_next.expect("the next call replied");
@@ -213,6 +219,8 @@ async fn a_timed_out_call_on_a_megabyte_message_stops_its_work() {
         tools: &tools,
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     provider.complete(request, None).await.unwrap();
     assert_eq!(provider.cancelled_jobs(), 0);
@@ -223,6 +231,8 @@ async fn a_timed_out_call_on_a_megabyte_message_stops_its_work() {
         tools: &tools,
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     let timed_out =
         tokio::time::timeout(Duration::from_millis(1), provider.complete(request, None)).await;

@@ -4,6 +4,7 @@ mod loading;
 mod provider;
 mod routing;
 mod tokenizer;
+mod usage;
 
 use std::sync::OnceLock;
 

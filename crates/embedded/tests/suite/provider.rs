@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use riverse_embedded::{EmbeddedOptions, EmbeddedProvider};
-use riverse_llm::{ChatRequest, Error, Message, Provider};
+use riverse_llm::{ChatRequest, Error, Message, Provider, ToolChoice};
 use serde_json::{Value, json};
 
 use super::{model, template_tools};
@@ -33,6 +33,8 @@ async fn a_routed_message_comes_back_as_a_tool_call_and_its_result_is_answered()
                 tools: &tools,
                 temperature: None,
                 max_tokens: None,
+                tool_choice: &ToolChoice::Auto,
+                parallel_tool_calls: None,
             },
             None,
         )
@@ -64,6 +66,8 @@ async fn a_routed_message_comes_back_as_a_tool_call_and_its_result_is_answered()
                 tools: &tools,
                 temperature: None,
                 max_tokens: None,
+                tool_choice: &ToolChoice::Auto,
+                parallel_tool_calls: None,
             },
             Some(&mut sink),
         )
@@ -88,6 +92,8 @@ async fn a_missing_model_file_is_one_line_ending_with_the_callers_hint() {
                 tools: &[],
                 temperature: None,
                 max_tokens: None,
+                tool_choice: &ToolChoice::Auto,
+                parallel_tool_calls: None,
             },
             None,
         )
@@ -98,5 +104,70 @@ async fn a_missing_model_file_is_one_line_ending_with_the_callers_hint() {
         err.to_string(),
         "the embedded model failed: embedded model /nonexistent/model.gguf: not found \
          (set model.file to another GGUF file)"
+    );
+}
+
+/// Asks the model about `message` with `tools` under `choice`; the calls it made.
+async fn calls_under(
+    provider: &EmbeddedProvider,
+    message: &str,
+    tools: &[riverse_tool::ToolManifest],
+    choice: ToolChoice,
+) -> Vec<(String, Value)> {
+    let response = provider
+        .complete(
+            ChatRequest {
+                messages: &[Message::User(message.into())],
+                tools,
+                temperature: None,
+                max_tokens: None,
+                tool_choice: &choice,
+                parallel_tool_calls: None,
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    response
+        .tool_calls
+        .into_iter()
+        .map(|call| (call.name, serde_json::from_str(&call.arguments).unwrap()))
+        .collect()
+}
+
+#[tokio::test]
+async fn the_choice_of_tools_is_honoured_for_a_message_no_tool_would_win() {
+    let provider = provider_of_the_test_model();
+    let tools = template_tools();
+    let greeting = "Hello there!";
+    assert_eq!(
+        calls_under(&provider, greeting, &tools, ToolChoice::Auto).await,
+        vec![]
+    );
+    let required = calls_under(&provider, greeting, &tools, ToolChoice::Required).await;
+    assert_eq!(required.len(), 1, "{required:?}");
+    let named = calls_under(
+        &provider,
+        greeting,
+        &tools,
+        ToolChoice::Function("clock".into()),
+    )
+    .await;
+    assert_eq!(
+        named
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>(),
+        vec!["clock"]
+    );
+    assert_eq!(
+        calls_under(
+            &provider,
+            "What's the weather in Oslo?",
+            &tools,
+            ToolChoice::None
+        )
+        .await,
+        vec![]
     );
 }

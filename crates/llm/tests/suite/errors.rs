@@ -19,6 +19,8 @@ async fn ask(provider: &OpenAiProvider) -> Result<String, Error> {
         tools: &[],
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     provider
         .complete(request, Some(&mut sink))

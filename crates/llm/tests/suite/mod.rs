@@ -1,3 +1,4 @@
 mod errors;
 mod ollama;
 mod openai;
+mod usage;

@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use riverse_llm::{
-    ChatRequest, Error, Hints, Message, OllamaProvider, OpenAiOptions, Provider, RetryPolicy,
+    ChatRequest, Error, Hints, Message, OllamaProvider, OpenAiOptions, Provider, RetryPolicy, Usage,
 };
-use riverse_test_support::openai::{OpenAiServer, ev_status, ev_text};
+use riverse_test_support::openai::{OpenAiServer, ev_raw_sse, ev_status, ev_text};
 use riverse_tool::ToolManifest;
 use serde_json::json;
 
@@ -39,6 +39,8 @@ async fn ask(provider: &OllamaProvider, tools: &[ToolManifest]) -> Result<String
         tools,
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     provider
         .complete(request, Some(&mut sink))
@@ -88,4 +90,78 @@ async fn a_model_without_tools_is_reported_as_such() {
         .await
         .unwrap_err();
     assert!(matches!(err, Error::ToolsUnsupported { .. }), "{err:?}");
+}
+
+fn hi() -> ChatRequest<'static> {
+    ChatRequest {
+        messages: &[],
+        tools: &[],
+        temperature: None,
+        max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
+    }
+}
+
+#[tokio::test]
+async fn ollama_s_counts_are_read_from_its_usage_chunk() {
+    // What Ollama (0.5.2 on) streams when asked for usage: its
+    // `prompt_eval_count` and `eval_count` as the usage of a last chunk.
+    let server = OpenAiServer::start([ev_raw_sse(&[
+        r#"{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1,"model":"qwen2.5:14b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null}]}"#,
+        r#"{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1,"model":"qwen2.5:14b","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":"stop"}]}"#,
+        r#"{"id":"chatcmpl-7","object":"chat.completion.chunk","created":1,"model":"qwen2.5:14b","system_fingerprint":"fp_ollama","choices":[],"usage":{"prompt_tokens":26,"completion_tokens":2,"total_tokens":28}}"#,
+        "[DONE]",
+    ])]);
+    let provider = provider(server.base_url());
+    let messages = [Message::User("hi".into())];
+    let mut sink = |_: &str| {};
+    let request = ChatRequest {
+        messages: &messages,
+        ..hi()
+    };
+    let response = provider.complete(request, Some(&mut sink)).await.unwrap();
+    assert_eq!(response.text, "Hello");
+    assert_eq!(response.usage, Some(Usage::new(26, 2)));
+    assert_eq!(
+        server.single_request().body["stream_options"],
+        json!({"include_usage": true})
+    );
+}
+
+#[tokio::test]
+async fn ollama_s_counts_are_read_from_a_whole_reply() {
+    let server = OpenAiServer::start([ev_text("hello")]);
+    let messages = [Message::User("hi".into())];
+    let request = ChatRequest {
+        messages: &messages,
+        ..hi()
+    };
+    let response = provider(server.base_url())
+        .complete(request, None)
+        .await
+        .unwrap();
+    // The scripted server's count: 10 in, a token a character out.
+    assert_eq!(response.usage, Some(Usage::new(10, 5)));
+    assert_eq!(server.single_request().body.get("stream_options"), None);
+}
+
+#[tokio::test]
+async fn an_ollama_that_reports_no_usage_gets_an_estimate() {
+    // Ollama before 0.5.2 ignores `stream_options` and streams no usage.
+    let server = OpenAiServer::start([ev_raw_sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"Hello there"}}]}"#,
+        "[DONE]",
+    ])]);
+    let messages = [Message::User("what is the weather like".into())];
+    let mut sink = |_: &str| {};
+    let request = ChatRequest {
+        messages: &messages,
+        ..hi()
+    };
+    let response = provider(server.base_url())
+        .complete(request, Some(&mut sink))
+        .await
+        .unwrap();
+    assert_eq!(response.usage, Some(Usage::estimate(23, 11)));
 }

@@ -59,6 +59,8 @@ async fn streamed(
         tools,
         temperature: None,
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     let response = provider.complete(request, Some(&mut sink)).await.unwrap();
     (pieces, response)
@@ -85,6 +87,8 @@ async fn without_a_sink_the_reply_is_read_whole() {
         tools: &[],
         temperature: Some(0.0),
         max_tokens: None,
+        tool_choice: &riverse_llm::ToolChoice::Auto,
+        parallel_tool_calls: None,
     };
     let response = provider.complete(request, None).await.unwrap();
     assert_eq!(response.text, "whole answer");

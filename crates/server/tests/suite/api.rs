@@ -197,11 +197,10 @@ async fn malformed_requests_get_openai_shaped_errors_naming_the_field() {
         json!({"error": {"message": "messages: missing", "type": "invalid_request_error", "param": "messages", "code": "invalid_value"}})
     );
     let mut with_tools = ask("hi", false);
-    with_tools["tools"] =
-        json!([{"type": "function", "function": {"name": "f", "parameters": {}}}]);
+    with_tools["tools"] = json!([{"type": "web_search"}]);
     let refused = post(served.app(), "/v1/chat/completions", with_tools).await;
     assert_eq!(refused.status, 400);
-    assert_eq!(refused.json()["error"]["param"], "tools");
+    assert_eq!(refused.json()["error"]["param"], "tools[0].type");
     assert!(
         llm.requests().is_empty(),
         "no turn ran for a refused request"

@@ -1,9 +1,12 @@
 mod api;
 mod approvals;
+mod client_tools;
 mod clients;
 mod conversations;
+mod ecosystem;
 mod faults;
 mod mcp;
 mod questions;
+mod responses;
 mod support;
 mod talking_tools;
