@@ -31,7 +31,8 @@ pub use settings::{
 };
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use sources::{
-    HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, sync_environment,
+    HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, list_tools,
+    sync_environment,
 };
 pub use turn::{
     Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, ToolUse, Turn,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use riverse_process::{BoundedLines, Replace};
-use riverse_protocol::leading_id;
+use riverse_protocol::id_of_cut_line;
 use riverse_tool::{
     CallContext, CallLimits, FailureKind, Found, Params, Tool, ToolManifest, ToolResult,
     ToolSource, sanitize_name,
@@ -138,8 +138,8 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
 /// A reply too long to read becomes an error reply to its request, so the call
 /// fails at once rather than at its deadline.
 fn too_long_reply() -> Replace {
-    Box::new(|start, total| {
-        let Some(id) = leading_id(start) else {
+    Box::new(|start, end, total| {
+        let Some(id) = id_of_cut_line(start, end) else {
             tracing::warn!(target: "mcp", "dropped a line of {total} bytes with no readable id");
             return None;
         };

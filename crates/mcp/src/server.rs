@@ -7,7 +7,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use riverse_process::{BoundedLines, Replace};
-use riverse_protocol::leading_id;
+use riverse_protocol::id_of_cut_line;
 use riverse_tool::{
     CallContext, CallError, LiveRegistry, Registry, Sampler, ToolManifest, ToolResult, described,
     input_schema,
@@ -239,8 +239,8 @@ impl ServerHandler for RegistryServer {
 /// An over-long request line, by its id, becomes a request the server answers
 /// with an error; one without a readable id is dropped, with a warning.
 fn too_long_request() -> Replace {
-    Box::new(|start, total| {
-        let Some(id) = leading_id(start) else {
+    Box::new(|start, end, total| {
+        let Some(id) = id_of_cut_line(start, end) else {
             tracing::warn!("dropped a request of {total} bytes with no readable id");
             return None;
         };

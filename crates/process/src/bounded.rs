@@ -11,9 +11,10 @@ use tokio::io::{AsyncRead, ReadBuf};
 /// How much is read from the inner stream at a time.
 const CHUNK: usize = 8192;
 
-/// What an over-long line becomes: given its start and its length, the line to
-/// pass on instead (without its newline), or `None` to drop it.
-pub type Replace = Box<dyn Fn(&[u8], usize) -> Option<Vec<u8>> + Send + Sync>;
+/// What an over-long line becomes: given its first and its last
+/// [`KEPT_OF_TOO_LONG`] bytes and its length, the line to pass on instead
+/// (without its newline), or `None` to drop it.
+pub type Replace = Box<dyn Fn(&[u8], &[u8], usize) -> Option<Vec<u8>> + Send + Sync>;
 
 /// What a line within the limit becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +33,7 @@ pub type Vet = Box<dyn Fn(&[u8]) -> Verdict + Send + Sync>;
 
 /// Passes a newline-delimited stream through, line by line, and replaces each
 /// line longer than `limit` (which is never held whole) by what `replace`
-/// makes of its start. Lines within the limit pass, unless a [`Vet`] given
+/// makes of its ends. Lines within the limit pass, unless a [`Vet`] given
 /// with [`BoundedLines::vetting`] says otherwise.
 pub struct BoundedLines<R> {
     inner: R,
@@ -41,8 +42,11 @@ pub struct BoundedLines<R> {
     vet: Option<Vet>,
     /// Whole lines ready to be read.
     ready: VecDeque<u8>,
-    /// The line being read.
+    /// The line being read (its start, once it is over the limit).
     line: Vec<u8>,
+    /// The last bytes of the line being read, once it is over the limit: at
+    /// least [`KEPT_OF_TOO_LONG`] of them, when the line has them.
+    tail: Vec<u8>,
     /// The length of the line being read, once it is over the limit.
     discarding: Option<usize>,
     /// The inner stream ended, or the vet ended the stream.
@@ -58,6 +62,7 @@ impl<R> BoundedLines<R> {
             vet: None,
             ready: VecDeque::new(),
             line: Vec::new(),
+            tail: Vec::new(),
             discarding: None,
             ended: false,
         }
@@ -77,9 +82,17 @@ impl<R> BoundedLines<R> {
                 None => (bytes, None),
             };
             match self.discarding.as_mut() {
-                Some(total) => *total += part.len(),
+                Some(total) => {
+                    *total += part.len();
+                    self.keep_tail(part);
+                }
                 None if self.line.len() + part.len() > self.limit => {
                     let total = self.line.len() + part.len();
+                    self.tail.clear();
+                    let from_line = KEPT_OF_TOO_LONG.saturating_sub(part.len());
+                    let line_end = self.line.len().saturating_sub(from_line);
+                    self.tail.extend_from_slice(&self.line[line_end..]);
+                    self.keep_tail(part);
                     let room = KEPT_OF_TOO_LONG.saturating_sub(self.line.len());
                     self.line.truncate(KEPT_OF_TOO_LONG);
                     self.line.extend_from_slice(&part[..room.min(part.len())]);
@@ -95,6 +108,16 @@ impl<R> BoundedLines<R> {
         }
     }
 
+    /// Adds `bytes` to the tail, which keeps its last [`KEPT_OF_TOO_LONG`]
+    /// bytes (and at most twice that, between trims).
+    fn keep_tail(&mut self, bytes: &[u8]) {
+        let bytes = &bytes[bytes.len().saturating_sub(KEPT_OF_TOO_LONG)..];
+        self.tail.extend_from_slice(bytes);
+        if self.tail.len() > 2 * KEPT_OF_TOO_LONG {
+            self.tail.drain(..self.tail.len() - KEPT_OF_TOO_LONG);
+        }
+    }
+
     fn end_line(&mut self) {
         if let Some(whole) = self.judge_line() {
             self.ready.extend(whole);
@@ -106,7 +129,9 @@ impl<R> BoundedLines<R> {
     fn judge_line(&mut self) -> Option<Vec<u8>> {
         let line = std::mem::take(&mut self.line);
         if let Some(total) = self.discarding.take() {
-            return (self.replace)(&line, total);
+            let tail = std::mem::take(&mut self.tail);
+            let end = &tail[tail.len().saturating_sub(KEPT_OF_TOO_LONG)..];
+            return (self.replace)(&line, end, total);
         }
         let verdict = match &self.vet {
             Some(vet) => vet(&line),
@@ -171,7 +196,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use riverse_protocol::leading_id;
+    use riverse_protocol::id_of_cut_line;
     use tokio::io::AsyncReadExt;
 
     #[tokio::test]
@@ -180,13 +205,34 @@ mod tests {
             b"{\"id\":1}\n{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\",\"result\":\"".to_vec();
         input.extend(vec![b'x'; 100_000]);
         input.extend(b"\"}\nlast");
-        let replace: Replace = Box::new(|start, total| {
-            Some(format!("{} {total}", leading_id(start).unwrap()).into_bytes())
+        let replace: Replace = Box::new(|start, end, total| {
+            Some(format!("{} {total}", id_of_cut_line(start, end).unwrap()).into_bytes())
         });
         let mut bounded = BoundedLines::new(&input[..], 1000, replace);
         let mut output = String::new();
         bounded.read_to_string(&mut output).await.unwrap();
         assert_eq!(output, "{\"id\":1}\n\"a\\\"b\" 100041\nlast");
+    }
+
+    /// Issue 28: an id written last (as TypeScript's SDK writes it) is read
+    /// from the line's end, wherever the reads cut it.
+    #[tokio::test]
+    async fn an_over_long_lines_id_written_last_is_read_from_its_end() {
+        for padding in [100_000, 3 * CHUNK - 40, 3 * CHUNK - 5, 3 * CHUNK + 3] {
+            let mut input =
+                br#"{"method":"tools/call","params":{"arguments":{"id":1,"text":""#.to_vec();
+            input.extend(vec![b'x'; padding]);
+            input.extend(br#""}},"jsonrpc":"2.0","id":42}"#);
+            let total = input.len();
+            input.extend(b"\n{\"id\":2}\n");
+            let replace: Replace = Box::new(|start, end, total| {
+                Some(format!("{:?} {total}", id_of_cut_line(start, end)).into_bytes())
+            });
+            let mut bounded = BoundedLines::new(&input[..], 1000, replace);
+            let mut output = String::new();
+            bounded.read_to_string(&mut output).await.unwrap();
+            assert_eq!(output, format!("Some(\"42\") {total}\n{{\"id\":2}}\n"));
+        }
     }
 
     #[tokio::test]
@@ -197,7 +243,8 @@ mod tests {
             b"stop" => Verdict::End,
             _ => Verdict::Pass,
         });
-        let mut bounded = BoundedLines::new(&input[..], 1000, Box::new(|_, _| None)).vetting(vet);
+        let mut bounded =
+            BoundedLines::new(&input[..], 1000, Box::new(|_, _, _| None)).vetting(vet);
         let mut output = String::new();
         bounded.read_to_string(&mut output).await.unwrap();
         assert_eq!(output, "keep\nswapped\nkeep\n");

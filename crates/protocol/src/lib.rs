@@ -19,7 +19,7 @@ mod mcp;
 mod worker;
 
 pub use jsonrpc::{ErrorObject, Incoming, Message, OutgoingRequest, RequestId, error_codes};
-pub use line::{KEPT_OF_TOO_LONG, leading_id};
+pub use line::{KEPT_OF_TOO_LONG, id_of_cut_line, leading_id};
 pub use mcp::{ClientInfo, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION, ServerInfo};
 pub use worker::{
     CallOutcome, CallParams, DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED,

@@ -56,6 +56,11 @@ pub struct PythonOptions {
     /// Start `workers` workers once the tools are discovered, rather than
     /// on the first calls (long-running commands).
     pub prestart: bool,
+    /// With `fork`, the first worker is still a fresh interpreter, and the
+    /// fork server starts when a second worker is wanted: for a command that
+    /// exits after its call, where a fork server would cost one more
+    /// interpreter's start and a fork before the first call.
+    pub first_worker_fresh: bool,
     /// The tool environment: whether declared packages are installed, and
     /// with what (`python.dependencies`, `python.installer`).
     pub environment: EnvironmentOptions,
@@ -115,6 +120,9 @@ enum Forking {
     Off,
     /// Forks of this fork server, started on first use and again when it dies.
     On(Option<Arc<ForkServer>>),
+    /// A fresh interpreter for the next worker, forks after it
+    /// ([`PythonOptions::first_worker_fresh`]).
+    AfterTheFirst,
 }
 
 impl WorkerPool {
@@ -133,7 +141,7 @@ impl WorkerPool {
         skip: Vec<(String, String)>,
     ) -> Self {
         let workers = options.workers.clamp(1, Semaphore::MAX_PERMITS);
-        let fork = options.fork;
+        let (fork, first_worker_fresh) = (options.fork, options.first_worker_fresh);
         let confined = confine(&options, &interpreter);
         WorkerPool {
             inner: Arc::new(Inner {
@@ -145,10 +153,10 @@ impl WorkerPool {
                 deadlines: Deadlines::new(),
                 tool_classes: Mutex::new(None),
                 confined,
-                forking: tokio::sync::Mutex::new(if fork {
-                    Forking::On(None)
-                } else {
-                    Forking::Off
+                forking: tokio::sync::Mutex::new(match (fork, first_worker_fresh) {
+                    (false, _) => Forking::Off,
+                    (true, false) => Forking::On(None),
+                    (true, true) => Forking::AfterTheFirst,
                 }),
             }),
         }
@@ -447,8 +455,13 @@ impl WorkerPool {
     /// are fresh interpreters.
     async fn fork_server(&self, skip: &[String]) -> Result<Option<Arc<ForkServer>>, Error> {
         let mut forking = self.inner.forking.lock().await;
-        let Forking::On(server) = &mut *forking else {
-            return Ok(None);
+        let server = match &mut *forking {
+            Forking::On(server) => server,
+            Forking::Off => return Ok(None),
+            Forking::AfterTheFirst => {
+                *forking = Forking::On(None);
+                return Ok(None);
+            }
         };
         if let Some(running) = server.as_ref().filter(|running| !running.is_closed()) {
             return Ok(Some(running.clone()));

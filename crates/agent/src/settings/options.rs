@@ -51,6 +51,7 @@ pub fn python_options(settings: &Settings, host: HostLink, prestart: bool) -> Py
         interpreter_hint: Some("set python.interpreter in settings.yaml".into()),
         fork: settings.python.fork,
         prestart,
+        first_worker_fresh: false,
         environment: environment_options(settings),
         sandbox: settings.python.sandbox.clone(),
         tool_sandboxes: tool_sandboxes(settings),

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use riverse_mcp::mcp_tools;
 use riverse_python::environment::{self, Prepared};
-use riverse_python::{HostLink, python_tools, resolve_interpreter};
+use riverse_python::{HostLink, PythonOptions, python_tools, resolve_interpreter};
 use riverse_tool::{Found, Registry, ToolSource};
 use riverse_yaml_tools::agent_tools;
 
@@ -27,10 +27,23 @@ pub async fn build_registry(settings: &Settings) -> Registry {
         .registry(settings)
 }
 
+/// The registry of a command that only shows the tools (`riverse tools`):
+/// built as [`build_registry`] builds it, with no worker kept for calls.
+pub async fn list_tools(settings: &Settings) -> Registry {
+    ToolSources::discover(settings, RunMode::Listing)
+        .await
+        .registry(settings)
+}
+
 /// How long the tools will serve: it decides whether workers start ahead of
 /// the first calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunMode {
+    /// A command that shows the tools and calls none (`riverse tools`): the
+    /// worker that discovers them is a fresh interpreter even with
+    /// `python.fork`, since a fork server would cost one more interpreter's
+    /// start and a fork for a worker that serves no call.
+    Listing,
     /// A command that makes a call or a turn and exits (`call`, `ask`,
     /// `eval`): workers start when a call needs one.
     OneShot,
@@ -128,7 +141,11 @@ async fn python_found(settings: &Settings, host: &HostLink, mode: RunMode) -> Ve
         vec![missing]
     } else if settings.tools.enabled {
         let prestart = mode == RunMode::LongRunning;
-        python_tools(python_options(settings, host.clone(), prestart)).await
+        python_tools(PythonOptions {
+            first_worker_fresh: mode == RunMode::Listing,
+            ..python_options(settings, host.clone(), prestart)
+        })
+        .await
     } else {
         tracing::info!("drop-in tools are disabled by tools.enabled: false");
         Vec::new()

@@ -284,6 +284,19 @@ async fn run(args: Args) -> anyhow::Result<()> {
             Some(("same in plain python", times.pure_python_empty.median())),
             None,
         );
+        let bare = times.bare_start.median();
+        table.time(
+            &format!("  riverse tools --json, {tools} tools"),
+            times.riverse.median(),
+            Some(("python -c pass", bare)),
+            None,
+        );
+        table.time(
+            "  riverse tools --json, no tools",
+            times.riverse_empty.median(),
+            Some(("python -c pass", bare)),
+            None,
+        );
         table.note(format!("{} runs each, whole process", times.riverse.len()));
     }
     if wants(Bench::Parallel) {

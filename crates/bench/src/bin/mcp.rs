@@ -10,6 +10,12 @@
 //! `riverse mcp`, which adds a second pipe round trip to its worker: at most
 //! twice the baseline, at p50 and p99.
 //!
+//! Then the oversized-request stream (issue 28): requests of 40 MB, their id
+//! first or last, each followed by a `ping` on the same stream. `riverse mcp`
+//! discards each as it streams by and answers it with an error carrying its
+//! id; the figure is the time to that answer beside the minimal child's time
+//! to read and parse the same line, and every `ping` must be answered.
+//!
 //! ```sh
 //! cargo build --release -p riverse -p riverse-bench && target/release/mcp
 //! ```
@@ -184,7 +190,52 @@ fn run(args: Args) -> anyhow::Result<()> {
         "tools/list: riverse mcp is {:.1}x faster at p50",
         sdk_list.p50.as_secs_f64() / ours_list.p50.as_secs_f64()
     );
+    let ours_big = oversized(&mut riverse_cmd, OVERSIZED_ROUNDS).context("riverse mcp")?;
+    let floor_big =
+        oversized(&mut minimal_cmd, OVERSIZED_ROUNDS).context("the minimal python child")?;
+    println!(
+        "{OVERSIZED_MB} MB requests (id first, then last), {OVERSIZED_ROUNDS} each followed by a ping: riverse mcp answers each with its error in {:.1} ms at p50 ({:.0} MB/s), the minimal child parses it in {:.1} ms ({:.2}x); every ping answered",
+        ours_big.as_secs_f64() * 1e3,
+        OVERSIZED_MB as f64 / ours_big.as_secs_f64(),
+        floor_big.as_secs_f64() * 1e3,
+        ratio(ours_big, floor_big)
+    );
     Ok(())
+}
+
+/// The size of an oversized request, over `riverse mcp`'s 8 MiB limit.
+const OVERSIZED_MB: usize = 40;
+const OVERSIZED_ROUNDS: usize = 6;
+
+/// The median time from writing an oversized request to its answer, each
+/// followed by a `ping` that must be answered too.
+fn oversized(command: &mut Command, rounds: usize) -> anyhow::Result<Duration> {
+    let mut server = StdioPeer::start(command.stderr(Stdio::null()))?;
+    let text = "x".repeat(OVERSIZED_MB << 20);
+    let mut samples = Vec::with_capacity(rounds);
+    for round in 0..rounds as u64 {
+        let (id, ping) = (1000 + 2 * round, 1001 + 2 * round);
+        let params = json!({"name": "ping", "arguments": {"text": text}});
+        // TypeScript's SDK writes the id last.
+        let line = if round % 2 == 0 {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+                .to_string()
+        } else {
+            format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":{id}}}"#)
+        };
+        let started = Instant::now();
+        server.send_line(&(line + "\n"))?;
+        server.send_line(&Request::CallPing.line(ping))?;
+        server.reply(id)?;
+        samples.push(started.elapsed());
+        let reply = server.reply(ping)?;
+        if !reply.contains(Request::CallPing.expected()) {
+            bail!("the ping after an oversized request got: {reply}");
+        }
+    }
+    server.close()?;
+    samples.sort();
+    Ok(samples[samples.len() / 2])
 }
 
 fn micros(duration: Duration) -> String {

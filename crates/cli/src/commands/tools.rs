@@ -1,6 +1,6 @@
 //! `riverse tools [--json]`
 
-use riverse_agent::{Settings, build_registry, options::environment_options, tools_json};
+use riverse_agent::{Settings, list_tools, options::environment_options, tools_json};
 use riverse_process::sandbox::Sandbox;
 use riverse_python::environment::summary;
 use riverse_tool::{Entry, Registry, Status, ToolSource};
@@ -8,7 +8,7 @@ use riverse_tool::{Entry, Registry, Status, ToolSource};
 use crate::output::{Exit, print, print_json};
 
 pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
-    let registry = build_registry(settings).await;
+    let registry = list_tools(settings).await;
     if as_json {
         print_json(&tools_json(&registry))?;
     } else {

@@ -362,6 +362,25 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
         "{}",
         answers[2]
     );
+    // TypeScript's SDK writes the id last; an "id" in the arguments is not
+    // the request's.
+    let text = "x".repeat(9 << 20);
+    let id_last = format!(
+        r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"id":3,"text":"{text}"}}}},"jsonrpc":"2.0","id":11}}"#
+    );
+    {
+        use std::io::Write;
+        writeln!(session.stdin, "{id_last}").unwrap();
+    }
+    let answer = session.reply();
+    assert_eq!(answer["id"], json!(11), "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        json!(format!(
+            "the request of {} bytes is over the 8388608-byte limit",
+            id_last.len()
+        )),
+    );
     session.end();
 }
 

@@ -33,6 +33,7 @@ pub(super) async fn python_registry(project: &Project, default_timeout: Duration
         interpreter_hint: None,
         fork: true,
         prestart: false,
+        first_worker_fresh: false,
         environment: Default::default(),
         sandbox: None,
         tool_sandboxes: Default::default(),

@@ -33,6 +33,46 @@ async fn workers_are_forked_from_a_fork_server_unless_forking_is_off() {
     }
 }
 
+/// `riverse tools` (issue 28): with `first_worker_fresh`, the worker that
+/// discovers the tools is a fresh interpreter, and the fork server starts
+/// only for a second worker, which it forks.
+#[tokio::test]
+async fn with_the_first_worker_fresh_the_fork_server_starts_for_the_second() {
+    let project = project(&["server_pid.py", "parallel.py"]);
+    let mut options = options(&project);
+    options.fork = true;
+    options.first_worker_fresh = true;
+    options.workers = 2;
+    let registry = registry(options).await;
+    assert_eq!(parent_pid(&registry).await, std::process::id());
+
+    let meeting = project.path().join("meeting");
+    std::fs::create_dir(&meeting).unwrap();
+    let params = |token: &str| json!({"dir": meeting, "expect": "2", "token": token});
+    let (first, second) = tokio::join!(
+        call(&registry, "parallel", params("first")),
+        call(&registry, "parallel", params("second")),
+    );
+    assert!(first.success && second.success, "{first:?} {second:?}");
+    let mut parents: Vec<bool> = [first, second]
+        .iter()
+        .map(|result| {
+            let report: Value = serde_json::from_str(&result.data).unwrap();
+            let pid = report["pid"].as_u64().unwrap() as u32;
+            parent_of(pid) == std::process::id()
+        })
+        .collect();
+    parents.sort();
+    assert_eq!(parents, [false, true], "one worker fresh, one forked");
+}
+
+/// The parent of a live process.
+fn parent_of(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (_, rest) = stat.rsplit_once(')').unwrap();
+    rest.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
 #[tokio::test]
 async fn a_tool_that_starts_a_thread_at_import_makes_workers_fresh_interpreters_and_still_works() {
     let project = project(&["starts_thread.py", "server_pid.py"]);

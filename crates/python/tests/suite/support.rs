@@ -33,6 +33,7 @@ pub fn options(project: &Project) -> PythonOptions {
         interpreter_hint: None,
         fork: fork_mode(),
         prestart: false,
+        first_worker_fresh: false,
         environment: Default::default(),
         sandbox: None,
         tool_sandboxes: Default::default(),

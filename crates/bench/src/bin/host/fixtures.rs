@@ -57,6 +57,7 @@ impl TempProject {
             interpreter_hint: None,
             fork: true,
             prestart: false,
+            first_worker_fresh: false,
             environment: Default::default(),
             sandbox: None,
             tool_sandboxes: Default::default(),

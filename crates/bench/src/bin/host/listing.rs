@@ -1,5 +1,7 @@
 //! `riverse tools --json` on a directory of trivial tools, as a whole process,
-//! against the same discovery done by one plain Python process.
+//! against the same discovery done by one plain Python process, and against
+//! the bare interpreter's start (`python -c pass`): the floor no host can go
+//! under, and the ratio that shows Riverse's own share drifting.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -17,6 +19,8 @@ pub struct ListingTimes {
     /// The same two on an empty tools directory: what is paid before any file.
     pub riverse_empty: Samples,
     pub pure_python_empty: Samples,
+    /// `python -c pass`, timed beside them.
+    pub bare_start: Samples,
 }
 
 pub fn measure(
@@ -32,6 +36,7 @@ pub fn measure(
         pure_python: Samples::with_capacity(runs),
         riverse_empty: Samples::with_capacity(runs),
         pure_python_empty: Samples::with_capacity(runs),
+        bare_start: Samples::with_capacity(runs),
     };
     let contenders = [
         (&full, tools, &mut times.riverse, &mut times.pure_python),
@@ -42,6 +47,9 @@ pub fn measure(
             &mut times.pure_python_empty,
         ),
     ];
+    for _ in 0..runs {
+        times.bare_start.push(run(interpreter, &["-c", "pass"])?.0);
+    }
     for (project, tools, riverse_times, python_times) in contenders {
         let dir = project.path().display().to_string();
         let tools_dir = project.tools_dir().display().to_string();
