@@ -57,9 +57,9 @@ pub struct PythonOptions {
     /// on the first calls (long-running commands).
     pub prestart: bool,
     /// With `fork`, the first worker is still a fresh interpreter, and the
-    /// fork server starts when a second worker is wanted: for a command that
-    /// exits after its call, where a fork server would cost one more
-    /// interpreter's start and a fork before the first call.
+    /// fork server starts when a second worker is wanted: for a command whose
+    /// one worker discovers the tools and calls none (`riverse tools`), where
+    /// a fork server would cost one more interpreter's start and a fork.
     pub first_worker_fresh: bool,
     /// The tool environment: whether declared packages are installed, and
     /// with what (`python.dependencies`, `python.installer`).

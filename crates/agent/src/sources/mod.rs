@@ -28,7 +28,8 @@ pub async fn build_registry(settings: &Settings) -> Registry {
 }
 
 /// The registry of a command that only shows the tools (`riverse tools`):
-/// built as [`build_registry`] builds it, with no worker kept for calls.
+/// built as [`build_registry`] builds it, its discovering worker a fresh
+/// interpreter whatever `python.fork` says ([`RunMode::Listing`]).
 pub async fn list_tools(settings: &Settings) -> Registry {
     ToolSources::discover(settings, RunMode::Listing)
         .await
