@@ -81,7 +81,8 @@ fn trailing_id(end: &[u8]) -> Option<String> {
                 .rev()
                 .take_while(|byte| byte.is_ascii_digit() || **byte == b'-')
                 .count();
-            (digits > 0).then(|| value_end - digits)?
+            let start = value_end - digits;
+            is_integer(&end[start..value_end]).then_some(start)?
         }
         None => return None,
     };
@@ -111,8 +112,14 @@ fn leading_scalar(rest: &[u8]) -> Option<String> {
         .iter()
         .take_while(|byte| byte.is_ascii_digit() || **byte == b'-')
         .count();
-    (digits > 0 && rest.len() > digits)
+    (is_integer(&rest[..digits]) && rest.len() > digits)
         .then(|| String::from_utf8_lossy(&rest[..digits]).into_owned())
+}
+
+/// Whether `text` is a JSON integer: an optional minus, then digits.
+fn is_integer(text: &[u8]) -> bool {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
 }
 
 /// The index of the quote that closes the string opened at `open`.
@@ -170,6 +177,8 @@ mod tests {
         assert_eq!(leading_id(br#"{"id":"a\"b","#), Some("\"a\\\"b\"".into()));
         assert_eq!(leading_id(br#"{"jsonrpc":"2.0","id":12"#), None);
         assert_eq!(leading_id(br#"{"jsonrpc":"2.0","method":"#), None);
+        assert_eq!(leading_id(br#"{"id":-,"#), None, "no digit");
+        assert_eq!(leading_id(br#"{"id":1-2,"#), None, "a minus inside");
     }
 
     #[test]
@@ -198,6 +207,8 @@ mod tests {
         assert_eq!(cut(br#"xx\",\"id\":12}"#), None);
         assert_eq!(cut(br#"xx"},"id":12,"jsonrpc":"2.0"}"#), None);
         assert_eq!(cut(br#"id":12}"#), None);
+        assert_eq!(cut(br#"xx"},"id":-}"#), None, "no digit");
+        assert_eq!(cut(br#"xx"},"id":3-4}"#), None, "a minus inside");
         // A backslash run that reaches the cut leaves the string unknowable.
         assert_eq!(cut(br#"\\"id":12}"#), None);
     }

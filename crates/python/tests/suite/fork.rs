@@ -69,8 +69,14 @@ async fn with_the_first_worker_fresh_the_fork_server_starts_for_the_second() {
 /// The parent of a live process.
 fn parent_of(pid: u32) -> u32 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let (_, rest) = stat.rsplit_once(')').unwrap();
-    rest.split_whitespace().nth(1).unwrap().parse().unwrap()
+    parent_in(&stat).unwrap_or_else(|| panic!("no parent in /proc/{pid}/stat: {stat}"))
+}
+
+/// The parent pid a `/proc/PID/stat` line names (after the command's name,
+/// which may hold spaces and parentheses, and the state).
+fn parent_in(stat: &str) -> Option<u32> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[tokio::test]
@@ -154,10 +160,7 @@ fn children_of(parent: u32) -> Vec<u32> {
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
             continue;
         };
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-        if ppid == Some(parent) {
+        if parent_in(&stat) == Some(parent) {
             found.push(pid);
         }
     }
