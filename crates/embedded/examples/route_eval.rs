@@ -190,7 +190,7 @@ fn main() {
                 .map(|s| {
                     serde_json::json!({
                         "name": s.name, "model": s.model, "similarity": s.similarity,
-                        "combined": s.combined,
+                        "combined": s.combined, "serves": s.serves,
                     })
                 })
                 .collect();
@@ -206,7 +206,14 @@ fn main() {
             let scores: Vec<String> = report
                 .scores
                 .iter()
-                .map(|s| format!("{}={:.1}/{:.2}", s.name, s.model, s.similarity))
+                .map(|s| {
+                    let unserved = if s.serves {
+                        ""
+                    } else {
+                        " (action not offered)"
+                    };
+                    format!("{}={:.1}/{:.2}{unserved}", s.name, s.model, s.similarity)
+                })
                 .collect();
             println!(
                 "{mark} [{}] {:?} ({}) -> {} (expected {}) [{}]",

@@ -20,6 +20,8 @@
 //!   expression whole, and a span that is the whole request.
 //! - [`message_form`]: whether a message asks a question, asks for
 //!   something, states something, or is a bare fragment.
+//! - [`requested_actions`] and [`offered_actions`]: what a request asks a
+//!   tool to do (create, remove, buy…), and what a tool's manifest offers.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -27,6 +29,7 @@
 //! compiled in. Left out: scoring with the model and decoding values, which
 //! `riverse-embedded` does with these rules.
 
+mod actions;
 mod affinity;
 mod arithmetic;
 mod boundaries;
@@ -46,6 +49,7 @@ mod tool_texts;
 mod triggers;
 pub mod words;
 
+pub use actions::{Actions, offered_actions, requested_actions};
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};

@@ -97,6 +97,12 @@ word_list!(
     NEGATIONS,
     "negations.txt"
 );
+word_list!(
+    /// Words before a request's verb at a clause's start
+    /// (`data/request_lead_ins.txt`).
+    REQUEST_LEAD_INS,
+    "request_lead_ins.txt"
+);
 
 /// Whether `c` is one of the [`PARTICLES`].
 pub fn is_particle(c: char) -> bool {
@@ -105,7 +111,7 @@ pub fn is_particle(c: char) -> bool {
 }
 
 /// Every word list, by file name, for checks over all of them.
-pub fn all() -> [(&'static str, &'static WordList); 9] {
+pub fn all() -> [(&'static str, &'static WordList); 10] {
     [
         ("small_talk.txt", &*SMALL_TALK),
         ("small_talk_shots.txt", &*SMALL_TALK_SHOTS),
@@ -116,6 +122,7 @@ pub fn all() -> [(&'static str, &'static WordList); 9] {
         ("particles.txt", &*PARTICLES),
         ("arithmetic_words.txt", &*ARITHMETIC_WORDS),
         ("negations.txt", &*NEGATIONS),
+        ("request_lead_ins.txt", &*REQUEST_LEAD_INS),
     ]
 }
 

@@ -3,7 +3,10 @@
 use riverse_route::words::SMALL_TALK;
 use std::collections::BTreeSet;
 
-use riverse_route::{MessageForm, Shape, SimilarityIndex, shaped_tokens, tool_shapes, tool_texts};
+use riverse_route::{
+    Actions, MessageForm, Shape, SimilarityIndex, offered_actions, shaped_tokens, tool_shapes,
+    tool_texts,
+};
 use riverse_tool::ToolManifest;
 
 use crate::error::Result;
@@ -28,6 +31,8 @@ pub(crate) struct ChoicePrefix {
     similarity: SimilarityIndex,
     /// Per tool, the shapes its manifest writes (see [`tool_shapes`]).
     shapes: Vec<BTreeSet<Shape>>,
+    /// Per tool, the actions its manifest offers (see [`offered_actions`]).
+    offered: Vec<Actions>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -47,6 +52,10 @@ pub struct CandidateScore {
     /// The candidate could not win, so `model` is only an upper bound (its
     /// first token's log-probability) and was not computed in full.
     pub pruned: bool,
+    /// The candidate offers the action the message asks for, or the message
+    /// names none (see [`riverse_route::requested_actions`]); one that does
+    /// not is never chosen. Always true for `none`.
+    pub serves: bool,
 }
 
 impl ChoicePrefix {
@@ -71,6 +80,7 @@ impl ChoicePrefix {
         );
         let similarity = SimilarityIndex::new(&texts);
         let shapes = tools.iter().map(tool_shapes).collect();
+        let offered = tools.iter().map(offered_actions).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -84,6 +94,7 @@ impl ChoicePrefix {
                 calibration,
                 similarity,
                 shapes,
+                offered,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -93,6 +104,7 @@ impl ChoicePrefix {
             calibration: Vec::new(),
             similarity,
             shapes,
+            offered,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -118,13 +130,20 @@ impl ChoicePrefix {
 
     /// Every candidate's scores for `message`, in candidate order, and the
     /// tokens of the prompt they follow (the prefix and the message's part).
+    /// A tool that does not offer `requested` (see [`Actions::serve`]) is
+    /// out of the running: it is left at its bound, and never chosen.
     ///
     /// Only candidates that can still win are scored in full: a name's
     /// log-probability is at most that of its first token, which the
     /// message's prefill already gives, so tools whose bound falls below the
     /// best full score are left at their bound (and marked `pruned`). Most
     /// messages need the full score of two or three names only.
-    pub fn score(&self, engine: &Engine, message: &str) -> Result<(Vec<CandidateScore>, usize)> {
+    pub fn score(
+        &self,
+        engine: &Engine,
+        message: &str,
+        requested: Actions,
+    ) -> Result<(Vec<CandidateScore>, usize)> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
         let shaped: BTreeSet<Shape> = shaped_tokens(message)
@@ -145,10 +164,21 @@ impl ChoicePrefix {
                 SIMILARITY_WEIGHT * similarity + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
             })
             .collect();
+        let serves: Vec<bool> = (0..self.candidates.len())
+            .map(|index| {
+                self.offered
+                    .get(index)
+                    .is_none_or(|offered| offered.serve(requested))
+            })
+            .collect();
         let bonus: Vec<f32> = evidence
             .iter()
             .zip(&self.calibration)
-            .map(|(evidence, calibration)| evidence - calibration)
+            .zip(&serves)
+            .map(|((evidence, calibration), &serves)| match serves {
+                true => evidence - calibration,
+                false => f32::NEG_INFINITY,
+            })
             .collect();
         let bounds: Vec<Bound> = self
             .candidate_tokens
@@ -179,6 +209,7 @@ impl ChoicePrefix {
                     shape: shape[index],
                     combined: model + evidence[index],
                     pruned: !bound.exact,
+                    serves: serves[index],
                 }
             })
             .collect();
@@ -270,13 +301,15 @@ fn candidate_tokens(engine: &Engine, candidates: &[String]) -> Result<Vec<Vec<u3
 
 /// The winning tool's index among `scores`, or `None` for no tool.
 ///
-/// A tool must beat `none` by [`CALL_MARGIN`], and by more when the
-/// message's form asks for nothing (see [`form_margin`]).
+/// A tool must serve the message's action, and beat `none` by
+/// [`CALL_MARGIN`], and by more when the message's form asks for nothing
+/// (see [`form_margin`]).
 pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usize> {
     let (none, tools) = scores.split_last()?;
     let (best, top) = tools
         .iter()
         .enumerate()
+        .filter(|(_, score)| score.serves)
         .max_by(|a, b| a.1.combined.total_cmp(&b.1.combined))?;
     (top.combined > none.combined + CALL_MARGIN + form_margin(form)).then_some(best)
 }
@@ -316,6 +349,7 @@ mod tests {
                 shape: false,
                 combined,
                 pruned: false,
+                serves: true,
             })
             .collect()
     }
@@ -340,6 +374,17 @@ mod tests {
             "only none on offer"
         );
         assert_eq!(decide(&[], question), None);
+    }
+
+    #[test]
+    fn a_tool_that_does_not_serve_the_action_is_never_chosen() {
+        let question = MessageForm::Question;
+        let mut scored = scores(&[9.0, 7.0, 1.0]);
+        scored[0].serves = false;
+        assert_eq!(decide(&scored, question), Some(1), "the next that serves");
+        scored[1].serves = false;
+        assert_eq!(decide(&scored, question), None, "no tool serves");
+        assert_eq!(best_tool(&scored), Some(0), "a required call takes any");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use riverse_llm::Usage;
-use riverse_route::{MessageForm, message_form};
+use riverse_route::{Actions, MessageForm, message_form, requested_actions};
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
 
@@ -98,7 +98,12 @@ impl Router {
         }
         let message = routed_part(message);
         let choice = self.choice_prefix(engine, tools)?;
-        let (scores, mut prompt_tokens) = choice.score(engine, message)?;
+        // A required call takes the best tool whatever it offers.
+        let requested = match must_call {
+            true => Actions::default(),
+            false => requested_actions(message),
+        };
+        let (scores, mut prompt_tokens) = choice.score(engine, message, requested)?;
         let form = message_form(message);
         let decided =
             decide(&scores, form).or_else(|| must_call.then(|| best_tool(&scores)).flatten());

@@ -278,6 +278,10 @@ mod tests {
                 "form_cjk.txt",
                 include_str!("../../../route/data/form_cjk.txt"),
             ))
+            .chain(data_entries(
+                "actions.txt",
+                include_str!("../../../route/data/actions.txt"),
+            ))
             .collect();
         let test_messages = cases
             .iter()

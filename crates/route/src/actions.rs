@@ -1,0 +1,312 @@
+//! The action a request asks for, and the actions a tool offers: a request
+//! to close a ticket is not for a tool that creates tickets, however near
+//! its topic.
+//!
+//! Actions are a few coarse classes (create, modify, remove, stop, trade,
+//! send, read, compute), named by the words in `data/actions.txt`. A request
+//! names its action with a verb at the start of a clause, after words such as
+//! "please" or "can you" (`data/request_lead_ins.txt`), or, in Chinese and
+//! Japanese, with a term anywhere. A manifest offers the classes that its
+//! name's first word, its description's clauses' first words (inflected or
+//! not: "Creates an issue", "Searches the web and returns") and the requests
+//! among its examples name; one that names no changing action (a "Latest
+//! stock quotes" tool) offers reading and computing. A manifest's other
+//! words are not read: they are mostly nouns ("Read a text file", "Start
+//! time", "Items to add"), not what the tool does. A request is served by
+//! a tool that offers one of its actions, or by any tool when it names none.
+
+use std::sync::LazyLock;
+
+use riverse_tool::ToolManifest;
+
+use crate::script::is_cjk;
+use crate::words::{NEGATIONS, REQUEST_LEAD_INS, data_lines};
+
+/// Classes that change nothing: what a manifest without a changing action
+/// offers.
+const READ_ONLY: [&str; 2] = ["read", "compute"];
+
+/// A set of action classes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Actions(u32);
+
+impl Actions {
+    /// Whether no class is in the set.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether a tool offering these actions serves a request that asks for
+    /// `requested`: it offers one of them, or the request names none.
+    pub fn serve(self, requested: Actions) -> bool {
+        requested.is_empty() || self.0 & requested.0 != 0
+    }
+
+    /// The names of the classes in the set, in file order.
+    pub fn names(self) -> Vec<&'static str> {
+        CLASSES
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| self.0 & (1 << index) != 0)
+            .map(|(_, class)| class.name)
+            .collect()
+    }
+
+    fn with(self, index: usize) -> Actions {
+        Actions(self.0 | (1 << index))
+    }
+
+    fn union(self, other: Actions) -> Actions {
+        Actions(self.0 | other.0)
+    }
+}
+
+/// One class: its name, its English verbs and its CJK terms.
+struct Class {
+    name: &'static str,
+    verbs: Vec<&'static str>,
+    terms: Vec<&'static str>,
+}
+
+static CLASSES: LazyLock<Vec<Class>> = LazyLock::new(|| parse(include_str!("../data/actions.txt")));
+
+fn parse(data: &'static str) -> Vec<Class> {
+    let classes: Vec<Class> = data_lines(data)
+        .filter_map(|line| {
+            let (name, words) = line.split_once(':')?;
+            let (terms, verbs) = words
+                .split_whitespace()
+                .partition(|word| word.chars().any(is_cjk));
+            Some(Class {
+                name: name.trim(),
+                verbs,
+                terms,
+            })
+        })
+        .collect();
+    assert!(classes.len() <= 32, "an action set holds 32 classes");
+    classes
+}
+
+/// The actions `message` asks for: the classes of each clause's leading verb
+/// (a negated clause asks for nothing) and of the CJK terms it contains.
+pub fn requested_actions(message: &str) -> Actions {
+    let lower = message.to_lowercase();
+    let mut found = cjk_actions(&lower);
+    for clause in clauses(&lower) {
+        if let Some(verb) = leading_verb(&clause) {
+            found = found.union(classes_of(verb));
+        }
+    }
+    found
+}
+
+/// The actions `tool` offers (see the module's documentation).
+pub fn offered_actions(tool: &ToolManifest) -> Actions {
+    let name = tool.name.replace(['_', '-'], " ").to_lowercase();
+    let description = tool.description.to_lowercase();
+    let mut found = cjk_actions(&name).union(cjk_actions(&description));
+    let name_words: Vec<&str> = name.split_whitespace().collect();
+    for clause in std::iter::once(name_words).chain(clauses(&description)) {
+        if let Some(verb) = leading_verb(&clause) {
+            found = found.union(word_actions(verb));
+        }
+    }
+    for example in &tool.examples {
+        found = found.union(requested_actions(example));
+    }
+    let read_only = read_only();
+    if found.0 & !read_only.0 == 0 {
+        found = found.union(read_only);
+    }
+    found
+}
+
+fn read_only() -> Actions {
+    CLASSES
+        .iter()
+        .enumerate()
+        .filter(|(_, class)| READ_ONLY.contains(&class.name))
+        .fold(Actions::default(), |actions, (index, _)| {
+            actions.with(index)
+        })
+}
+
+fn classes_of(verb: &str) -> Actions {
+    CLASSES
+        .iter()
+        .enumerate()
+        .filter(|(_, class)| class.verbs.contains(&verb))
+        .fold(Actions::default(), |actions, (index, _)| {
+            actions.with(index)
+        })
+}
+
+/// The classes of a manifest's word, inflected or not ("creates",
+/// "updated", "tracking", "order's").
+fn word_actions(word: &str) -> Actions {
+    let word = word.strip_suffix("'s").unwrap_or(word);
+    let mut bases = vec![word.to_owned()];
+    for suffix in ["s", "es", "d", "ed", "ing"] {
+        if let Some(stem) = word.strip_suffix(suffix).filter(|stem| stem.len() >= 2) {
+            bases.push(stem.to_owned());
+            // "stopped", "shopping": a doubled final consonant.
+            let mut chars = stem.chars();
+            if let (Some(last), Some(before)) = (chars.next_back(), chars.next_back())
+                && last == before
+            {
+                bases.push(stem[..stem.len() - last.len_utf8()].to_owned());
+            }
+        }
+    }
+    bases.iter().fold(Actions::default(), |found, base| {
+        found.union(classes_of(base))
+    })
+}
+
+fn cjk_actions(text: &str) -> Actions {
+    CLASSES
+        .iter()
+        .enumerate()
+        .filter(|(_, class)| class.terms.iter().any(|term| text.contains(term)))
+        .fold(Actions::default(), |actions, (index, _)| {
+            actions.with(index)
+        })
+}
+
+/// The clauses of a lowercase message, each as its words: split at
+/// punctuation and at the words that join requests.
+fn clauses(text: &str) -> Vec<Vec<&str>> {
+    let mut clauses = Vec::new();
+    for part in text.split(|c: char| ",;:.!?\n、。！？；：".contains(c)) {
+        let mut clause = Vec::new();
+        for word in part.split_whitespace() {
+            if matches!(word, "and" | "then" | "or" | "but") {
+                clauses.push(std::mem::take(&mut clause));
+            } else {
+                clause.push(word);
+            }
+        }
+        clauses.push(clause);
+    }
+    clauses
+}
+
+/// The clause's first word after its lead-in words, when the lead-in does
+/// not negate it ("don't send me notifications" asks for no sending).
+fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
+    let mut words = clause.iter().copied();
+    for word in words.by_ref() {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        if NEGATIONS.contains(word) || word.ends_with("n't") {
+            return None;
+        }
+        if !REQUEST_LEAD_INS.contains(word) {
+            return Some(word).filter(|word| !word.is_empty());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
+        ToolManifest {
+            name: name.into(),
+            description: description.into(),
+            parameters: parameters
+                .iter()
+                .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
+                .collect(),
+            ..ToolManifest::default()
+        }
+    }
+
+    #[test]
+    fn every_named_class_exists() {
+        let names: Vec<&str> = CLASSES.iter().map(|class| class.name).collect();
+        for class in READ_ONLY {
+            assert!(names.contains(&class), "{class}");
+        }
+        assert!(CLASSES.iter().all(|class| !class.verbs.is_empty()));
+    }
+
+    #[test]
+    fn a_request_names_its_action_with_a_leading_verb() {
+        let names = |message| requested_actions(message).names();
+        assert_eq!(names("Delete Bob from my contacts"), ["remove"]);
+        assert_eq!(names("please cancel my booking"), ["stop"]);
+        assert_eq!(names("Can you buy two shares for me?"), ["trade"]);
+        assert_eq!(
+            names("find a flight, then book it"),
+            ["create", "read"],
+            "every clause's verb"
+        );
+        // Not a leading verb, a negated one, or none at all.
+        assert!(requested_actions("We need a ticket for the closed door").is_empty());
+        assert!(requested_actions("Track LX1 but don't send me anything").names() == ["read"]);
+        assert!(requested_actions("What's the weather in Paris?").is_empty());
+        assert!(requested_actions("").is_empty());
+    }
+
+    #[test]
+    fn chinese_and_japanese_terms_name_actions_anywhere() {
+        assert_eq!(requested_actions("把工单 OPS-1 关闭").names(), ["stop"]);
+        assert_eq!(
+            requested_actions("連絡先から田中を削除して").names(),
+            ["remove"]
+        );
+        assert_eq!(requested_actions("帮我买十股").names(), ["trade"]);
+        // Telling what one bought asks for no purchase.
+        assert!(requested_actions("买了十个鸡蛋，一个多少钱").is_empty());
+    }
+
+    #[test]
+    fn a_manifest_offers_what_it_names_inflected_or_not() {
+        let tickets = tool("create_ticket", "Creates an issue", &[("title", "Summary")]);
+        assert_eq!(offered_actions(&tickets).names(), ["create"]);
+        let named = tool("delete_note", "Memos.", &[]);
+        assert_eq!(
+            offered_actions(&named).names(),
+            ["remove"],
+            "the name's verb"
+        );
+        let contacts = tool("contacts", "Edits entries", &[("favorite", "Delete it")]);
+        assert_eq!(
+            offered_actions(&contacts).names(),
+            ["modify"],
+            "a parameter's description tells of no action"
+        );
+        let reader = tool("read_file", "Read a text file and return it", &[]);
+        assert_eq!(
+            offered_actions(&reader).names(),
+            ["read", "compute"],
+            "only a clause's first word is a verb: not \"file\""
+        );
+        let mut remind = tool("remind", "Reminders", &[]);
+        remind.examples = vec!["Set a reminder for 6pm".into()];
+        assert!(offered_actions(&remind).names().contains(&"create"));
+    }
+
+    #[test]
+    fn a_manifest_naming_no_change_reads_and_computes() {
+        let quotes = tool("stock_quote", "Latest stock quotes.", &[("days", "Window")]);
+        assert_eq!(offered_actions(&quotes).names(), ["read", "compute"]);
+        let lookup = tool("track", "Shipment status lookup.", &[]);
+        assert_eq!(offered_actions(&lookup).names(), ["read", "compute"]);
+    }
+
+    #[test]
+    fn a_tool_serves_a_request_that_names_an_action_it_offers_or_none() {
+        let quotes = offered_actions(&tool("stock_quote", "Latest stock quotes.", &[]));
+        assert!(!quotes.serve(requested_actions("Buy 10 shares of ACME")));
+        assert!(quotes.serve(requested_actions("Show me ACME's quote")));
+        assert!(quotes.serve(requested_actions("ACME and XYZ quotes")));
+        let tickets = offered_actions(&tool("create_ticket", "Create an issue.", &[]));
+        assert!(!tickets.serve(requested_actions("Close ticket PROJ-1, it's fixed")));
+        assert!(tickets.serve(requested_actions("File a bug: the login fails")));
+        assert!(tickets.serve(requested_actions("open a ticket to fix the docs")));
+    }
+}
