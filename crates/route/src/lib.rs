@@ -18,6 +18,8 @@
 //!   description and the shapes of its examples.
 //! - [`extend_expression`] and [`is_whole_request`]: what makes an arithmetic
 //!   expression whole, and a span that is the whole request.
+//! - [`param_options`] and [`snap_to_option`]: the options a string
+//!   parameter takes, and the one a copied value names.
 //! - [`message_form`]: whether a message asks a question, asks for
 //!   something, states something, or is a bare fragment.
 //! - [`requested_actions`] and [`offered_actions`]: what a request asks a
@@ -40,6 +42,7 @@ pub mod glossary;
 mod lists;
 mod message;
 mod numbers;
+mod options;
 mod request;
 mod runs;
 pub mod script;
@@ -59,6 +62,7 @@ pub use form::{MessageForm, message_form};
 pub use lists::{Enumeration, enumerations};
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};
+pub use options::{param_options, snap_to_option};
 pub use request::{RequestLength, is_whole_request};
 pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;

@@ -14,6 +14,7 @@ use std::ops::Range;
 
 use riverse_route::{
     Candidate, Fit, MessageSpans, ParamAffinity, candidates, enumerations, implied_flag,
+    param_options, snap_to_option,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -131,6 +132,14 @@ pub(crate) fn fill_params(
         }
     }
     for (name, value) in tool.parameters.keys().zip(values) {
+        // A parameter of a few options takes the one the value names.
+        let options = param_options(tool, name);
+        let value = match value {
+            Some(Value::String(text)) if !options.is_empty() => {
+                snap_to_option(&text, message, &options).map(Value::String)
+            }
+            other => other,
+        };
         if let Some(value) = value {
             params.insert(name.clone(), value);
         }

@@ -1,0 +1,112 @@
+//! A string parameter that takes one of a few options: those its schema
+//! lists (`enum`), or those its description writes as `a | b | c`. A value
+//! copied from the message is written as the option it names ("cooling" is
+//! `cool`), and one that names none is no value the tool accepts.
+
+use riverse_tool::ToolManifest;
+
+/// The options of `tool`'s parameter `name`, or none when it takes any text.
+pub fn param_options(tool: &ToolManifest, name: &str) -> Vec<String> {
+    let listed = tool
+        .input_schema
+        .as_ref()
+        .and_then(|schema| schema.pointer(&format!("/properties/{name}/enum")))
+        .and_then(|options| options.as_array());
+    if let Some(listed) = listed {
+        return listed
+            .iter()
+            .filter_map(|option| option.as_str().map(str::to_owned))
+            .collect();
+    }
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    let parts: Vec<&str> = description.split('|').map(str::trim).collect();
+    let is_option = |part: &&str| {
+        !part.is_empty()
+            && part.split_whitespace().count() <= 2
+            && part
+                .chars()
+                .all(|c| c.is_alphanumeric() || " -_".contains(c))
+    };
+    if parts.len() >= 2 && parts.iter().all(is_option) {
+        parts.into_iter().map(str::to_owned).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The option `value` names: one it is, one a word of it starts with or a
+/// word of it begins ("cooling" names `cool`), or else the first option the
+/// message names the same way; `None` when it names none.
+pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<String> {
+    let value = value.trim().to_lowercase();
+    if let Some(option) = options.iter().find(|option| option.to_lowercase() == value) {
+        return Some(option.clone());
+    }
+    named_in(&value, options).or_else(|| named_in(&message.to_lowercase(), options))
+}
+
+/// The option whose name is a word of `text`, or a stem of one (at least
+/// three letters each way), earliest in `text` first.
+fn named_in(text: &str, options: &[String]) -> Option<String> {
+    let words = text.split(|c: char| !c.is_alphanumeric());
+    for word in words.filter(|word| word.chars().count() >= 3) {
+        let found = options.iter().find(|option| {
+            let option = option.to_lowercase();
+            option.chars().count() >= 3 && (word.starts_with(&option) || option.starts_with(word))
+        });
+        if let Some(option) = found {
+            return Some(option.clone());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(description: &str) -> ToolManifest {
+        ToolManifest {
+            name: "thermostat".into(),
+            parameters: [("mode".to_owned(), description.to_owned())]
+                .into_iter()
+                .collect(),
+            ..ToolManifest::default()
+        }
+    }
+
+    #[test]
+    fn options_come_from_the_schema_or_a_description_of_alternatives() {
+        assert_eq!(
+            param_options(&tool("heat | cool | auto | off"), "mode"),
+            ["heat", "cool", "auto", "off"]
+        );
+        let mut listed = tool("The mode");
+        listed.input_schema = Some(json!({"properties": {"mode": {"enum": ["eco", "boost"]}}}));
+        assert_eq!(param_options(&listed, "mode"), ["eco", "boost"]);
+        for free in [
+            "Zone or room",
+            "Carrier code, e.g. ups | fedex, dhl",
+            "a |",
+            "",
+        ] {
+            assert!(param_options(&tool(free), "mode").is_empty(), "{free}");
+        }
+    }
+
+    #[test]
+    fn a_value_is_written_as_the_option_it_names() {
+        let options: Vec<String> = ["heat", "cool", "auto", "off"].map(String::from).into();
+        let snap = |value| snap_to_option(value, "switch to cooling, hold it", &options);
+        assert_eq!(snap("Cool").as_deref(), Some("cool"));
+        assert_eq!(snap("cooling").as_deref(), Some("cool"));
+        assert_eq!(snap("heating mode").as_deref(), Some("heat"));
+        assert_eq!(
+            snap("hold it").as_deref(),
+            Some("cool"),
+            "the option the message names"
+        );
+        assert_eq!(snap_to_option("the den", "the den please", &options), None);
+    }
+}
