@@ -20,6 +20,9 @@
 //!   expression whole, and a span that is the whole request.
 //! - [`param_options`] and [`snap_to_option`]: the options a string
 //!   parameter takes, and the one a copied value names.
+//! - [`as_clock_time`] and [`labelled_number`]: a time written as the
+//!   `HH:MM` a parameter asks for, and a number its description labels
+//!   with a word ("1 (urgent) to 4 (low)") named by that word.
 //! - [`message_form`]: whether a message asks a question, asks for
 //!   something, states something, or is a bare fragment.
 //! - [`requested_actions`] and [`offered_actions`]: what a request asks a
@@ -38,6 +41,7 @@ mod boundaries;
 mod candidates;
 mod flags;
 mod form;
+mod formats;
 pub mod glossary;
 mod lists;
 mod message;
@@ -59,6 +63,7 @@ pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
+pub use formats::{as_clock_time, labelled_number, number_labels, wants_clock_time};
 pub use lists::{Enumeration, enumerations};
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};

@@ -13,8 +13,8 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, ParamAffinity, candidates, enumerations, implied_flag,
-    param_options, snap_to_option,
+    Candidate, Fit, MessageSpans, ParamAffinity, as_clock_time, candidates, enumerations,
+    implied_flag, labelled_number, number_labels, param_options, snap_to_option, wants_clock_time,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -72,7 +72,7 @@ pub(crate) fn fill_params(
             object.push_str(&format!(" {value}"));
         }
         taken.extend(decoded.taken);
-        values[index] = decoded.value;
+        values[index] = labelled_or_decoded(tool, name, message, decoded.value);
     }
     // Text parameters, lists among them; an object's keys and values are
     // beyond span copying, so an object parameter is left out.
@@ -132,11 +132,16 @@ pub(crate) fn fill_params(
         }
     }
     for (name, value) in tool.parameters.keys().zip(values) {
-        // A parameter of a few options takes the one the value names.
+        // A parameter of a few options takes the one the value names, and
+        // one that asks for an `HH:MM` time gets the time written so.
         let options = param_options(tool, name);
+        let description = tool.parameters.get(name).map_or("", String::as_str);
         let value = match value {
             Some(Value::String(text)) if !options.is_empty() => {
                 snap_to_option(&text, message, &options).map(Value::String)
+            }
+            Some(Value::String(text)) if wants_clock_time(description) => {
+                as_clock_time(&text, message).map(Value::String)
             }
             other => other,
         };
@@ -145,6 +150,35 @@ pub(crate) fn fill_params(
         }
     }
     Ok((params, base.tokens()))
+}
+
+/// A number parameter whose description labels its numbers with words
+/// ("1 (urgent) to 4 (low)") takes the number the message names by its
+/// word, unless the message writes one of the labelled numbers itself.
+fn labelled_or_decoded(
+    tool: &ToolManifest,
+    name: &str,
+    message: &str,
+    decoded: Option<Value>,
+) -> Option<Value> {
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    let labels = number_labels(description);
+    let (Some(low), Some(high)) = (
+        labels.iter().map(|(number, _)| *number).min(),
+        labels.iter().map(|(number, _)| *number).max(),
+    ) else {
+        return decoded;
+    };
+    let in_range = decoded
+        .as_ref()
+        .and_then(Value::as_f64)
+        .is_some_and(|number| (low as f64..=high as f64).contains(&number));
+    if in_range {
+        return decoded;
+    }
+    labelled_number(&labels, message)
+        .map(Value::from)
+        .or(decoded)
 }
 
 /// The name of `tool`'s parameter at `index` in its manifest.

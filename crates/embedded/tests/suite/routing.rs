@@ -193,6 +193,33 @@ fn integer_and_boolean_parameters_take_only_their_types() {
 }
 
 #[test]
+fn values_are_written_as_their_parameters_ask() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "create_ticket",
+        "description": "Create an issue in the project tracker.",
+        "parameters": {"title": "Short summary", "priority": "1 (urgent) to 4 (low)"},
+        "parameter_types": {"priority": "int"}
+    }, {
+        "name": "add_event",
+        "description": "Add an event to the user's calendar.",
+        "parameters": {"title": "Event name", "start": "Start time, HH:MM (24h)"}
+    }]))
+    .unwrap();
+    let params = |message| match model().route(message, &tools).unwrap() {
+        Route::Call { params, .. } => params,
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    assert_eq!(
+        params("Create an urgent ticket: the login page is down")["priority"],
+        json!(1)
+    );
+    assert_eq!(
+        params("Add the team lunch to my calendar at 1pm")["start"],
+        json!("13:00")
+    );
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),

@@ -1,0 +1,246 @@
+//! Values the tool wants written its own way: a clock time as `HH:MM` when
+//! a parameter's description asks for it ("Start time, HH:MM (24h)"), and a
+//! number named by a word when the description labels its numbers
+//! ("1 (urgent) to 4 (low)"). The message writes "10am", 下午三点 or "a low
+//! priority"; span copying alone would give the tool a value it cannot read.
+
+use crate::glossary::glosses;
+use crate::script::is_cjk;
+use crate::shapes::{Shape, shaped_tokens};
+
+/// Whether a parameter's description asks for a 24-hour `HH:MM` time.
+pub fn wants_clock_time(description: &str) -> bool {
+    description.to_ascii_uppercase().contains("HH:MM")
+}
+
+/// `value` as an `HH:MM` time: the time it writes, else the first clock
+/// time of `message`; `None` when neither writes one.
+pub fn as_clock_time(value: &str, message: &str) -> Option<String> {
+    let before_value = message.find(value).map_or("", |at| &message[..at]);
+    clock_time(value, before_value).or_else(|| {
+        shaped_tokens(message)
+            .into_iter()
+            .filter(|shaped| shaped.shape == Shape::ClockTime)
+            .min_by_key(|shaped| shaped.bytes.start)
+            .and_then(|shaped| {
+                clock_time(
+                    &message[shaped.bytes.clone()],
+                    &message[..shaped.bytes.start],
+                )
+            })
+    })
+}
+
+/// The words before a time that put it after noon, and those that keep it
+/// before.
+const AFTERNOON: [&str; 7] = ["午後", "下午", "晚上", "夜", "傍晚", "晩", "今晚"];
+const MORNING: [&str; 5] = ["午前", "上午", "早上", "朝", "凌晨"];
+
+/// The `HH:MM` that `text` writes ("10am", "3:30 p.m.", "15時半", 四点),
+/// read with the words just `before` it (午後, 下午).
+fn clock_time(text: &str, before: &str) -> Option<String> {
+    let text = text.trim().to_lowercase();
+    let (hour, rest) = leading_hour(&text)?;
+    let (minute, rest) = if let Some(after) = rest.strip_prefix(':') {
+        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+        (digits.parse().ok()?, &after[digits.len()..])
+    } else {
+        (0, rest)
+    };
+    let rest = rest.trim_start();
+    // 午後, 下午 or 朝 just before the time: at most three characters back.
+    let marker_from = before.char_indices().rev().nth(2).map_or(0, |(at, _)| at);
+    let marker = &before[marker_from..];
+    let (hour, minute) = if let Some(suffix) = ["a.m.", "am", "p.m.", "pm"]
+        .into_iter()
+        .find(|suffix| rest.starts_with(suffix))
+    {
+        if !(1..=12).contains(&hour) {
+            return None;
+        }
+        (
+            hour % 12 + if suffix.starts_with('p') { 12 } else { 0 },
+            minute,
+        )
+    } else if let Some(after) = rest
+        .strip_prefix('時')
+        .or_else(|| rest.strip_prefix('点'))
+        .or_else(|| rest.strip_prefix('时'))
+    {
+        let minute = if after.starts_with('半') {
+            30
+        } else {
+            cjk_minutes(after).unwrap_or(minute)
+        };
+        let afternoon = AFTERNOON.iter().any(|word| marker.contains(word))
+            && !MORNING.iter().any(|word| marker.contains(word));
+        (
+            if afternoon && hour < 12 {
+                hour + 12
+            } else {
+                hour
+            },
+            minute,
+        )
+    } else if rest.is_empty() && text.contains(':') {
+        (hour, minute)
+    } else {
+        return None;
+    };
+    (hour < 24 && minute < 60).then(|| format!("{hour:02}:{minute:02}"))
+}
+
+/// The hour that opens `text`, in digits or Chinese numerals, and the rest.
+fn leading_hour(text: &str) -> Option<(u32, &str)> {
+    let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+    if !digits.is_empty() {
+        return Some((digits.parse().ok()?, &text[digits.len()..]));
+    }
+    let numerals: String = text.chars().take_while(|&c| numeral(c).is_some()).collect();
+    let value = cjk_number(&numerals)?;
+    Some((value, &text[numerals.len()..]))
+}
+
+/// The minutes written after 時 or 点: `15分`, 十五分.
+fn cjk_minutes(text: &str) -> Option<u32> {
+    let (minute, rest) = leading_hour(text)?;
+    rest.starts_with('分').then_some(minute)
+}
+
+fn numeral(c: char) -> Option<u32> {
+    "零一二三四五六七八九"
+        .find(c)
+        .map(|at| (at / '一'.len_utf8()) as u32)
+        .or(match c {
+            '两' => Some(2),
+            '十' => Some(10),
+            _ => None,
+        })
+}
+
+/// A Chinese numeral below a hundred: 四, 十二, 二十三.
+fn cjk_number(text: &str) -> Option<u32> {
+    let values: Vec<u32> = text.chars().map(numeral).collect::<Option<_>>()?;
+    match values.as_slice() {
+        [] => None,
+        [unit] => Some(*unit),
+        [10, unit] => Some(10 + unit),
+        [tens, 10] => Some(tens * 10),
+        [tens, 10, unit] => Some(tens * 10 + unit),
+        _ => None,
+    }
+}
+
+/// The numbers a parameter's description labels with words, as in
+/// "1 (urgent) to 4 (low)": each number and its label's words.
+pub fn number_labels(description: &str) -> Vec<(i64, Vec<String>)> {
+    let mut labels = Vec::new();
+    let mut rest = description;
+    while let Some(open) = rest.find('(') {
+        let number: String = rest[..open]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let Some(close) = rest[open..].find(')') else {
+            break;
+        };
+        let label = &rest[open + 1..open + close];
+        if let Ok(number) = number.parse() {
+            let words = label
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|word| word.chars().count() >= 3)
+                .map(str::to_lowercase)
+                .collect::<Vec<_>>();
+            if !words.is_empty() {
+                labels.push((number, words));
+            }
+        }
+        rest = &rest[open + close + 1..];
+    }
+    labels
+}
+
+/// The labelled number that `message` names by its label's word ("a low
+/// priority ticket" → 4); a Japanese or Chinese message through the
+/// glossary's English words. `None` when it names none, or more than one.
+pub fn labelled_number(labels: &[(i64, Vec<String>)], message: &str) -> Option<i64> {
+    let text = if message.chars().any(is_cjk) {
+        glosses(message)
+    } else {
+        message.to_lowercase()
+    };
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
+    let named: Vec<i64> = labels
+        .iter()
+        .filter(|(_, label)| {
+            label.iter().any(|label| {
+                words.iter().any(|word| {
+                    word == label || (label.len() >= 4 && word.starts_with(label.as_str()))
+                })
+            })
+        })
+        .map(|(number, _)| *number)
+        .collect();
+    match named.as_slice() {
+        [number] => Some(*number),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_description_asks_for_a_clock_time() {
+        assert!(wants_clock_time("Start time, HH:MM (24h)"));
+        assert!(wants_clock_time("time as hh:mm"));
+        assert!(!wants_clock_time("Start time"));
+    }
+
+    #[test]
+    fn times_are_written_as_hours_and_minutes() {
+        let time = |value, message| as_clock_time(value, message);
+        assert_eq!(time("10am", "sync tomorrow 10am").as_deref(), Some("10:00"));
+        assert_eq!(time("3:30 p.m.", "at 3:30 p.m.").as_deref(), Some("15:30"));
+        assert_eq!(time("12am", "at 12am").as_deref(), Some("00:00"));
+        assert_eq!(time("9:05", "monday 9:05").as_deref(), Some("09:05"));
+        assert_eq!(time("15時半", "明日15時半から").as_deref(), Some("15:30"));
+        assert_eq!(time("三点", "明天下午三点开会").as_deref(), Some("15:00"));
+        assert_eq!(time("7時", "朝7時に").as_deref(), Some("07:00"));
+        assert_eq!(time("8点15分", "上午8点15分").as_deref(), Some("08:15"));
+        assert_eq!(
+            time("team sync", "team sync at 6pm").as_deref(),
+            Some("18:00"),
+            "the message's time"
+        );
+        assert_eq!(time("tomorrow", "lunch tomorrow"), None);
+        assert_eq!(time("13pm", "at 13pm"), None);
+    }
+
+    #[test]
+    fn labelled_numbers_are_named_by_their_words() {
+        let labels = number_labels("1 (urgent) to 4 (low)");
+        assert_eq!(
+            labels,
+            [(1, vec!["urgent".to_owned()]), (4, vec!["low".to_owned()])]
+        );
+        assert_eq!(
+            labelled_number(&labels, "open a low priority ticket"),
+            Some(4)
+        );
+        assert_eq!(
+            labelled_number(&labels, "Urgently: the site is down"),
+            Some(1)
+        );
+        assert_eq!(labelled_number(&labels, "a ticket for the slowness"), None);
+        assert_eq!(labelled_number(&labels, "urgent, but low effort"), None);
+        assert!(number_labels("Length in minutes (default 30)").is_empty());
+        assert!(number_labels("Discount in percent, e.g. 15").is_empty());
+    }
+}
