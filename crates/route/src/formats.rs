@@ -40,7 +40,7 @@ const MORNING: [&str; 5] = ["午前", "上午", "早上", "朝", "凌晨"];
 /// read with the words just `before` it (午後, 下午).
 fn clock_time(text: &str, before: &str) -> Option<String> {
     let text = text.trim().to_lowercase();
-    let (hour, rest) = leading_hour(&text)?;
+    let (hour, rest) = leading_number(&text)?;
     let (minute, rest) = if let Some(after) = rest.strip_prefix(':') {
         let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
         (digits.parse().ok()?, &after[digits.len()..])
@@ -90,8 +90,9 @@ fn clock_time(text: &str, before: &str) -> Option<String> {
     (hour < 24 && minute < 60).then(|| format!("{hour:02}:{minute:02}"))
 }
 
-/// The hour that opens `text`, in digits or Chinese numerals, and the rest.
-fn leading_hour(text: &str) -> Option<(u32, &str)> {
+/// The number that opens `text` (an hour, a minute), in digits or Chinese
+/// numerals, and the rest.
+fn leading_number(text: &str) -> Option<(u32, &str)> {
     let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
     if !digits.is_empty() {
         return Some((digits.parse().ok()?, &text[digits.len()..]));
@@ -103,7 +104,7 @@ fn leading_hour(text: &str) -> Option<(u32, &str)> {
 
 /// The minutes written after 時 or 点: `15分`, 十五分.
 fn cjk_minutes(text: &str) -> Option<u32> {
-    let (minute, rest) = leading_hour(text)?;
+    let (minute, rest) = leading_number(text)?;
     rest.starts_with('分').then_some(minute)
 }
 
