@@ -5,8 +5,9 @@
 //! priority"; span copying alone would give the tool a value it cannot read.
 
 use crate::glossary::glosses;
+use crate::numbers::{cjk_number, cjk_numeral};
 use crate::script::is_cjk;
-use crate::shapes::{Shape, shaped_tokens};
+use crate::shapes::{CLOCK_SUFFIXES, Shape, shaped_tokens};
 
 /// Whether a parameter's description asks for a 24-hour `HH:MM` time.
 pub fn wants_clock_time(description: &str) -> bool {
@@ -51,7 +52,7 @@ fn clock_time(text: &str, before: &str) -> Option<String> {
     // 午後, 下午 or 朝 just before the time: at most three characters back.
     let marker_from = before.char_indices().rev().nth(2).map_or(0, |(at, _)| at);
     let marker = &before[marker_from..];
-    let (hour, minute) = if let Some(suffix) = ["a.m.", "am", "p.m.", "pm"]
+    let (hour, minute) = if let Some(suffix) = CLOCK_SUFFIXES
         .into_iter()
         .find(|suffix| rest.starts_with(suffix))
     {
@@ -97,7 +98,10 @@ fn leading_number(text: &str) -> Option<(u32, &str)> {
     if !digits.is_empty() {
         return Some((digits.parse().ok()?, &text[digits.len()..]));
     }
-    let numerals: String = text.chars().take_while(|&c| numeral(c).is_some()).collect();
+    let numerals: String = text
+        .chars()
+        .take_while(|&c| cjk_numeral(c).is_some())
+        .collect();
     let value = cjk_number(&numerals)?;
     Some((value, &text[numerals.len()..]))
 }
@@ -108,33 +112,17 @@ fn cjk_minutes(text: &str) -> Option<u32> {
     rest.starts_with('分').then_some(minute)
 }
 
-fn numeral(c: char) -> Option<u32> {
-    "零一二三四五六七八九"
-        .find(c)
-        .map(|at| (at / '一'.len_utf8()) as u32)
-        .or(match c {
-            '两' => Some(2),
-            '十' => Some(10),
-            _ => None,
-        })
-}
-
-/// A Chinese numeral below a hundred: 四, 十二, 二十三.
-fn cjk_number(text: &str) -> Option<u32> {
-    let values: Vec<u32> = text.chars().map(numeral).collect::<Option<_>>()?;
-    match values.as_slice() {
-        [] => None,
-        [unit] => Some(*unit),
-        [10, unit] => Some(10 + unit),
-        [tens, 10] => Some(tens * 10),
-        [tens, 10, unit] => Some(tens * 10 + unit),
-        _ => None,
-    }
+/// A number a parameter's description labels with words: `1 (urgent)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberLabel {
+    pub number: i64,
+    /// The label's words of three letters or more, lowercase.
+    pub words: Vec<String>,
 }
 
 /// The numbers a parameter's description labels with words, as in
-/// "1 (urgent) to 4 (low)": each number and its label's words.
-pub fn number_labels(description: &str) -> Vec<(i64, Vec<String>)> {
+/// "1 (urgent) to 4 (low)".
+pub fn number_labels(description: &str) -> Vec<NumberLabel> {
     let mut labels = Vec::new();
     let mut rest = description;
     while let Some(open) = rest.find('(') {
@@ -158,7 +146,7 @@ pub fn number_labels(description: &str) -> Vec<(i64, Vec<String>)> {
                 .map(str::to_lowercase)
                 .collect::<Vec<_>>();
             if !words.is_empty() {
-                labels.push((number, words));
+                labels.push(NumberLabel { number, words });
             }
         }
         rest = &rest[open + close + 1..];
@@ -169,7 +157,7 @@ pub fn number_labels(description: &str) -> Vec<(i64, Vec<String>)> {
 /// The labelled number that `message` names by its label's word ("a low
 /// priority ticket" → 4); a Japanese or Chinese message through the
 /// glossary's English words. `None` when it names none, or more than one.
-pub fn labelled_number(labels: &[(i64, Vec<String>)], message: &str) -> Option<i64> {
+pub fn labelled_number(labels: &[NumberLabel], message: &str) -> Option<i64> {
     let text = if message.chars().any(is_cjk) {
         glosses(message)
     } else {
@@ -178,14 +166,14 @@ pub fn labelled_number(labels: &[(i64, Vec<String>)], message: &str) -> Option<i
     let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
     let named: Vec<i64> = labels
         .iter()
-        .filter(|(_, label)| {
-            label.iter().any(|label| {
+        .filter(|label| {
+            label.words.iter().any(|label| {
                 words.iter().any(|word| {
                     word == label || (label.len() >= 4 && word.starts_with(label.as_str()))
                 })
             })
         })
-        .map(|(number, _)| *number)
+        .map(|label| label.number)
         .collect();
     match named.as_slice() {
         [number] => Some(*number),
@@ -227,10 +215,11 @@ mod tests {
     #[test]
     fn labelled_numbers_are_named_by_their_words() {
         let labels = number_labels("1 (urgent) to 4 (low)");
-        assert_eq!(
-            labels,
-            [(1, vec!["urgent".to_owned()]), (4, vec!["low".to_owned()])]
-        );
+        let label = |number, word: &str| NumberLabel {
+            number,
+            words: vec![word.to_owned()],
+        };
+        assert_eq!(labels, [label(1, "urgent"), label(4, "low")]);
         assert_eq!(
             labelled_number(&labels, "open a low priority ticket"),
             Some(4)

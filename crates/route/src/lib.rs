@@ -63,7 +63,7 @@ pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
-pub use formats::{as_clock_time, labelled_number, number_labels, wants_clock_time};
+pub use formats::{NumberLabel, as_clock_time, labelled_number, number_labels, wants_clock_time};
 pub use lists::{Enumeration, enumerations};
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};

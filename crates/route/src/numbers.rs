@@ -41,6 +41,33 @@ fn digit(c: char) -> Option<char> {
     }
 }
 
+/// The value of a Chinese numeral character (一 is 1, 十 is 10, 两 is 2).
+pub(crate) fn cjk_numeral(c: char) -> Option<u32> {
+    "零一二三四五六七八九"
+        .find(c)
+        .map(|at| (at / '一'.len_utf8()) as u32)
+        .or(match c {
+            '两' => Some(2),
+            '十' => Some(10),
+            _ => None,
+        })
+}
+
+/// A number below a hundred written in Chinese numerals: 四, 十二, 二十三.
+pub(crate) fn cjk_number(text: &str) -> Option<u32> {
+    let values: Vec<u32> = text.chars().map(cjk_numeral).collect::<Option<_>>()?;
+    match values.as_slice() {
+        [] => None,
+        [unit] => Some(*unit),
+        [10, unit] if *unit < 10 => Some(10 + unit),
+        [tens, 10] if (2..10).contains(tens) => Some(tens * 10),
+        [tens, 10, unit] if (2..10).contains(tens) && (1..10).contains(unit) => {
+            Some(tens * 10 + unit)
+        }
+        _ => None,
+    }
+}
+
 /// The index after the alphanumeric run that `index` is in.
 fn word_end(chars: &[(usize, char)], mut index: usize) -> usize {
     while index < chars.len() && chars[index].1.is_alphanumeric() {
@@ -126,6 +153,23 @@ mod tests {
                 ("100".to_owned(), true),
             ]
         );
+    }
+
+    #[test]
+    fn chinese_numerals_below_a_hundred_are_read() {
+        for (text, value) in [
+            ("四", 4),
+            ("十", 10),
+            ("十二", 12),
+            ("二十", 20),
+            ("两", 2),
+            ("二十三", 23),
+        ] {
+            assert_eq!(cjk_number(text), Some(value), "{text}");
+        }
+        for text in ["", "十十", "一十十", "一二三四", "点"] {
+            assert_eq!(cjk_number(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::ops::Range;
 use riverse_tool::ToolManifest;
 
 use crate::arithmetic::extend_expression;
-use crate::numbers::numbers;
+use crate::numbers::{cjk_numeral, numbers};
 use crate::runs::runs;
 use crate::script::is_cjk;
 
@@ -126,6 +126,9 @@ fn token_shape(token: &str) -> Option<Shape> {
     (extension_like && stem_like && !stem.ends_with('.')).then_some(Shape::Path)
 }
 
+/// What follows the hour of a clock time written in Latin letters.
+pub(crate) const CLOCK_SUFFIXES: [&str; 4] = ["a.m.", "p.m.", "am", "pm"];
+
 /// Clock times: a number of at most two digits with `am`/`pm`, `h:mm`, or
 /// followed by 時 or 点 (15時, 8点); Chinese numerals with 点 (四点).
 fn clock_times(text: &str) -> Vec<Shaped> {
@@ -146,7 +149,7 @@ fn clock_times(text: &str) -> Vec<Shaped> {
         let spaced = after.strip_prefix(' ').unwrap_or(after);
         let gap = after.len() - spaced.len();
         let lower = spaced.to_ascii_lowercase();
-        let suffix = ["a.m.", "p.m.", "am", "pm"]
+        let suffix = CLOCK_SUFFIXES
             .into_iter()
             .find(|suffix| {
                 lower.starts_with(suffix)
@@ -177,11 +180,10 @@ fn clock_times(text: &str) -> Vec<Shaped> {
 
 /// Chinese numerals followed by 点 or 时 (四点, 十二点).
 fn cjk_numeral_times(text: &str) -> Vec<Shaped> {
-    const NUMERALS: &str = "一二三四五六七八九十两";
     let mut found = Vec::new();
     let mut start: Option<usize> = None;
     for (at, c) in text.char_indices() {
-        if NUMERALS.contains(c) {
+        if cjk_numeral(c).is_some() {
             start.get_or_insert(at);
             continue;
         }

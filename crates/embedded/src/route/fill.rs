@@ -164,8 +164,8 @@ fn labelled_or_decoded(
     let description = tool.parameters.get(name).map_or("", String::as_str);
     let labels = number_labels(description);
     let (Some(low), Some(high)) = (
-        labels.iter().map(|(number, _)| *number).min(),
-        labels.iter().map(|(number, _)| *number).max(),
+        labels.iter().map(|label| label.number).min(),
+        labels.iter().map(|label| label.number).max(),
     ) else {
         return decoded;
     };
