@@ -7,6 +7,8 @@
 #   crates/bench/ask/bench.sh [RIVERSE_BINARY] [RUNS]
 #
 # RIVERSE_BINARY defaults to target/release/riverse (cargo build --release -p riverse).
+# EMBEDDED_MODEL=FILE runs that GGUF file instead of the default model
+# (embedded.model_path), for side-by-side measurements of another model.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 riverse=$(realpath "${1:-target/release/riverse}")
@@ -15,6 +17,9 @@ project=$(mktemp -d)
 trap 'rm -rf "$project"' EXIT
 "$riverse" init "$project/demo" >/dev/null 2>&1
 cp "$here/tools.py" "$project/demo/agent/tools/bench_tools.py"
+if [[ -n "${EMBEDDED_MODEL:-}" ]]; then
+  printf '\nembedded:\n  model_path: %s\n' "$(realpath "$EMBEDDED_MODEL")" >> "$project/demo/settings.yaml"
+fi
 echo "riverse: $riverse; tools: $("$riverse" --dir "$project/demo" tools --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tools"]))')"
 for message in \
   "What time is it in Tokyo?" \

@@ -32,6 +32,9 @@ use serde_json::Value;
 /// Answer quality and small-talk replies of the embedded model.
 #[derive(Parser)]
 struct Args {
+    /// A GGUF model file to evaluate instead of the default model.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Split::Test)]
     split: Split,
     /// Print every case, not only the misses.
@@ -77,6 +80,10 @@ struct Tally {
     talk: usize,
     talk_right: usize,
     talk_no_tool: usize,
+    /// With `--generate`: answers and small-talk replies the model wrote
+    /// itself, its check passed.
+    generated: usize,
+    talk_generated: usize,
 }
 
 fn main() {
@@ -100,9 +107,15 @@ fn main() {
     )))
     .unwrap();
 
-    let model = EmbeddedModel::load(&EmbeddedOptions::default())
-        .expect("load the model")
-        .with_generated_replies(args.generate);
+    let model = EmbeddedModel::load(&EmbeddedOptions {
+        model_path: args.model.clone(),
+        ..EmbeddedOptions::default()
+    })
+    .expect("load the model")
+    .with_generated_replies(args.generate);
+    // With --generate, a reply that differs from the fixed one is the model's
+    // own: it passed its check.
+    let fixed = model.clone().with_generated_replies(false);
     model.route("warm up", &tools).unwrap();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut answer_times: BTreeMap<String, Vec<Duration>> = BTreeMap::new();
@@ -131,6 +144,9 @@ fn main() {
         let verdict = judge(&answer, message, result, &must_state);
         let tally = tallies.entry(lang.clone()).or_default();
         tally.answers += 1;
+        tally.generated += usize::from(
+            args.generate && answer != fixed.answer(&conversation, &tools, &mut |_| {}).unwrap(),
+        );
         tally.right += usize::from(verdict.is_ok());
         if args.verbose || verdict.is_err() {
             let mark = if verdict.is_ok() { "ok  " } else { "MISS" };
@@ -162,6 +178,13 @@ fn main() {
             .or_default()
             .push(started.elapsed());
         let right = in_script_of(&reply, &lang) && !reply.trim().is_empty();
+        tally.talk_generated += usize::from(
+            args.generate
+                && reply
+                    != fixed
+                        .answer(&[Message::User(message.to_owned())], &tools, &mut |_| {})
+                        .unwrap(),
+        );
         tally.talk_right += usize::from(right);
         if args.verbose || !right {
             let mark = if right { "ok  " } else { "MISS" };
@@ -171,12 +194,12 @@ fn main() {
 
     println!("\nanswers");
     println!(
-        "| language | answer right | small talk → no tool | small talk replied in its language | answer time, median | small-talk reply time, median |"
+        "| language | answer right | small talk → no tool | small talk replied in its language | answer time, median | small-talk reply time, median | the model's own answers given | the model's own small-talk replies given |"
     );
-    println!("| --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
     for (lang, tally) in &tallies {
         println!(
-            "| {lang} | {} | {} | {} | {} | {} |",
+            "| {lang} | {} | {} | {} | {} | {} | {} | {} |",
             percent(tally.right, tally.answers),
             percent(tally.talk_no_tool, tally.talk),
             percent(tally.talk_right, tally.talk_no_tool),
@@ -190,6 +213,8 @@ fn main() {
                     .get_mut(lang)
                     .map_or(&mut [], |t| t.as_mut_slice())
             ),
+            percent(tally.generated, tally.answers),
+            percent(tally.talk_generated, tally.talk_no_tool),
         );
     }
 }

@@ -37,6 +37,9 @@ use serde_json::Value;
 /// Routing accuracy and speed of the embedded model.
 #[derive(Parser)]
 struct Args {
+    /// A GGUF model file to evaluate instead of the default model.
+    #[arg(long, value_name = "FILE")]
+    model: Option<PathBuf>,
     /// Which cases to route.
     #[arg(long, value_enum, default_value_t = Split::Test)]
     split: Split,
@@ -124,7 +127,10 @@ fn main() {
         .unwrap_or_else(|| dir.join("routing-cases.json"));
     let cases = load_cases(&cases_path, args.split, &tools);
 
-    let mut options = EmbeddedOptions::default();
+    let mut options = EmbeddedOptions {
+        model_path: args.model.clone(),
+        ..EmbeddedOptions::default()
+    };
     if let Some(dir) = &args.prompt_cache {
         options.prompt_cache_dir = Some(dir.clone());
     }
@@ -191,6 +197,7 @@ fn main() {
                     serde_json::json!({
                         "name": s.name, "model": s.model, "similarity": s.similarity,
                         "combined": s.combined, "serves": s.serves,
+                        "shape": s.shape, "pruned": s.pruned,
                     })
                 })
                 .collect();

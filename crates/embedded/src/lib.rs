@@ -60,7 +60,8 @@ use tuning::ANSWER_MAX_TOKENS;
 /// How to find and load the model.
 #[derive(Debug, Clone)]
 pub struct EmbeddedOptions {
-    /// A llama-architecture GGUF file to use instead of the default model.
+    /// A GGUF file (llama architecture or Gemma 3) to use instead of the
+    /// default model.
     /// Used as is (no checksum: it is the user's file).
     pub model_path: Option<PathBuf>,
     /// Where the default model is cached; `None` is [`location::default_cache_dir`].
@@ -272,7 +273,7 @@ impl EmbeddedModel {
     ) -> Result<Completion> {
         let engine = &self.inner.engine;
         let started = Instant::now();
-        let prompt_tokens = engine.tokenizer.encode(prompt)?;
+        let prompt_tokens = engine.encode_prompt(prompt)?;
         let state = engine.extend_tokens(&engine::State::empty(), &prompt_tokens)?;
         let prompt_time = started.elapsed();
         let started = Instant::now();

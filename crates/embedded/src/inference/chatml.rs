@@ -1,4 +1,7 @@
-//! The ChatML template SmolLM2 was tuned on.
+//! The ChatML template SmolLM2 was tuned on, in which every prompt is
+//! composed, and its rewriting into another model's turns.
+
+use std::borrow::Cow;
 
 /// A ChatML role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +41,48 @@ pub(crate) fn open_assistant(prompt: &mut String) {
     prompt.push('\n');
 }
 
+/// How a model writes its turns. Prompts are composed in ChatML; a model
+/// tuned on other turn markers gets each prompt piece rewritten into them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Template {
+    ChatMl,
+    /// Gemma's `<start_of_turn>user` / `model` turns. Gemma has no system
+    /// turn, so a system turn is written as a user turn.
+    Gemma,
+}
+
+const GEMMA_TURNS: [(&str, &str); 4] = [
+    ("<|im_start|>system\n", "<start_of_turn>user\n"),
+    ("<|im_start|>user\n", "<start_of_turn>user\n"),
+    ("<|im_start|>assistant\n", "<start_of_turn>model\n"),
+    (IM_END, "<end_of_turn>"),
+];
+
+impl Template {
+    /// The template of a model whose vocabulary has `has_token`.
+    pub fn detect(has_token: impl Fn(&str) -> bool) -> Self {
+        if has_token("<start_of_turn>") && !has_token(IM_START) {
+            Template::Gemma
+        } else {
+            Template::ChatMl
+        }
+    }
+
+    /// `text`, composed in ChatML, in this template's turns.
+    pub fn render<'a>(self, text: &'a str) -> Cow<'a, str> {
+        match self {
+            Template::ChatMl => Cow::Borrowed(text),
+            Template::Gemma => {
+                let mut rendered = text.to_owned();
+                for (chatml, gemma) in GEMMA_TURNS {
+                    rendered = rendered.replace(chatml, gemma);
+                }
+                Cow::Owned(rendered)
+            }
+        }
+    }
+}
+
 /// `text` cut to at most `limit` characters, an ellipsis marking the cut:
 /// what a prompt keeps of a text that may be long.
 pub(crate) fn clip(text: &str, limit: usize) -> String {
@@ -74,6 +119,27 @@ mod tests {
         assert_eq!(
             prompt,
             "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+        );
+    }
+
+    #[test]
+    fn gemma_turns_replace_chatml_ones() {
+        let mut prompt = String::new();
+        push_turn(&mut prompt, Role::System, "Be brief.");
+        push_turn(&mut prompt, Role::User, "Hi");
+        open_assistant(&mut prompt);
+        assert_eq!(
+            Template::Gemma.render(&prompt),
+            "<start_of_turn>user\nBe brief.<end_of_turn>\n<start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n"
+        );
+        assert_eq!(Template::ChatMl.render(&prompt), prompt);
+        assert_eq!(
+            Template::detect(|token| token == "<start_of_turn>"),
+            Template::Gemma
+        );
+        assert_eq!(
+            Template::detect(|token| token == IM_START),
+            Template::ChatMl
         );
     }
 

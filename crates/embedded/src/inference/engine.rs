@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::answer::NumberGrounding;
 use crate::error::Result;
+use crate::inference::chatml::Template;
 use crate::inference::generate::{Generated, GenerationLimits, generate};
 use crate::inference::model::{KvCache, Logits, Weights, log_softmax_rows};
 use crate::inference::tokenizer::Tokenizer;
@@ -14,6 +15,9 @@ use crate::tuning::PREFILL_CHUNK;
 pub(crate) struct Engine {
     pub weights: Weights,
     pub tokenizer: Tokenizer,
+    template: Template,
+    /// The token a prompt opens with, for models that expect one (Gemma).
+    bos: Option<u32>,
 }
 
 /// A processed token sequence: its KV cache and the log-probabilities of the
@@ -45,18 +49,45 @@ impl Engine {
     pub fn load(path: &Path, dense: bool) -> Result<Self> {
         let (weights, content) = Weights::load(path, dense)?;
         let tokenizer = Tokenizer::from_gguf(&content)?;
-        Ok(Engine { weights, tokenizer })
+        let flag = |key: &str| {
+            content
+                .metadata
+                .get(key)
+                .and_then(|value| value.to_bool().ok())
+        };
+        let bos = match flag("tokenizer.ggml.add_bos_token") {
+            Some(true) => content
+                .metadata
+                .get("tokenizer.ggml.bos_token_id")
+                .and_then(|value| value.to_u32().ok()),
+            _ => None,
+        };
+        let template = Template::detect(|token| tokenizer.token_id(token).is_some());
+        Ok(Engine {
+            weights,
+            tokenizer,
+            template,
+            bos,
+        })
+    }
+
+    /// The tokens of a whole prompt composed in ChatML, in the model's own
+    /// template and opening token.
+    pub fn encode_prompt(&self, text: &str) -> Result<Vec<u32>> {
+        let mut tokens: Vec<u32> = self.bos.into_iter().collect();
+        tokens.extend(self.tokenizer.encode(&self.template.render(text))?);
+        Ok(tokens)
     }
 
     /// Processes `text` from an empty context.
     pub fn prefill(&self, text: &str) -> Result<State> {
-        let tokens = self.tokenizer.encode(text)?;
+        let tokens = self.encode_prompt(text)?;
         self.extend_tokens(&State::empty(), &tokens)
     }
 
     /// Forks `state` and processes `text` after it.
     pub fn extend(&self, state: &State, text: &str) -> Result<State> {
-        let tokens = self.tokenizer.encode(text)?;
+        let tokens = self.tokenizer.encode(&self.template.render(text))?;
         self.extend_tokens(state, &tokens)
     }
 

@@ -1,12 +1,17 @@
-//! A llama-architecture decoder over GGUF weights, written on candle's tensor
-//! ops.
+//! A decoder over GGUF weights, written on candle's tensor ops: the llama
+//! architecture (SmolLM2) and Gemma 3.
 //!
 //! candle-transformers' `quantized_llama::ModelWeights` returns logits for the
 //! last position only and keeps its KV cache private. Routing needs both the
 //! logits of every position of a scored continuation and a cache it can fork,
 //! save and restore, so the forward pass lives here. The arithmetic is the
 //! standard llama block: RMS norm, grouped-query attention with interleaved
-//! rotary embeddings (GGUF's layout for llama), SwiGLU feed-forward.
+//! rotary embeddings (GGUF's layout for llama), SwiGLU feed-forward. Gemma 3
+//! adds to it: embeddings scaled by the square root of their width, query and
+//! key norms, norms after attention and feed-forward, half-split rotary
+//! embeddings, a GELU gate, and five layers in six that attend to a sliding
+//! window with their own rotary base. GGUF stores Gemma's norm weights with
+//! its `1 +` already added, so the same RMS norm serves both.
 
 use std::fs::File;
 use std::io::BufReader;
@@ -19,9 +24,17 @@ use candle_core::{D, DType, Device, Module, Tensor};
 
 use crate::error::{Error, Result};
 
+/// The network families this decoder runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Architecture {
+    Llama,
+    Gemma3,
+}
+
 /// Shape and constants of the network, read from the GGUF metadata.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
+    pub architecture: Architecture,
     pub layers: usize,
     pub heads: usize,
     pub kv_heads: usize,
@@ -29,7 +42,17 @@ pub(crate) struct Config {
     pub rms_eps: f32,
     pub rope_base: f32,
     pub context: usize,
+    /// Gemma 3's local layers: how many positions back they attend.
+    pub sliding_window: Option<usize>,
 }
+
+/// Gemma 3's local layers' rotary base (not in the GGUF metadata).
+const GEMMA_LOCAL_ROPE_BASE: f32 = 10_000.0;
+/// In Gemma 3, every sixth layer attends globally.
+const GEMMA_GLOBAL_EVERY: usize = 6;
+/// Positions the rotary tables cover at most: Gemma 3 declares 32,768, whose
+/// tables would take 64 MB, far beyond any prompt here.
+const MAX_CONTEXT: usize = 8192;
 
 /// One linear projection. The quantized form serves single-token steps,
 /// where it is fastest; `dense` is an optional F32 copy used for multi-token
@@ -95,6 +118,23 @@ struct Layer {
     gate: Linear,
     up: Linear,
     down: Linear,
+    /// Gemma 3's extra norms; `None` for llama.
+    extra: Option<GemmaNorms>,
+    /// Whether the layer attends to a sliding window (Gemma 3's local layers).
+    local: bool,
+}
+
+struct GemmaNorms {
+    query: Tensor,
+    key: Tensor,
+    after_attention: Tensor,
+    after_ffn: Tensor,
+}
+
+/// Rotary tables: cosines and sines per position.
+struct Rotary {
+    cos: Tensor,
+    sin: Tensor,
 }
 
 /// The loaded network. Immutable and shared: every sequence keeps its own
@@ -105,8 +145,10 @@ pub(crate) struct Weights {
     layers: Vec<Layer>,
     norm: Tensor,
     output: QMatMul,
-    cos: Tensor,
-    sin: Tensor,
+    /// The global layers' rotary tables.
+    rotary: Rotary,
+    /// The local layers' (Gemma 3).
+    local_rotary: Option<Rotary>,
 }
 
 /// The attention keys and values of one token sequence, per layer. Cloning
@@ -174,7 +216,7 @@ pub(crate) enum Logits {
 }
 
 impl Weights {
-    /// Reads a llama GGUF file. `dense` also keeps an F32 copy of every
+    /// Reads a llama or Gemma 3 GGUF file. `dense` also keeps an F32 copy of every
     /// projection for faster multi-token prompt processing.
     pub fn load(path: &Path, dense: bool) -> Result<(Self, Content)> {
         let invalid = |reason: String| Error::InvalidModel {
@@ -190,13 +232,19 @@ impl Weights {
         let mut reader = BufReader::new(file);
         let content =
             Content::read(&mut reader).map_err(|err| invalid(format!("not a GGUF file: {err}")))?;
-        let architecture = metadata_string(&content, "general.architecture").unwrap_or_default();
-        if architecture != "llama" {
-            return Err(invalid(format!(
-                "architecture {architecture:?} is not supported (llama only)"
-            )));
-        }
+        let name = metadata_string(&content, "general.architecture").unwrap_or_default();
+        let architecture = match name.as_str() {
+            "llama" => Architecture::Llama,
+            "gemma3" => Architecture::Gemma3,
+            _ => {
+                return Err(invalid(format!(
+                    "architecture {name:?} is not supported (llama and gemma3 only)"
+                )));
+            }
+        };
         let number = |key: &str| -> Result<f64> {
+            let key = format!("{name}.{key}");
+            let key = key.as_str();
             content
                 .metadata
                 .get(key)
@@ -210,16 +258,22 @@ impl Weights {
                 })
                 .ok_or_else(|| invalid(format!("metadata {key} is missing")))
         };
-        let heads = number("llama.attention.head_count")? as usize;
-        let embedding_length = number("llama.embedding_length")? as usize;
+        let heads = number("attention.head_count")? as usize;
+        let embedding_length = number("embedding_length")? as usize;
         let config = Config {
-            layers: number("llama.block_count")? as usize,
+            architecture,
+            layers: number("block_count")? as usize,
             heads,
-            kv_heads: number("llama.attention.head_count_kv")? as usize,
-            head_dim: embedding_length / heads.max(1),
-            rms_eps: number("llama.attention.layer_norm_rms_epsilon")? as f32,
-            rope_base: number("llama.rope.freq_base").unwrap_or(10_000.0) as f32,
-            context: number("llama.context_length")? as usize,
+            kv_heads: number("attention.head_count_kv")? as usize,
+            head_dim: number("attention.key_length")
+                .map_or(embedding_length / heads.max(1), |length| length as usize),
+            rms_eps: number("attention.layer_norm_rms_epsilon")? as f32,
+            rope_base: number("rope.freq_base").unwrap_or(10_000.0) as f32,
+            context: (number("context_length")? as usize).min(MAX_CONTEXT),
+            sliding_window: match architecture {
+                Architecture::Llama => None,
+                Architecture::Gemma3 => Some(number("attention.sliding_window")? as usize),
+            },
         };
         if config.kv_heads == 0 || !config.heads.is_multiple_of(config.kv_heads) {
             return Err(invalid(format!(
@@ -244,6 +298,15 @@ impl Weights {
         let mut layers = Vec::with_capacity(config.layers);
         for index in 0..config.layers {
             let mut part = |name: &str| tensor(&format!("blk.{index}.{name}.weight"));
+            let extra = match architecture {
+                Architecture::Llama => None,
+                Architecture::Gemma3 => Some(GemmaNorms {
+                    query: part("attn_q_norm")?.dequantize(&device)?,
+                    key: part("attn_k_norm")?.dequantize(&device)?,
+                    after_attention: part("post_attention_norm")?.dequantize(&device)?,
+                    after_ffn: part("post_ffw_norm")?.dequantize(&device)?,
+                }),
+            };
             layers.push(Layer {
                 attention_norm: part("attn_norm")?.dequantize(&device)?,
                 query: Linear::new(part("attn_q")?, dense)?,
@@ -254,9 +317,15 @@ impl Weights {
                 gate: Linear::new(part("ffn_gate")?, dense)?,
                 up: Linear::new(part("ffn_up")?, dense)?,
                 down: Linear::new(part("ffn_down")?, dense)?,
+                extra,
+                local: config.sliding_window.is_some() && (index + 1) % GEMMA_GLOBAL_EVERY != 0,
             });
         }
-        let (cos, sin) = rotary_tables(&config)?;
+        let rotary = rotary_tables(&config, config.rope_base)?;
+        let local_rotary = match config.sliding_window {
+            Some(_) => Some(rotary_tables(&config, GEMMA_LOCAL_ROPE_BASE)?),
+            None => None,
+        };
         Ok((
             Weights {
                 config,
@@ -264,8 +333,8 @@ impl Weights {
                 layers,
                 norm,
                 output,
-                cos,
-                sin,
+                rotary,
+                local_rotary,
             },
             content,
         ))
@@ -280,26 +349,22 @@ impl Weights {
         let seq = tokens.len();
         let start = cache.len;
         self.check_room(start, seq)?;
-        let mask = if seq > 1 {
-            Some(causal_mask(
-                seq,
-                start,
-                self.config.heads / self.config.kv_heads,
-            )?)
-        } else {
-            None
+        let group = self.config.heads / self.config.kv_heads;
+        let pass = Pass {
+            mask: if seq > 1 {
+                Some(causal_mask(seq, start, group, None)?)
+            } else {
+                None
+            },
+            local_mask: match self.config.sliding_window {
+                Some(window) if start + seq > window => {
+                    Some(causal_mask(seq, start, group, Some(window))?)
+                }
+                _ => None,
+            },
+            rows: self.rotary_rows(|table| table.narrow(0, start, seq))?,
         };
-        let cos = self.cos.narrow(0, start, seq)?;
-        let sin = self.sin.narrow(0, start, seq)?;
-        let out = self.run(
-            tokens,
-            cache,
-            /*keep*/ true,
-            mask.as_ref(),
-            &cos,
-            &sin,
-            logits,
-        )?;
+        let out = self.run(tokens, cache, /*keep*/ true, &pass, logits)?;
         cache.len = start + seq;
         Ok(out)
     }
@@ -332,33 +397,62 @@ impl Weights {
         }
         let deepest = depth.iter().max().copied().unwrap_or(0);
         self.check_room(start, deepest + 1)?;
-        let width = start + seq;
-        let mut mask = vec![0f32; seq * width];
-        for index in 0..seq {
-            let row = &mut mask[index * width + start..(index + 1) * width];
-            row.fill(f32::NEG_INFINITY);
-            let mut visible = Some(index);
-            while let Some(ancestor) = visible {
-                row[ancestor] = 0.0;
-                visible = parents[ancestor];
-            }
-        }
+        let ancestry: Vec<Vec<bool>> = (0..seq)
+            .map(|index| {
+                let mut seen = vec![false; seq];
+                let mut visible = Some(index);
+                while let Some(ancestor) = visible {
+                    seen[ancestor] = true;
+                    visible = parents[ancestor];
+                }
+                seen
+            })
+            .collect();
         let group = self.config.heads / self.config.kv_heads;
-        let mask = Tensor::from_vec(mask, (seq, width), &Device::Cpu)?.repeat((group, 1))?;
+        let tree = |window: Option<usize>| {
+            mask(seq, start + seq, group, |row, column| {
+                match column.checked_sub(start) {
+                    Some(node) => ancestry[row][node],
+                    None => window.is_none_or(|window| start + depth[row] - column < window),
+                }
+            })
+        };
         let positions: Vec<u32> = depth.iter().map(|d| (start + d) as u32).collect();
         let positions = Tensor::new(positions.as_slice(), &Device::Cpu)?;
-        let cos = self.cos.index_select(&positions, 0)?;
-        let sin = self.sin.index_select(&positions, 0)?;
+        let pass = Pass {
+            mask: Some(tree(None)?),
+            local_mask: match self.config.sliding_window {
+                Some(window) if start + deepest + 1 > window => Some(tree(Some(window))?),
+                _ => None,
+            },
+            rows: self.rotary_rows(|table| table.index_select(&positions, 0))?,
+        };
         let mut scratch = cache.clone();
         self.run(
             tokens,
             &mut scratch,
             /*keep*/ false,
-            Some(&mask),
-            &cos,
-            &sin,
+            &pass,
             Logits::All,
         )
+    }
+
+    /// The rows of each rotary table that a pass's tokens take, global then
+    /// local.
+    fn rotary_rows(
+        &self,
+        select: impl Fn(&Tensor) -> candle_core::Result<Tensor>,
+    ) -> Result<[Option<Rotary>; 2]> {
+        let rows = |table: &Rotary| -> Result<Rotary> {
+            Ok(Rotary {
+                cos: select(&table.cos)?,
+                sin: select(&table.sin)?,
+            })
+        };
+        Ok([
+            Some(rows(&self.rotary)?),
+            self.local_rotary.as_ref().map(rows).transpose()?,
+        ])
     }
 
     fn check_room(&self, start: usize, seq: usize) -> Result<()> {
@@ -378,15 +472,12 @@ impl Weights {
 
     /// The layers over `tokens`; `keep` appends their keys and values to
     /// `cache`, otherwise they are only attended to in this pass.
-    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         tokens: &[u32],
         cache: &mut KvCache,
         keep: bool,
-        mask: Option<&Tensor>,
-        cos: &Tensor,
-        sin: &Tensor,
+        pass: &Pass,
         logits: Logits,
     ) -> Result<Tensor> {
         let seq = tokens.len();
@@ -395,35 +486,46 @@ impl Weights {
         }
         let ids = Tensor::new(tokens, &Device::Cpu)?.unsqueeze(0)?;
         let mut hidden = self.embedding.embedding(&ids)?;
+        if self.config.architecture == Architecture::Gemma3 {
+            let width = hidden.dim(D::Minus1)?;
+            hidden = (hidden * (width as f64).sqrt())?;
+        }
+        let eps = self.config.rms_eps;
         for (layer, slot) in self.layers.iter().zip(cache.layers.iter_mut()) {
-            let normed =
-                candle_nn::ops::rms_norm(&hidden, &layer.attention_norm, self.config.rms_eps)?;
-            let attended = self.attention(layer, &normed, slot, keep, mask, cos, sin)?;
+            let normed = candle_nn::ops::rms_norm(&hidden, &layer.attention_norm, eps)?;
+            let mut attended = self.attention(layer, &normed, slot, keep, pass)?;
+            if let Some(norms) = &layer.extra {
+                attended = candle_nn::ops::rms_norm(&attended, &norms.after_attention, eps)?;
+            }
             hidden = (hidden + attended)?;
-            let normed = candle_nn::ops::rms_norm(&hidden, &layer.ffn_norm, self.config.rms_eps)?;
-            let gate = candle_nn::ops::silu(&layer.gate.forward(&normed)?)?;
-            let mixed = (gate * layer.up.forward(&normed)?)?;
-            hidden = (hidden + layer.down.forward(&mixed)?)?;
+            let normed = candle_nn::ops::rms_norm(&hidden, &layer.ffn_norm, eps)?;
+            let gate = layer.gate.forward(&normed)?;
+            let gate = match self.config.architecture {
+                Architecture::Llama => candle_nn::ops::silu(&gate)?,
+                Architecture::Gemma3 => gate.gelu()?,
+            };
+            let mut mixed = layer.down.forward(&(gate * layer.up.forward(&normed)?)?)?;
+            if let Some(norms) = &layer.extra {
+                mixed = candle_nn::ops::rms_norm(&mixed, &norms.after_ffn, eps)?;
+            }
+            hidden = (hidden + mixed)?;
         }
         let hidden = match logits {
             Logits::Last => hidden.narrow(1, seq - 1, 1)?,
             Logits::All => hidden,
         };
-        let hidden = candle_nn::ops::rms_norm(&hidden, &self.norm, self.config.rms_eps)?;
+        let hidden = candle_nn::ops::rms_norm(&hidden, &self.norm, eps)?;
         let out = self.output.forward(&hidden)?;
         Ok(out.squeeze(0)?.to_dtype(DType::F32)?)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn attention(
         &self,
         layer: &Layer,
         normed: &Tensor,
         slot: &mut Option<(Tensor, Tensor)>,
         keep: bool,
-        mask: Option<&Tensor>,
-        cos: &Tensor,
-        sin: &Tensor,
+        pass: &Pass,
     ) -> Result<Tensor> {
         let Config {
             heads,
@@ -431,17 +533,30 @@ impl Weights {
             head_dim,
             ..
         } = self.config;
-        let (batch, seq, width) = normed.dims3()?;
+        let (batch, seq, _) = normed.dims3()?;
         let split = |xs: Tensor, count: usize| -> candle_core::Result<Tensor> {
             xs.reshape((batch, seq, count, head_dim))?
                 .transpose(1, 2)?
                 .contiguous()
         };
-        let query = split(layer.query.forward(normed)?, heads)?;
-        let key = split(layer.key.forward(normed)?, kv_heads)?;
+        let mut query = split(layer.query.forward(normed)?, heads)?;
+        let mut key = split(layer.key.forward(normed)?, kv_heads)?;
         let value = split(layer.value.forward(normed)?, kv_heads)?;
-        let query = candle_nn::rotary_emb::rope_i(&query, cos, sin)?;
-        let key = candle_nn::rotary_emb::rope_i(&key, cos, sin)?;
+        if let Some(norms) = &layer.extra {
+            query = candle_nn::ops::rms_norm(&query, &norms.query, self.config.rms_eps)?;
+            key = candle_nn::ops::rms_norm(&key, &norms.key, self.config.rms_eps)?;
+        }
+        let rotary = match &pass.rows {
+            [_, Some(local)] if layer.local => local,
+            [Some(global), _] => global,
+            _ => unreachable!("every pass has the global rotary rows"),
+        };
+        let rope = match self.config.architecture {
+            Architecture::Llama => candle_nn::rotary_emb::rope_i,
+            Architecture::Gemma3 => candle_nn::rotary_emb::rope,
+        };
+        let query = rope(&query, &rotary.cos, &rotary.sin)?;
+        let key = rope(&key, &rotary.cos, &rotary.sin)?;
         let (key, value) = match slot.as_ref() {
             Some((past_key, past_value)) => (
                 Tensor::cat(&[past_key, &key], 2)?,
@@ -459,6 +574,10 @@ impl Weights {
         let group = heads / kv_heads;
         let query = query.reshape((batch, kv_heads, group * seq, head_dim))?;
         let scores = (query.matmul(&key.t()?)? / (head_dim as f64).sqrt())?;
+        let mask = match &pass.local_mask {
+            Some(local) if layer.local => Some(local),
+            _ => pass.mask.as_ref(),
+        };
         let scores = match mask {
             Some(mask) => scores.broadcast_add(mask)?,
             None => scores,
@@ -468,45 +587,67 @@ impl Weights {
         let mixed = mixed
             .reshape((batch, heads, seq, head_dim))?
             .transpose(1, 2)?
-            .reshape((batch, seq, width))?;
+            .reshape((batch, seq, heads * head_dim))?;
         layer.output.forward(&mixed)
     }
 }
 
-/// Additive causal mask for `seq` new tokens after `start` cached ones,
-/// repeated for the `group` query heads stacked per key/value head.
-fn causal_mask(seq: usize, start: usize, group: usize) -> Result<Tensor> {
-    let width = start + seq;
-    let row: Vec<f32> = (0..seq)
-        .flat_map(|i| {
-            (0..width).map(move |j| {
-                if j > start + i {
-                    f32::NEG_INFINITY
-                } else {
-                    0.0
-                }
-            })
+/// What one forward pass needs beside its tokens.
+struct Pass {
+    /// Which cached and new positions each new token sees; `None`: all.
+    mask: Option<Tensor>,
+    /// The same for local layers, where their window hides some positions.
+    local_mask: Option<Tensor>,
+    /// The rotary rows of the tokens' positions: global, then local.
+    rows: [Option<Rotary>; 2],
+}
+
+/// An additive mask of `seq` rows over `width` positions, open where
+/// `visible(row, position)`, repeated for the `group` query heads stacked
+/// per key/value head.
+fn mask(
+    seq: usize,
+    width: usize,
+    group: usize,
+    visible: impl Fn(usize, usize) -> bool,
+) -> Result<Tensor> {
+    let cells: Vec<f32> = (0..seq)
+        .flat_map(|row| (0..width).map(move |column| (row, column)))
+        .map(|(row, column)| {
+            if visible(row, column) {
+                0.0
+            } else {
+                f32::NEG_INFINITY
+            }
         })
         .collect();
-    let mask = Tensor::from_vec(row, (seq, width), &Device::Cpu)?;
+    let mask = Tensor::from_vec(cells, (seq, width), &Device::Cpu)?;
     Ok(mask.repeat((group, 1))?)
 }
 
-fn rotary_tables(config: &Config) -> Result<(Tensor, Tensor)> {
+/// The mask of `seq` new tokens after `start` cached ones: each sees the
+/// positions up to its own, the last `window` of them if there is one.
+fn causal_mask(seq: usize, start: usize, group: usize, window: Option<usize>) -> Result<Tensor> {
+    mask(seq, start + seq, group, |row, column| {
+        let position = start + row;
+        column <= position && window.is_none_or(|window| position - column < window)
+    })
+}
+
+fn rotary_tables(config: &Config, base: f32) -> Result<Rotary> {
     let half = config.head_dim / 2;
     let inverse: Vec<f32> = (0..half)
-        .map(|i| {
-            1.0 / config
-                .rope_base
-                .powf(2.0 * i as f32 / config.head_dim as f32)
-        })
+        .map(|i| 1.0 / base.powf(2.0 * i as f32 / config.head_dim as f32))
         .collect();
     let inverse = Tensor::from_vec(inverse, (1, half), &Device::Cpu)?;
     let positions = Tensor::arange(0u32, config.context as u32, &Device::Cpu)?
         .to_dtype(DType::F32)?
         .reshape((config.context, 1))?;
     let angles = positions.matmul(&inverse)?;
-    Ok((angles.cos()?, angles.sin()?))
+    Ok(Rotary {
+        cos: angles.cos()?,
+        sin: angles.sin()?,
+    })
 }
 
 fn metadata_string(content: &Content, key: &str) -> Option<String> {
@@ -528,11 +669,11 @@ pub(crate) fn log_softmax_rows(logits: &Tensor) -> Result<Vec<Vec<f32>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use candle_core::quantized::gguf_file::{self, Value};
 
     #[test]
     fn causal_mask_lets_new_tokens_see_the_prefix_and_earlier_tokens_only() {
-        let mask = causal_mask(2, 3, 2).unwrap();
-        let rows: Vec<Vec<f32>> = mask.to_vec2().unwrap();
+        let rows: Vec<Vec<f32>> = causal_mask(2, 3, 2, None).unwrap().to_vec2().unwrap();
         let open = 0.0;
         let shut = f32::NEG_INFINITY;
         let expected = [
@@ -541,5 +682,156 @@ mod tests {
         ];
         assert_eq!(rows[..2], expected[..]);
         assert_eq!(rows[2..], expected[..], "repeated for the second head");
+    }
+
+    #[test]
+    fn a_sliding_window_hides_what_lies_behind_it() {
+        let rows: Vec<Vec<f32>> = causal_mask(2, 3, 1, Some(2)).unwrap().to_vec2().unwrap();
+        let open = 0.0;
+        let shut = f32::NEG_INFINITY;
+        assert_eq!(
+            rows,
+            [
+                vec![shut, shut, open, open, shut],
+                vec![shut, shut, shut, open, open],
+            ]
+        );
+    }
+
+    const VOCAB: usize = 11;
+    const WIDTH: usize = 8;
+    const HEAD_DIM: usize = 4;
+
+    /// A Gemma 3 network of seven layers (six local with a window of 3, one
+    /// global), tiny and with fixed pseudo-random weights, written as GGUF.
+    fn tiny_gemma(dir: &Path) -> std::path::PathBuf {
+        let mut seed = 7u64;
+        let mut values = |shape: (usize, usize)| {
+            let data: Vec<f32> = (0..shape.0 * shape.1)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    ((seed >> 33) as f32 / (1u64 << 31) as f32 - 0.5) * 0.8
+                })
+                .collect();
+            let tensor = Tensor::from_vec(data, shape, &Device::Cpu).unwrap();
+            QTensor::quantize(&tensor, GgmlDType::F32).unwrap()
+        };
+        let ones = |width: usize| {
+            let tensor = Tensor::ones(width, DType::F32, &Device::Cpu).unwrap();
+            QTensor::quantize(&tensor, GgmlDType::F32).unwrap()
+        };
+        let mut tensors: Vec<(String, QTensor)> = vec![
+            ("token_embd.weight".into(), values((VOCAB, WIDTH))),
+            ("output_norm.weight".into(), ones(WIDTH)),
+        ];
+        for index in 0..7 {
+            let name = |part: &str| format!("blk.{index}.{part}.weight");
+            for norm in [
+                "attn_norm",
+                "ffn_norm",
+                "post_attention_norm",
+                "post_ffw_norm",
+            ] {
+                tensors.push((name(norm), ones(WIDTH)));
+            }
+            tensors.push((name("attn_q_norm"), ones(HEAD_DIM)));
+            tensors.push((name("attn_k_norm"), ones(HEAD_DIM)));
+            tensors.push((name("attn_q"), values((2 * HEAD_DIM, WIDTH))));
+            tensors.push((name("attn_k"), values((HEAD_DIM, WIDTH))));
+            tensors.push((name("attn_v"), values((HEAD_DIM, WIDTH))));
+            tensors.push((name("attn_output"), values((WIDTH, 2 * HEAD_DIM))));
+            tensors.push((name("ffn_gate"), values((16, WIDTH))));
+            tensors.push((name("ffn_up"), values((16, WIDTH))));
+            tensors.push((name("ffn_down"), values((WIDTH, 16))));
+        }
+        let metadata = [
+            ("general.architecture", Value::String("gemma3".into())),
+            ("gemma3.block_count", Value::U32(7)),
+            ("gemma3.embedding_length", Value::U32(WIDTH as u32)),
+            ("gemma3.attention.head_count", Value::U32(2)),
+            ("gemma3.attention.head_count_kv", Value::U32(1)),
+            ("gemma3.attention.key_length", Value::U32(HEAD_DIM as u32)),
+            ("gemma3.attention.layer_norm_rms_epsilon", Value::F32(1e-6)),
+            ("gemma3.rope.freq_base", Value::F32(1_000_000.0)),
+            ("gemma3.attention.sliding_window", Value::U32(3)),
+            ("gemma3.context_length", Value::U32(32)),
+        ];
+        let path = dir.join("tiny-gemma.gguf");
+        let mut file = File::create(&path).unwrap();
+        let metadata: Vec<(&str, &Value)> = metadata.iter().map(|(k, v)| (*k, v)).collect();
+        let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        gguf_file::write(&mut file, &metadata, &tensors).unwrap();
+        path
+    }
+
+    fn assert_close(left: &[Vec<f32>], right: &[Vec<f32>]) {
+        assert_eq!(left.len(), right.len());
+        for (a, b) in left.iter().zip(right) {
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() < 1e-4, "{a:?}\n{b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn gemma_steps_one_token_at_a_time_as_in_one_pass_beyond_its_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let (weights, _) = Weights::load(&tiny_gemma(dir.path()), false).unwrap();
+        assert_eq!(weights.config.architecture, Architecture::Gemma3);
+        assert_eq!(
+            weights
+                .layers
+                .iter()
+                .map(|layer| layer.local)
+                .collect::<Vec<_>>(),
+            [true, true, true, true, true, false, true]
+        );
+        let tokens = [1, 5, 9, 2, 2, 7, 3, 10];
+        let whole = weights
+            .forward(&tokens, &mut KvCache::default(), Logits::All)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let mut cache = KvCache::default();
+        let stepped: Vec<Vec<f32>> = tokens
+            .iter()
+            .map(|&token| {
+                let logits = weights.forward(&[token], &mut cache, Logits::Last).unwrap();
+                logits.flatten_all().unwrap().to_vec1().unwrap()
+            })
+            .collect();
+        assert_close(&whole, &stepped);
+        assert_eq!(cache.tokens(), tokens.len());
+    }
+
+    #[test]
+    fn gemma_scores_a_tree_of_continuations_as_if_run_one_by_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (weights, _) = Weights::load(&tiny_gemma(dir.path()), false).unwrap();
+        let mut prefix = KvCache::default();
+        weights
+            .forward(&[4, 8, 1, 6], &mut prefix, Logits::Last)
+            .unwrap();
+        // Two continuations sharing their first token: [3, 9] and [3, 2].
+        let tree = weights
+            .forward_tree(&[3, 9, 2], &[None, Some(0), Some(0)], &prefix)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        let run = |tokens: &[u32]| -> Vec<Vec<f32>> {
+            let mut cache = prefix.clone();
+            weights
+                .forward(tokens, &mut cache, Logits::All)
+                .unwrap()
+                .to_vec2()
+                .unwrap()
+        };
+        let first = run(&[3, 9]);
+        let second = run(&[3, 2]);
+        assert_close(
+            &tree,
+            &[first[0].clone(), first[1].clone(), second[1].clone()],
+        );
+        assert_eq!(prefix.tokens(), 4, "scoring leaves the cache as it was");
     }
 }

@@ -4,13 +4,15 @@
 //! the byte-level pre-tokenizer runs with no prefix space, and the control
 //! tokens (`<|im_start|>`, `<|im_end|>`, ...) are matched whole. candle's
 //! `TokenizerFromGguf` adds a prefix space to every text, which shifts every
-//! token id of this model, so the pipeline is assembled here instead.
+//! token id of this model, so the pipeline is assembled here instead. Gemma 3
+//! uses SentencePiece BPE, rebuilt from the pieces' scores.
 
 use std::collections::HashMap;
 
 use candle_core::quantized::gguf_file::{Content, Value};
 use tokenizers::decoders::byte_level::ByteLevel as ByteLevelDecoder;
 use tokenizers::models::bpe::{BPE, Vocab};
+use tokenizers::normalizers::replace::Replace;
 use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::pre_tokenizers::digits::Digits;
@@ -19,8 +21,17 @@ use tokenizers::{AddedToken, Tokenizer as HfTokenizer};
 
 use crate::error::{Error, Result};
 
+/// GGUF `tokenizer.ggml.token_type` of ordinary pieces.
+const NORMAL_TOKEN: i64 = 1;
 /// GGUF `tokenizer.ggml.token_type` of control tokens.
 const CONTROL_TOKEN: i64 = 3;
+/// GGUF `tokenizer.ggml.token_type` of pieces matched whole (space runs).
+const USER_DEFINED_TOKEN: i64 = 4;
+/// GGUF `tokenizer.ggml.token_type` of `<0xNN>` byte tokens.
+const BYTE_TOKEN: i64 = 6;
+
+/// How SentencePiece writes a space.
+const SPACE: &str = "\u{2581}";
 
 /// Text to token ids and back, with each token's raw bytes at hand for
 /// constrained decoding.
@@ -50,11 +61,17 @@ impl Tokenizer {
             .get("tokenizer.ggml.model")
             .and_then(|value| value.to_string().ok().cloned())
             .unwrap_or_default();
-        if model != "gpt2" {
-            return Err(Error::Tokenizer(format!(
-                "tokenizer.ggml.model is {model:?}; only byte-level BPE (gpt2) is supported"
-            )));
+        match model.as_str() {
+            "gpt2" => Self::byte_level_bpe(content),
+            "llama" => Self::sentencepiece_bpe(content),
+            _ => Err(Error::Tokenizer(format!(
+                "tokenizer.ggml.model is {model:?}; only byte-level BPE (gpt2) and \
+                 SentencePiece (llama) are supported"
+            ))),
         }
+    }
+
+    fn byte_level_bpe(content: &Content) -> Result<Self> {
         let tokens = string_list(content, "tokenizer.ggml.tokens")?;
         let merges = string_list(content, "tokenizer.ggml.merges")?
             .into_iter()
@@ -67,38 +84,13 @@ impl Tokenizer {
                     })
             })
             .collect::<Result<Vec<_>>>()?;
-        let types = content
-            .metadata
-            .get("tokenizer.ggml.token_type")
-            .ok_or_else(|| Error::Tokenizer("tokenizer.ggml.token_type is missing".into()))?
-            .to_vec()
-            .map_err(|err| Error::Tokenizer(format!("tokenizer.ggml.token_type: {err}")))?
-            .iter()
-            .map(integer)
+        let types = number_list(content, "tokenizer.ggml.token_type", tokens.len())?
+            .into_iter()
+            .map(|kind| kind as i64)
             .collect::<Vec<_>>();
-        if types.len() != tokens.len() {
-            return Err(Error::Tokenizer(format!(
-                "{} token types for {} tokens",
-                types.len(),
-                tokens.len()
-            )));
-        }
 
-        let ids: HashMap<String, u32> = tokens
-            .iter()
-            .enumerate()
-            .map(|(id, token)| (token.clone(), id as u32))
-            .collect();
-        let bpe = BPE::builder()
-            .vocab_and_merges(
-                ids.iter()
-                    .map(|(token, id)| (token.clone(), *id))
-                    .collect::<Vocab>(),
-                merges,
-            )
-            .build()
-            .map_err(|err| Error::Tokenizer(format!("bpe: {err}")))?;
-        let mut inner = HfTokenizer::new(bpe);
+        let ids = token_ids(&tokens);
+        let mut inner = bpe_tokenizer(&ids, merges, /*byte_fallback*/ false)?;
         inner.with_pre_tokenizer(Some(PreTokenizerWrapper::Sequence(Sequence::new(vec![
             PreTokenizerWrapper::Digits(Digits::new(/*individual_digits*/ true)),
             PreTokenizerWrapper::ByteLevel(ByteLevel::new(
@@ -132,6 +124,79 @@ impl Tokenizer {
                         .map(|c| byte_of.get(&c).copied().unwrap_or(b'?'))
                         .collect()
                 }
+            })
+            .collect();
+        Ok(Tokenizer {
+            inner,
+            bytes,
+            control,
+            ids,
+        })
+    }
+
+    /// Gemma's tokenizer: SentencePiece BPE over the text with spaces written
+    /// `▁`, pieces merged in the order of their scores, bytes outside the
+    /// vocabulary as `<0xNN>` tokens. The GGUF file keeps scores, not merges,
+    /// so the merges are rebuilt: every split of a piece into two pieces is a
+    /// merge ranked by the whole piece's score, which is how SentencePiece
+    /// itself picks the next pair. User-defined pieces (newline and space
+    /// runs) are matched whole before that, control tokens too.
+    fn sentencepiece_bpe(content: &Content) -> Result<Self> {
+        let tokens = string_list(content, "tokenizer.ggml.tokens")?;
+        let types = number_list(content, "tokenizer.ggml.token_type", tokens.len())?;
+        let scores = number_list(content, "tokenizer.ggml.scores", tokens.len())?;
+        let ids = token_ids(&tokens);
+        let mergeable = |id: usize| types[id] as i64 == NORMAL_TOKEN;
+        let mut ranked: Vec<(f64, usize, (String, String))> = Vec::new();
+        for (id, piece) in tokens.iter().enumerate().filter(|(id, _)| mergeable(*id)) {
+            for (cut, _) in piece.char_indices().skip(1) {
+                let (left, right) = piece.split_at(cut);
+                let known = |part: &str| ids.get(part).is_some_and(|&id| mergeable(id as usize));
+                if known(left) && known(right) {
+                    ranked.push((scores[id], id, (left.to_owned(), right.to_owned())));
+                }
+            }
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let merges = ranked.into_iter().map(|(_, _, pair)| pair).collect();
+        let mut inner = bpe_tokenizer(&ids, merges, /*byte_fallback*/ true)?;
+        let spaces = Replace::new(" ", SPACE)
+            .map_err(|err| Error::Tokenizer(format!("space normalizer: {err}")))?;
+        inner
+            .with_normalizer(Some(spaces))
+            .map_err(|err| Error::Tokenizer(format!("space normalizer: {err}")))?;
+        let control: Vec<bool> = types
+            .iter()
+            .map(|&kind| kind as i64 == CONTROL_TOKEN)
+            .collect();
+        let whole = |kind: i64| {
+            tokens
+                .iter()
+                .zip(&types)
+                .filter(move |(_, t)| **t as i64 == kind)
+                .map(|(token, _)| token.clone())
+        };
+        inner
+            .add_special_tokens(
+                whole(CONTROL_TOKEN)
+                    .map(|token| AddedToken::from(token, /*special*/ true))
+                    .collect::<Vec<_>>(),
+            )
+            .map_err(|err| Error::Tokenizer(format!("control tokens: {err}")))?;
+        inner
+            .add_tokens(
+                whole(USER_DEFINED_TOKEN)
+                    .map(|token| AddedToken::from(token, /*special*/ false).normalized(false))
+                    .collect::<Vec<_>>(),
+            )
+            .map_err(|err| Error::Tokenizer(format!("user-defined tokens: {err}")))?;
+        let bytes = tokens
+            .iter()
+            .zip(&types)
+            .map(|(token, &kind)| match kind as i64 {
+                CONTROL_TOKEN => Vec::new(),
+                BYTE_TOKEN => byte_token(token).map_or_else(Vec::new, |byte| vec![byte]),
+                _ => token.replace(SPACE, " ").into_bytes(),
             })
             .collect();
         Ok(Tokenizer {
@@ -199,6 +264,63 @@ fn string_list(content: &Content, key: &str) -> Result<Vec<String>> {
         .collect()
 }
 
+/// Each token's id by its spelling.
+fn token_ids(tokens: &[String]) -> HashMap<String, u32> {
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(id, token)| (token.clone(), id as u32))
+        .collect()
+}
+
+/// A BPE tokenizer over `ids` with `merges` in order of rank.
+fn bpe_tokenizer(
+    ids: &HashMap<String, u32>,
+    merges: Vec<(String, String)>,
+    byte_fallback: bool,
+) -> Result<HfTokenizer> {
+    let vocab = ids
+        .iter()
+        .map(|(token, id)| (token.clone(), *id))
+        .collect::<Vocab>();
+    let bpe = BPE::builder()
+        .vocab_and_merges(vocab, merges)
+        .byte_fallback(byte_fallback)
+        .build()
+        .map_err(|err| Error::Tokenizer(format!("bpe: {err}")))?;
+    Ok(HfTokenizer::new(bpe))
+}
+
+/// A list of numbers of one entry per token.
+fn number_list(content: &Content, key: &str, tokens: usize) -> Result<Vec<f64>> {
+    let values = content
+        .metadata
+        .get(key)
+        .ok_or_else(|| Error::Tokenizer(format!("{key} is missing")))?
+        .to_vec()
+        .map_err(|err| Error::Tokenizer(format!("{key}: {err}")))?
+        .iter()
+        .map(|value| match value {
+            Value::F32(v) => f64::from(*v),
+            Value::F64(v) => *v,
+            other => integer(other) as f64,
+        })
+        .collect::<Vec<_>>();
+    if values.len() != tokens {
+        return Err(Error::Tokenizer(format!(
+            "{key} has {} entries for {tokens} tokens",
+            values.len()
+        )));
+    }
+    Ok(values)
+}
+
+/// The byte a SentencePiece byte token such as `<0x0A>` stands for.
+fn byte_token(token: &str) -> Option<u8> {
+    let hex = token.strip_prefix("<0x")?.strip_suffix('>')?;
+    u8::from_str_radix(hex, 16).ok()
+}
+
 fn integer(value: &Value) -> i64 {
     match value {
         Value::U8(v) => i64::from(*v),
@@ -236,6 +358,77 @@ fn unicode_to_byte() -> HashMap<char, u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use candle_core::quantized::gguf_file;
+
+    /// A SentencePiece vocabulary: control tokens, two user-defined pieces,
+    /// the bytes of `é`, and pieces whose scores make `bc` merge before `ab`.
+    fn sentencepiece() -> Tokenizer {
+        let pieces: [(&str, i64, f32); 15] = [
+            ("<pad>", CONTROL_TOKEN, 0.0),
+            ("<eos>", CONTROL_TOKEN, 0.0),
+            ("<bos>", CONTROL_TOKEN, 0.0),
+            ("<start_of_turn>", CONTROL_TOKEN, 0.0),
+            ("\n", USER_DEFINED_TOKEN, 0.0),
+            ("  ", USER_DEFINED_TOKEN, 0.0),
+            ("<0xC3>", BYTE_TOKEN, 0.0),
+            ("<0xA9>", BYTE_TOKEN, 0.0),
+            ("a", NORMAL_TOKEN, -10.0),
+            ("b", NORMAL_TOKEN, -11.0),
+            ("c", NORMAL_TOKEN, -12.0),
+            ("\u{2581}", NORMAL_TOKEN, -13.0),
+            ("ab", NORMAL_TOKEN, -5.0),
+            ("bc", NORMAL_TOKEN, -4.0),
+            ("\u{2581}ab", NORMAL_TOKEN, -3.0),
+        ];
+        let list = |values: Vec<Value>| Value::Array(values);
+        let metadata = [
+            ("tokenizer.ggml.model", Value::String("llama".into())),
+            (
+                "tokenizer.ggml.tokens",
+                list(pieces.iter().map(|p| Value::String(p.0.into())).collect()),
+            ),
+            (
+                "tokenizer.ggml.token_type",
+                list(pieces.iter().map(|p| Value::I32(p.1 as i32)).collect()),
+            ),
+            (
+                "tokenizer.ggml.scores",
+                list(pieces.iter().map(|p| Value::F32(p.2)).collect()),
+            ),
+        ];
+        let metadata: Vec<(&str, &Value)> = metadata.iter().map(|(k, v)| (*k, v)).collect();
+        let mut file = std::io::Cursor::new(Vec::new());
+        gguf_file::write(&mut file, &metadata, &[]).unwrap();
+        file.set_position(0);
+        Tokenizer::from_gguf(&Content::read(&mut file).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn sentencepiece_merges_the_best_scored_pair_first() {
+        let tokenizer = sentencepiece();
+        // `bc` outscores `ab`, so "abc" is a + bc, not ab + c.
+        assert_eq!(tokenizer.encode("abc").unwrap(), [8, 13]);
+        assert_eq!(tokenizer.encode("ab ab").unwrap(), [12, 14], "a space is ▁");
+        assert_eq!(tokenizer.decode(&[12, 14]), "ab ab");
+    }
+
+    #[test]
+    fn sentencepiece_matches_user_defined_and_control_pieces_whole() {
+        let tokenizer = sentencepiece();
+        assert_eq!(
+            tokenizer.encode("<start_of_turn>a\nb  c").unwrap(),
+            [3, 8, 4, 9, 5, 10]
+        );
+        assert!(tokenizer.is_control(3));
+        assert_eq!(tokenizer.decode(&[3, 8, 4, 9]), "a\nb");
+    }
+
+    #[test]
+    fn sentencepiece_falls_back_to_bytes() {
+        let tokenizer = sentencepiece();
+        assert_eq!(tokenizer.encode("é").unwrap(), [6, 7]);
+        assert_eq!(tokenizer.decode(&[6, 7]), "é");
+    }
 
     #[test]
     fn byte_table_maps_space_and_newline_like_gpt2() {

