@@ -49,19 +49,11 @@ impl Engine {
     pub fn load(path: &Path, dense: bool) -> Result<Self> {
         let (weights, content) = Weights::load(path, dense)?;
         let tokenizer = Tokenizer::from_gguf(&content)?;
-        let flag = |key: &str| {
-            content
-                .metadata
-                .get(key)
-                .and_then(|value| value.to_bool().ok())
-        };
-        let bos = match flag("tokenizer.ggml.add_bos_token") {
-            Some(true) => content
-                .metadata
-                .get("tokenizer.ggml.bos_token_id")
-                .and_then(|value| value.to_u32().ok()),
-            _ => None,
-        };
+        let metadata = |key: &str| content.metadata.get(key);
+        let bos = metadata("tokenizer.ggml.add_bos_token")
+            .and_then(|value| value.to_bool().ok())
+            .filter(|&add| add)
+            .and_then(|_| metadata("tokenizer.ggml.bos_token_id")?.to_u32().ok());
         let template = Template::detect(|token| tokenizer.token_id(token).is_some());
         Ok(Engine {
             weights,

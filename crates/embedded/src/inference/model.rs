@@ -437,22 +437,21 @@ impl Weights {
         )
     }
 
-    /// The rows of each rotary table that a pass's tokens take, global then
-    /// local.
+    /// The rows of each rotary table that a pass's tokens take.
     fn rotary_rows(
         &self,
         select: impl Fn(&Tensor) -> candle_core::Result<Tensor>,
-    ) -> Result<[Option<Rotary>; 2]> {
+    ) -> Result<(Rotary, Option<Rotary>)> {
         let rows = |table: &Rotary| -> Result<Rotary> {
             Ok(Rotary {
                 cos: select(&table.cos)?,
                 sin: select(&table.sin)?,
             })
         };
-        Ok([
-            Some(rows(&self.rotary)?),
+        Ok((
+            rows(&self.rotary)?,
             self.local_rotary.as_ref().map(rows).transpose()?,
-        ])
+        ))
     }
 
     fn check_room(&self, start: usize, seq: usize) -> Result<()> {
@@ -546,10 +545,9 @@ impl Weights {
             query = candle_nn::ops::rms_norm(&query, &norms.query, self.config.rms_eps)?;
             key = candle_nn::ops::rms_norm(&key, &norms.key, self.config.rms_eps)?;
         }
-        let rotary = match &pass.rows {
-            [_, Some(local)] if layer.local => local,
-            [Some(global), _] => global,
-            _ => unreachable!("every pass has the global rotary rows"),
+        let rotary = match (&pass.rows, layer.local) {
+            ((_, Some(local)), true) => local,
+            ((global, _), _) => global,
         };
         let rope = match self.config.architecture {
             Architecture::Llama => candle_nn::rotary_emb::rope_i,
@@ -598,8 +596,9 @@ struct Pass {
     mask: Option<Tensor>,
     /// The same for local layers, where their window hides some positions.
     local_mask: Option<Tensor>,
-    /// The rotary rows of the tokens' positions: global, then local.
-    rows: [Option<Rotary>; 2],
+    /// The rotary rows of the tokens' positions: global, and local where
+    /// the model has local layers.
+    rows: (Rotary, Option<Rotary>),
 }
 
 /// An additive mask of `seq` rows over `width` positions, open where
@@ -762,6 +761,21 @@ mod tests {
         let tensors: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
         gguf_file::write(&mut file, &metadata, &tensors).unwrap();
         path
+    }
+
+    #[test]
+    fn an_unsupported_architecture_is_named_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.gguf");
+        let architecture = Value::String("mamba".into());
+        let mut file = File::create(&path).unwrap();
+        gguf_file::write(&mut file, &[("general.architecture", &architecture)], &[]).unwrap();
+        let Err(err) = Weights::load(&path, false) else {
+            panic!("a mamba file loaded");
+        };
+        let message = err.to_string();
+        assert!(message.contains("\"mamba\" is not supported"), "{message}");
+        assert!(message.contains("other.gguf"), "{message}");
     }
 
     fn assert_close(left: &[Vec<f32>], right: &[Vec<f32>]) {

@@ -84,10 +84,7 @@ impl Tokenizer {
                     })
             })
             .collect::<Result<Vec<_>>>()?;
-        let types = number_list(content, "tokenizer.ggml.token_type", tokens.len())?
-            .into_iter()
-            .map(|kind| kind as i64)
-            .collect::<Vec<_>>();
+        let types = token_types(content, tokens.len())?;
 
         let ids = token_ids(&tokens);
         let mut inner = bpe_tokenizer(&ids, merges, /*byte_fallback*/ false)?;
@@ -100,16 +97,7 @@ impl Tokenizer {
         ]))));
         inner.with_decoder(Some(ByteLevelDecoder::default()));
 
-        let control: Vec<bool> = types.iter().map(|&kind| kind == CONTROL_TOKEN).collect();
-        let specials: Vec<AddedToken> = tokens
-            .iter()
-            .zip(&control)
-            .filter(|(_, is_control)| **is_control)
-            .map(|(token, _)| AddedToken::from(token.clone(), /*special*/ true))
-            .collect();
-        inner
-            .add_special_tokens(specials)
-            .map_err(|err| Error::Tokenizer(format!("control tokens: {err}")))?;
+        let control = add_control_tokens(&mut inner, &tokens, &types)?;
 
         let byte_of = unicode_to_byte();
         let bytes = tokens
@@ -143,10 +131,10 @@ impl Tokenizer {
     /// runs) are matched whole before that, control tokens too.
     fn sentencepiece_bpe(content: &Content) -> Result<Self> {
         let tokens = string_list(content, "tokenizer.ggml.tokens")?;
-        let types = number_list(content, "tokenizer.ggml.token_type", tokens.len())?;
+        let types = token_types(content, tokens.len())?;
         let scores = number_list(content, "tokenizer.ggml.scores", tokens.len())?;
         let ids = token_ids(&tokens);
-        let mergeable = |id: usize| types[id] as i64 == NORMAL_TOKEN;
+        let mergeable = |id: usize| types[id] == NORMAL_TOKEN;
         let mut ranked: Vec<(f64, usize, (String, String))> = Vec::new();
         for (id, piece) in tokens.iter().enumerate().filter(|(id, _)| mergeable(*id)) {
             for (cut, _) in piece.char_indices().skip(1) {
@@ -165,35 +153,17 @@ impl Tokenizer {
         inner
             .with_normalizer(Some(spaces))
             .map_err(|err| Error::Tokenizer(format!("space normalizer: {err}")))?;
-        let control: Vec<bool> = types
-            .iter()
-            .map(|&kind| kind as i64 == CONTROL_TOKEN)
+        let control = add_control_tokens(&mut inner, &tokens, &types)?;
+        let user_defined: Vec<AddedToken> = of_type(&tokens, &types, USER_DEFINED_TOKEN)
+            .map(|token| AddedToken::from(token.clone(), /*special*/ false).normalized(false))
             .collect();
-        let whole = |kind: i64| {
-            tokens
-                .iter()
-                .zip(&types)
-                .filter(move |(_, t)| **t as i64 == kind)
-                .map(|(token, _)| token.clone())
-        };
         inner
-            .add_special_tokens(
-                whole(CONTROL_TOKEN)
-                    .map(|token| AddedToken::from(token, /*special*/ true))
-                    .collect::<Vec<_>>(),
-            )
-            .map_err(|err| Error::Tokenizer(format!("control tokens: {err}")))?;
-        inner
-            .add_tokens(
-                whole(USER_DEFINED_TOKEN)
-                    .map(|token| AddedToken::from(token, /*special*/ false).normalized(false))
-                    .collect::<Vec<_>>(),
-            )
+            .add_tokens(user_defined)
             .map_err(|err| Error::Tokenizer(format!("user-defined tokens: {err}")))?;
         let bytes = tokens
             .iter()
             .zip(&types)
-            .map(|(token, &kind)| match kind as i64 {
+            .map(|(token, &kind)| match kind {
                 CONTROL_TOKEN => Vec::new(),
                 BYTE_TOKEN => byte_token(token).map_or_else(Vec::new, |byte| vec![byte]),
                 _ => token.replace(SPACE, " ").into_bytes(),
@@ -262,6 +232,42 @@ fn string_list(content: &Content, key: &str) -> Result<Vec<String>> {
                 .map_err(|err| Error::Tokenizer(format!("{key}: {err}")))
         })
         .collect()
+}
+
+/// `tokenizer.ggml.token_type`: one kind per token.
+fn token_types(content: &Content, tokens: usize) -> Result<Vec<i64>> {
+    Ok(number_list(content, "tokenizer.ggml.token_type", tokens)?
+        .into_iter()
+        .map(|kind| kind as i64)
+        .collect())
+}
+
+/// The tokens of one kind.
+fn of_type<'a>(
+    tokens: &'a [String],
+    types: &'a [i64],
+    kind: i64,
+) -> impl Iterator<Item = &'a String> {
+    tokens
+        .iter()
+        .zip(types)
+        .filter(move |(_, t)| **t == kind)
+        .map(|(token, _)| token)
+}
+
+/// Makes the control tokens match whole, and returns which tokens they are.
+fn add_control_tokens(
+    inner: &mut HfTokenizer,
+    tokens: &[String],
+    types: &[i64],
+) -> Result<Vec<bool>> {
+    let specials: Vec<AddedToken> = of_type(tokens, types, CONTROL_TOKEN)
+        .map(|token| AddedToken::from(token.clone(), /*special*/ true))
+        .collect();
+    inner
+        .add_special_tokens(specials)
+        .map_err(|err| Error::Tokenizer(format!("control tokens: {err}")))?;
+    Ok(types.iter().map(|&kind| kind == CONTROL_TOKEN).collect())
 }
 
 /// Each token's id by its spelling.
