@@ -28,6 +28,8 @@ use landlock::{
 use parking_lot::Mutex;
 use tokio::process::Command;
 
+mod holds;
+
 /// Where a sandboxed process may connect over TCP.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Network {
@@ -66,6 +68,13 @@ pub struct Sandbox {
     pub processes: Option<u64>,
     pub file_size_mb: Option<u64>,
     pub unsupported: Unsupported,
+    /// Tools its code may call through Riverse (`ToolRegistry`) although
+    /// they reach further than it allows: Riverse checks this, not the
+    /// kernel (see [`Sandbox::holds`]).
+    pub calls: Vec<String>,
+    /// Whether its code may ask Riverse's LLM (`self.sample`); unset, it
+    /// may unless `network` is off.
+    pub sample: Option<bool>,
 }
 
 /// Why a sandbox can't be applied.
@@ -266,6 +275,12 @@ impl Sandbox {
         .collect();
         if !limits.is_empty() {
             parts.push(limits.join(", "));
+        }
+        if !self.calls.is_empty() {
+            parts.push(format!("calls {}", self.calls.join(", ")));
+        }
+        if let Some(sample) = self.sample {
+            parts.push(format!("sample {}", if sample { "on" } else { "off" }));
         }
         parts.join("; ")
     }

@@ -24,9 +24,10 @@ from __future__ import annotations
 import sys
 
 # Run with `python -c`, the project directory ("") comes first on sys.path: a
-# `json.py` or `dataclasses.py` there would replace the standard modules this
-# worker imports. It goes back on the path after the standard library (see
-# `add_project_path`).
+# `json.py` or `requests.py` there would replace the modules this worker and
+# its tools import. Tools and the LLM can write there, so it stays off the
+# path: tools import the project's code as `agent.tools.*` and `agent.*` (see
+# `install_shim`). Issue 41, finding 3.
 if sys.path[:1] == [""]:
     del sys.path[0]
 
@@ -462,6 +463,9 @@ def missing_module_hint(exc: BaseException, tools_dir: str, file: str | None) ->
     local = os.path.exists(os.path.join(tools_dir, top)) or os.path.exists(os.path.join(tools_dir, top + ".py"))
     if top in ("agent", "") or local or top in NAMESPACES or top in getattr(sys, "stdlib_module_names", ()):
         return None
+    moved = project_module_hint(top, tools_dir)
+    if moved:
+        return moved
     import re  # on a failure only: every worker start would pay for it at the top
 
     package = DISTRIBUTIONS.get(top, top)
@@ -484,6 +488,26 @@ def missing_module_hint(exc: BaseException, tools_dir: str, file: str | None) ->
     return (
         f"{where}: declare it at the top of {file}, and Riverse installs it:\n"
         f'# /// script\n# dependencies = ["{package}"]\n# ///'
+    )
+
+
+def project_module_hint(top: str, tools_dir: str) -> str | None:
+    """Where to move a module of the project directory that a tool imports:
+    the project directory is not on sys.path (see the top of this file)."""
+    try:
+        project = os.getcwd()
+    except OSError:
+        return None
+    if os.path.isfile(os.path.join(project, top + ".py")):
+        kept, moved = f"{top}.py", f"_{top}.py"
+    elif os.path.isdir(os.path.join(project, top)):
+        kept, moved = f"{top}/", f"_{top}/"
+    else:
+        return None
+    shown = relative(tools_dir, project) or tools_dir
+    return (
+        f"{kept} is in the project directory, which is not on the tools' import path (tools and the LLM "
+        f"can write there): move it to {os.path.join(shown, moved)} and import it as agent.tools._{top}"
     )
 
 
@@ -734,6 +758,8 @@ class SandboxRules:
         self.memory_mb = policy.get("memory_mb")
         self.processes = policy.get("processes")
         self.file_size_mb = policy.get("file_size_mb")
+        # The Landlock ABI the sandbox is made with (see `enter_own_signal_domain`).
+        self.landlock_abi = policy.get("landlock_abi") or 0
         self.seen = _thread._local()
 
     @classmethod
@@ -1072,6 +1098,43 @@ def json_codec():
 encode_json, decode_json = json_codec()
 
 
+def unreadable(line: bytes, exc: BaseException) -> dict:
+    """The answer to a line this worker can't decode though it is JSON (CPython
+    reads no integer of more than 4300 digits): an error for the request's id,
+    so the host fails that one request and the worker serves on. Without an id
+    it is a parse error, which the host takes for a corrupted stream."""
+    request_id = top_level_id(line)
+    if request_id is None:
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": describe(exc)}}
+    error = {"code": -32602, "message": f"its arguments can't be read: {describe(exc)}"}
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def top_level_id(line: bytes):
+    """The `id` member of the JSON object `line`, found without decoding the
+    other members (one of which could not be); None when there is none."""
+    import re  # on a failure only, as in `missing_module_hint`
+
+    token = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+    depth, key, previous = 0, None, None
+    for match in token.finditer(line):
+        text = match.group()
+        if text in (b"{", b"["):
+            depth += 1
+        elif text in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and previous == b":" and key == b'"id"':
+            try:
+                found = json.loads(text)
+            except ValueError:
+                return None
+            return found if isinstance(found, (int, str)) and not isinstance(found, bool) else None
+        elif depth == 1 and previous in (b"{", b","):
+            key = text
+        previous = text
+    return None
+
+
 # A fork server refuses to fork with this code when a tool file started a
 # thread at import; the host then starts fresh interpreters instead.
 FORK_REFUSED = -32010
@@ -1256,7 +1319,9 @@ class Server:
         for line in self.proto_in:
             try:
                 message = decode_json(line)
-            except ValueError:
+            except (ValueError, RecursionError) as exc:
+                if top_level_id(line) == request_id:
+                    raise HostError(method, f"its answer can't be read: {describe(exc)}") from None
                 continue
             if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
                 error = message.get("error")
@@ -1286,8 +1351,7 @@ class Server:
             try:
                 message = decode_json(line)
             except (ValueError, RecursionError) as exc:
-                error = {"code": -32700, "message": describe(exc)}
-                self.send({"jsonrpc": "2.0", "id": None, "error": error})
+                self.send(unreadable(line, exc))
                 continue
             if not isinstance(message, dict) or "method" not in message or "id" not in message:
                 continue  # notifications and stray responses need no answer
@@ -1448,6 +1512,7 @@ class Server:
         end = end_with_the_host()
         if end is not None:
             become_subreaper()
+            enter_own_signal_domain()
             watch_the_host(self.host_pid, end)
         proto_in, proto_out = take_protocol_streams()
         Server(proto_in, proto_out, self.default_tools_dir, self.default_config).serve()
@@ -1522,20 +1587,6 @@ def high_dup(fd: int) -> int:
         return os.dup(fd)  # the limit is lower: any free one, still close-on-exec
 
 
-def add_project_path() -> None:
-    """Puts the project directory (the working directory) on sys.path after the
-    standard library and before site-packages, so its modules are importable
-    but cannot shadow the standard library."""
-    project = os.getcwd()
-    if project in sys.path:
-        return
-    at = next(
-        (i for i, entry in enumerate(sys.path) if "site-packages" in entry or "dist-packages" in entry),
-        len(sys.path),
-    )
-    sys.path.insert(at, project)
-
-
 def end_with_the_host():
     """When the host is gone, the worker ends and takes its process group (a
     tool's children) with it: Linux sends SIGTERM when the host dies (the host
@@ -1590,9 +1641,20 @@ def kill_adopted_children() -> None:
     round: the children of a killed one are re-parented here (a subreaper)
     and are killed in the next round. Only direct children are signalled,
     never reaped here, so no pid can be another process's by the time it is
-    signalled."""
+    signalled. A worker in a signal domain of its own (a sandboxed one,
+    which can't read /proc) kills its whole domain instead."""
     import time
 
+    if own_signal_domain:
+        # Only this worker's descendants are in its domain (or in domains
+        # nested in it), wherever they were re-parented, and Landlock lets
+        # kill(-1) reach nothing else. One is enough: a fork it interrupts
+        # is undone by the kernel, and the forking process is killed.
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass  # none left to signal
+        return
     me = os.getpid()
     for _ in range(KILL_ROUNDS):
         children = live_children(me)
@@ -1604,6 +1666,61 @@ def kill_adopted_children() -> None:
             except OSError:
                 pass  # already gone
         time.sleep(0.005)  # let the killed ones die and their children move here
+
+
+# Whether this worker made a Landlock domain of its own that scopes signals
+# (see `enter_own_signal_domain`).
+own_signal_domain = False
+
+# Landlock's system calls (the same numbers on every architecture but alpha),
+# LANDLOCK_SCOPE_SIGNAL from <linux/landlock.h>, PR_SET_NO_NEW_PRIVS from
+# <linux/prctl.h>.
+LANDLOCK_CREATE_RULESET = 444
+LANDLOCK_RESTRICT_SELF = 446
+LANDLOCK_SCOPE_SIGNAL = 1 << 1
+PR_SET_NO_NEW_PRIVS = 38
+
+
+def enter_own_signal_domain() -> None:
+    """Has a sandboxed worker enter a Landlock domain of its own, nested in its
+    sandbox's, that restricts nothing but signals (Landlock ABI 6, Linux 6.12):
+    from then on every process it or its tools start is in that domain, or
+    in one nested in it, whatever its parent, group or session, and a signal
+    sent from the worker reaches no process outside it. So `kill(-1)` reaches
+    exactly what the worker started, which is how a sandboxed worker, which
+    can't read /proc, finds what to kill when the host is gone (see
+    `kill_adopted_children`). Each worker makes its own, even one forked from
+    a fork server in a domain shared with its siblings; until one is made,
+    and wherever it can't be, `kill(-1)` is never sent."""
+    global own_signal_domain
+    own_signal_domain = False
+    if SANDBOX is None or SANDBOX.landlock_abi < 6 or not sys.platform.startswith("linux"):
+        return  # unsandboxed, /proc is readable; below ABI 6 (or RIVERSE_LANDLOCK_ABI) no scope
+    import ctypes
+
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [
+            ("handled_access_fs", ctypes.c_uint64),
+            ("handled_access_net", ctypes.c_uint64),
+            ("scoped", ctypes.c_uint64),
+        ]
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        attr = RulesetAttr(0, 0, LANDLOCK_SCOPE_SIGNAL)
+        size = ctypes.c_size_t(ctypes.sizeof(attr))
+        ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, ctypes.c_uint32(0))
+        if ruleset < 0:
+            return
+        try:
+            # Landlock requires it; the sandbox has set it already.
+            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+                return
+            own_signal_domain = libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, ctypes.c_uint32(0)) == 0
+        finally:
+            os.close(ruleset)
+    except (AttributeError, OSError):
+        pass  # no syscall() here: the host's own sweep still covers a live host
 
 
 def live_children(parent: int) -> list[int]:
@@ -1657,12 +1774,12 @@ def main(argv: list[str]) -> None:
     if len(argv) > 1:
         with open(argv[1], encoding="utf-8") as file:
             config = json.load(file)
-    add_project_path()
     global SANDBOX
     SANDBOX = SandboxRules.from_environment()
     end = end_with_the_host()
     if end is not None:
         become_subreaper()
+        enter_own_signal_domain()
     proto_in, proto_out = take_protocol_streams()
     Server(proto_in, proto_out, tools_dir, config).serve()
     if end is not None:

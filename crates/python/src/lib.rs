@@ -33,6 +33,7 @@ mod fork;
 mod fork_link;
 mod host_calls;
 mod in_flight;
+mod int_limit;
 mod interpreter;
 mod pool;
 mod reply;

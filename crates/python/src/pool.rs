@@ -20,6 +20,7 @@ use crate::deadlines::Deadlines;
 use crate::env::EnvPolicy;
 use crate::environment::EnvironmentOptions;
 use crate::fork::{ForkError, ForkServer};
+use crate::int_limit::unreadable_integer;
 use crate::reply::tool_result;
 use crate::worker::{SpawnOptions, Worker, describe};
 use crate::worker_metrics;
@@ -141,6 +142,11 @@ impl WorkerPool {
         skip: Vec<(String, String)>,
     ) -> Self {
         let workers = options.workers.clamp(1, Semaphore::MAX_PERMITS);
+        // Its workers' requests are answered within its sandbox.
+        let options = PythonOptions {
+            host: options.host.for_caller(options.sandbox.clone()),
+            ..options
+        };
         let (fork, first_worker_fresh) = (options.fork, options.first_worker_fresh);
         let confined = confine(&options, &interpreter);
         WorkerPool {
@@ -226,6 +232,12 @@ impl WorkerPool {
         timeout: Duration,
         context: &CallContext,
     ) -> ToolResult {
+        if let Some(refused) = unreadable_integer(&arguments) {
+            return ToolResult::failed(
+                FailureKind::BadParameters,
+                format!("tool \"{name}\": {refused}"),
+            );
+        }
         let started = tokio::time::Instant::now();
         let mut expiry = self.inner.deadlines.watch(started + timeout);
         // A worker found dead as the call is sent (killed from outside while
@@ -562,6 +574,9 @@ fn sandbox_json(sandbox: &Sandbox, readable: &[PathBuf]) -> String {
         "cpu_seconds": sandbox.cpu_seconds,
         "processes": sandbox.processes,
         "file_size_mb": sandbox.file_size_mb,
+        // From ABI 6 a worker makes a signal domain of its own, to find what
+        // its tools started when Riverse is killed (/proc is not readable).
+        "landlock_abi": riverse_process::sandbox::landlock_abi(),
     })
     .to_string()
 }

@@ -17,7 +17,7 @@ use crate::interpreter::cache_dir;
 /// Run with `python -c BOOTSTRAP DIR`: imports the worker script from `DIR`
 /// and serves, leaving `sys.argv` and `sys.path` as `python -c SOURCE` would
 /// once the worker has taken the project directory ("") off the front of the
-/// path (it puts it back after the standard library).
+/// path (it keeps it off: tools and the LLM can write there).
 /// The bytecode is written even under `PYTHONDONTWRITEBYTECODE`: that setting
 /// keeps caches out of the user's source trees, and this directory is Riverse's.
 pub(crate) const BOOTSTRAP: &str = "\

@@ -28,6 +28,10 @@ impl Tool for PythonTool {
         &self.source
     }
 
+    fn sandbox(&self) -> Option<&Sandbox> {
+        self.pool.options().sandbox.as_ref()
+    }
+
     async fn call(&self, params: Params, timeout: Duration, context: &CallContext) -> ToolResult {
         self.pool
             .call(&self.manifest.name, params, timeout, context)

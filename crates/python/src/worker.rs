@@ -397,9 +397,13 @@ async fn answer_requests(
         let host = host.clone();
         let in_flight = in_flight.clone();
         tokio::spawn(async move {
-            let outcome = match in_flight.answer(&request.method, &request.params).await {
-                Some(outcome) => outcome,
-                None => host.answer(&request.method, request.params).await,
+            let outcome = if let Some(refusal) = host.refusal(&request.method) {
+                Err(refusal)
+            } else {
+                match in_flight.answer(&request.method, &request.params).await {
+                    Some(outcome) => outcome,
+                    None => host.answer(&request.method, request.params).await,
+                }
             };
             // A worker that is gone needs no answer.
             if let Some(connection) = connection.upgrade() {

@@ -17,14 +17,29 @@
 //! or a list of patterns (any matches). A prefix never matches a value with
 //! a shell operator or a `..` component, so `git status; rm -rf ~` and
 //! `notes/../.ssh` pass no `auto` rule.
+//!
+//! A rule reads a string in every form a tool may act on ([`spelling`]:
+//! as sent, stripped, as a path, as a path with its symlinks followed), and
+//! the strictest reading wins: an `auto` rule lets a call through only when
+//! it matches every form, exactly, of a value that reads plainly; an `ask` or
+//! `deny` rule holds it back when it matches any form, without regard to
+//! case. So `notes/run.sh/` meets `deny` as `notes/run.sh`, and `notes//x`
+//! meets `auto` as `notes/x` too.
 
+mod question;
+mod spelling;
+
+use std::collections::BTreeMap;
 use std::fmt;
+use std::path::Path;
 
 use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::params::Params;
+pub use question::{MAX_ARGUMENTS_CHARS, ShownArgument, TooManyArguments};
+use spelling::{Form, Places};
 
 /// What a policy says of one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -62,6 +77,8 @@ pub struct ApprovalPolicy {
     key: String,
     default: ApprovalMode,
     rules: Vec<Rule>,
+    /// Where the paths in arguments lead.
+    places: Places,
 }
 
 /// One rule: when every parameter matches its pattern, `mode` applies.
@@ -77,8 +94,11 @@ struct Rule {
 enum Pattern {
     Exact(String),
     Prefix(String),
-    /// Anchored at both ends.
-    Regex(Regex),
+    /// Anchored at both ends; `folded` ignores ASCII case.
+    Regex {
+        exact: Regex,
+        folded: Regex,
+    },
     Any(Vec<Pattern>),
 }
 
@@ -88,7 +108,9 @@ impl PartialEq for Pattern {
             (Pattern::Exact(a), Pattern::Exact(b)) | (Pattern::Prefix(a), Pattern::Prefix(b)) => {
                 a == b
             }
-            (Pattern::Regex(a), Pattern::Regex(b)) => a.as_str() == b.as_str(),
+            (Pattern::Regex { exact: a, .. }, Pattern::Regex { exact: b, .. }) => {
+                a.as_str() == b.as_str()
+            }
             (Pattern::Any(a), Pattern::Any(b)) => a == b,
             _ => false,
         }
@@ -122,7 +144,16 @@ impl ApprovalPolicy {
             key: key.into(),
             default: mode,
             rules: Vec::new(),
+            places: Places::default(),
         }
+    }
+
+    /// This policy reading the paths in arguments as the tools do: relative
+    /// to `project`, `~` as this user's home, symlinks followed on the disk.
+    /// Without it, paths are read without looking at the disk.
+    pub fn within(mut self, project: &Path) -> Self {
+        self.places = Places::new(project);
+        self
     }
 
     /// Reads the value of `key` (`tools.<name>.approval`): a mode's name, or
@@ -191,10 +222,18 @@ impl ApprovalPolicy {
 
     /// What applies to a call with `params`.
     pub fn decide(&self, params: &Params) -> Verdict {
+        let mut arguments = BTreeMap::new();
+        for (param, _) in self.rules.iter().flat_map(|rule| &rule.when) {
+            if let Some(value) = params.get(param) {
+                arguments
+                    .entry(param.as_str())
+                    .or_insert_with(|| Argument::read(value, &self.places));
+            }
+        }
         let strictest = self
             .rules
             .iter()
-            .filter(|rule| rule.matches(params))
+            .filter(|rule| rule.matches(&arguments, &self.places))
             .max_by_key(|rule| rule.mode);
         match strictest {
             Some(rule) => Verdict {
@@ -278,9 +317,16 @@ fn read_pattern(key: &str, value: &Value) -> Result<Pattern, ApprovalError> {
                     "an empty prefix would match every value",
                 )),
                 "prefix" => Ok(Pattern::Prefix(text.to_owned())),
-                "regex" => Regex::new(&format!("^(?:{text})$"))
-                    .map(Pattern::Regex)
-                    .map_err(|err| fault(&format!("{key}.regex"), err.to_string())),
+                "regex" => {
+                    let compile = |flags: &str| {
+                        Regex::new(&format!("{flags}^(?:{text})$"))
+                            .map_err(|err| fault(&format!("{key}.regex"), err.to_string()))
+                    };
+                    Ok(Pattern::Regex {
+                        exact: compile("")?,
+                        folded: compile("(?i)")?,
+                    })
+                }
                 _ => Err(fault(key, format!("unknown pattern {kind:?}; {EXPECTED}"))),
             }
         }
@@ -289,20 +335,79 @@ fn read_pattern(key: &str, value: &Value) -> Result<Pattern, ApprovalError> {
 }
 
 impl Rule {
-    fn matches(&self, params: &Params) -> bool {
+    fn matches(&self, arguments: &BTreeMap<&str, Argument>, places: &Places) -> bool {
         self.when.iter().all(|(param, pattern)| {
-            params
-                .get(param)
-                .is_some_and(|value| pattern.matches(&value_text(value)))
+            arguments
+                .get(param.as_str())
+                .is_some_and(|argument| match self.mode {
+                    ApprovalMode::Auto => argument.lets_through(pattern, places),
+                    ApprovalMode::Ask | ApprovalMode::Deny => argument.holds_back(pattern, places),
+                })
         })
     }
 }
 
-/// A value as its rules read it: a string as it is, anything else as JSON.
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+/// How a rule reads a value: in one form, and folded or not.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    form: Form,
+    /// Composed and in lower case: how rules that hold calls back read.
+    folded: bool,
+}
+
+impl Reading {
+    fn of(self, text: &str, places: &Places) -> String {
+        let read = places.read(self.form, text);
+        if self.folded {
+            spelling::folded(&read)
+        } else {
+            read
+        }
+    }
+}
+
+/// One argument as its rules read it: a string in every form, anything else
+/// as its JSON.
+struct Argument {
+    readings: Vec<(Reading, String)>,
+    /// Whether an `auto` rule may let it through at all.
+    plain: bool,
+}
+
+impl Argument {
+    fn read(value: &Value, places: &Places) -> Argument {
+        let (text, forms) = match value {
+            Value::String(text) => (text.clone(), &Form::ALL[..]),
+            other => (other.to_string(), &[Form::Sent][..]),
+        };
+        let readings = [false, true]
+            .into_iter()
+            .flat_map(|folded| forms.iter().map(move |&form| Reading { form, folded }))
+            .map(|reading| (reading, reading.of(&text, places)))
+            .collect();
+        Argument {
+            readings,
+            plain: places.reads_plainly(&text),
+        }
+    }
+
+    /// Whether an `auto` rule's `pattern` lets this through: it matches
+    /// every form, as it is written.
+    fn lets_through(&self, pattern: &Pattern, places: &Places) -> bool {
+        self.plain
+            && self
+                .readings
+                .iter()
+                .filter(|(reading, _)| !reading.folded)
+                .all(|(reading, text)| pattern.matches(text, *reading, places, true))
+    }
+
+    /// Whether an `ask` or `deny` rule's `pattern` holds this back: it
+    /// matches any form, folded or not.
+    fn holds_back(&self, pattern: &Pattern, places: &Places) -> bool {
+        self.readings
+            .iter()
+            .any(|(reading, text)| pattern.matches(text, *reading, places, false))
     }
 }
 
@@ -310,12 +415,28 @@ fn value_text(value: &Value) -> String {
 const SHELL_OPERATORS: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '\n', '\r'];
 
 impl Pattern {
-    fn matches(&self, value: &str) -> bool {
+    /// Whether `value`, read as `reading`, matches; a pattern's text is read
+    /// the same way first. `lets_through`: for an `auto` rule, whose prefix
+    /// matches no chained command and no `..`.
+    fn matches(&self, value: &str, reading: Reading, places: &Places, lets_through: bool) -> bool {
         match self {
-            Pattern::Exact(text) => value == text,
-            Pattern::Regex(regex) => regex.is_match(value),
-            Pattern::Any(patterns) => patterns.iter().any(|pattern| pattern.matches(value)),
-            Pattern::Prefix(prefix) => {
+            Pattern::Exact(text) => value == reading.of(text, places),
+            Pattern::Regex { exact, folded } => {
+                if reading.folded {
+                    folded.is_match(value)
+                } else {
+                    exact.is_match(value)
+                }
+            }
+            Pattern::Any(patterns) => patterns
+                .iter()
+                .any(|pattern| pattern.matches(value, reading, places, lets_through)),
+            Pattern::Prefix(text) => {
+                let mut prefix = reading.of(text, places);
+                // Read as a path, `notes/` is `notes`, which `notes.sh` starts with.
+                if (text.ends_with('/') || text.ends_with("/.")) && !prefix.ends_with('/') {
+                    prefix.push('/');
+                }
                 let Some(rest) = value.strip_prefix(prefix.as_str()) else {
                     return false;
                 };
@@ -323,7 +444,9 @@ impl Pattern {
                 let at_boundary = rest.is_empty()
                     || !prefix.ends_with(|c: char| c.is_alphanumeric())
                     || !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-');
-                at_boundary && !value.contains(SHELL_OPERATORS) && !has_parent_component(value)
+                at_boundary
+                    && !(lets_through
+                        && (value.contains(SHELL_OPERATORS) || has_parent_component(value)))
             }
         }
     }
@@ -384,158 +507,4 @@ pub enum Approval {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-    use serde_json::json;
-
-    fn params(value: Value) -> Params {
-        value.as_object().cloned().unwrap()
-    }
-
-    fn policy(value: Value) -> ApprovalPolicy {
-        ApprovalPolicy::from_value("tools.shell_exec.approval", &value).unwrap()
-    }
-
-    fn mode_of(policy: &ApprovalPolicy, command: &str) -> ApprovalMode {
-        policy.decide(&params(json!({"command": command}))).mode
-    }
-
-    #[test]
-    fn a_mode_applies_to_every_call() {
-        for (name, mode) in [
-            ("auto", ApprovalMode::Auto),
-            ("ask", ApprovalMode::Ask),
-            ("deny", ApprovalMode::Deny),
-        ] {
-            let policy = policy(json!(name));
-            let verdict = policy.decide(&params(json!({"command": "ls"})));
-            assert_eq!(verdict.mode, mode);
-            assert_eq!(
-                verdict.to_string(),
-                format!("tools.shell_exec.approval is {name}")
-            );
-        }
-    }
-
-    #[test]
-    fn the_strictest_matching_rule_wins_and_the_default_otherwise() {
-        let policy = policy(json!({
-            "default": "ask",
-            "auto": [{"command": {"prefix": "git"}}, {"command": ["pwd", {"prefix": "ls"}]}],
-            "deny": [{"command": {"regex": "git push.*"}}],
-        }));
-        assert_eq!(mode_of(&policy, "git status"), ApprovalMode::Auto);
-        assert_eq!(mode_of(&policy, "pwd"), ApprovalMode::Auto);
-        assert_eq!(mode_of(&policy, "ls -la"), ApprovalMode::Auto);
-        assert_eq!(mode_of(&policy, "git push --force"), ApprovalMode::Deny);
-        assert_eq!(mode_of(&policy, "rm -rf build"), ApprovalMode::Ask);
-        let verdict = policy.decide(&params(json!({"command": "git push"})));
-        assert_eq!(
-            verdict.to_string(),
-            "tools.shell_exec.approval.deny[0] matched (deny)"
-        );
-        // A rule on a parameter the call does not have does not match.
-        assert_eq!(policy.decide(&params(json!({}))).mode, ApprovalMode::Ask);
-    }
-
-    #[test]
-    fn a_prefix_matches_at_a_word_boundary_and_never_a_chained_command() {
-        let policy = policy(json!({
-            "default": "ask",
-            "auto": [{"command": {"prefix": "ls"}}, {"path": {"prefix": "notes/"}}],
-        }));
-        assert_eq!(mode_of(&policy, "ls"), ApprovalMode::Auto);
-        assert_eq!(mode_of(&policy, "ls -l docs"), ApprovalMode::Auto);
-        for chained in [
-            "lsblk",
-            "ls; rm -rf ~",
-            "ls && curl evil",
-            "ls | sh",
-            "ls $(rm x)",
-            "ls `rm x`",
-            "ls > /etc/passwd",
-            "ls\nrm x",
-        ] {
-            assert_eq!(mode_of(&policy, chained), ApprovalMode::Ask, "{chained}");
-        }
-        let path = |path: &str| policy.decide(&params(json!({"path": path}))).mode;
-        assert_eq!(path("notes/today.md"), ApprovalMode::Auto);
-        assert_eq!(path("notes/../.ssh/id_rsa"), ApprovalMode::Ask);
-        assert_eq!(path("notes/.."), ApprovalMode::Ask);
-    }
-
-    #[test]
-    fn a_regex_matches_the_whole_value_and_other_types_as_json() {
-        let policy = policy(json!({
-            "deny": [{"count": {"regex": "[0-9]{4,}"}}, {"force": true}],
-        }));
-        let mode = |value: Value| policy.decide(&params(value)).mode;
-        assert_eq!(mode(json!({"count": 10000})), ApprovalMode::Deny);
-        assert_eq!(mode(json!({"count": 12})), ApprovalMode::Auto);
-        assert_eq!(mode(json!({"count": "a12345"})), ApprovalMode::Auto);
-        assert_eq!(mode(json!({"force": true})), ApprovalMode::Deny);
-        assert_eq!(mode(json!({"force": false})), ApprovalMode::Auto);
-    }
-
-    #[test]
-    fn every_rule_of_a_rule_must_match() {
-        let policy = policy(json!({
-            "default": "deny",
-            "auto": [{"command": {"prefix": "cat"}, "cwd": "notes"}],
-        }));
-        let mode = |value: Value| policy.decide(&params(value)).mode;
-        assert_eq!(
-            mode(json!({"command": "cat a", "cwd": "notes"})),
-            ApprovalMode::Auto
-        );
-        assert_eq!(
-            mode(json!({"command": "cat a", "cwd": "/"})),
-            ApprovalMode::Deny
-        );
-    }
-
-    #[test]
-    fn a_bad_policy_names_the_key_at_fault() {
-        let error = |value: Value| {
-            ApprovalPolicy::from_value("tools.shell_exec.approval", &value)
-                .unwrap_err()
-                .to_string()
-        };
-        assert_eq!(
-            error(json!("sometimes")),
-            "tools.shell_exec.approval: expected auto, ask or deny, got \"sometimes\""
-        );
-        assert_eq!(
-            error(json!({"allow": []})),
-            "tools.shell_exec.approval.allow: unknown key; an approval takes default, auto, ask and deny"
-        );
-        assert_eq!(
-            error(json!({"auto": {"command": "ls"}})),
-            "tools.shell_exec.approval.auto: expected a list of rules ({parameter: pattern}), got {\"command\":\"ls\"}"
-        );
-        assert_eq!(
-            error(json!({"auto": [{}]})),
-            "tools.shell_exec.approval.auto[0]: a rule names at least one parameter (an empty rule would match every call)"
-        );
-        assert_eq!(
-            error(json!({"deny": [{"command": {"regex": "("}}]}))
-                .lines()
-                .next()
-                .unwrap(),
-            "tools.shell_exec.approval.deny[0].command.regex: found open group without closing ')'"
-        );
-        assert_eq!(
-            error(json!({"auto": [{"command": {"glob": "*"}}]})),
-            "tools.shell_exec.approval.auto[0].command: unknown pattern \"glob\"; expected a string, {prefix: ...}, {regex: ...} or a list of them"
-        );
-        assert_eq!(
-            error(json!({"auto": [{"command": {"prefix": ""}}]})),
-            "tools.shell_exec.approval.auto[0].command.prefix: an empty prefix would match every value"
-        );
-        assert_eq!(
-            error(json!(3)),
-            "tools.shell_exec.approval: expected auto, ask, deny or a map of rules, got 3"
-        );
-    }
-}
+mod tests;

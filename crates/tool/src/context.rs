@@ -221,8 +221,10 @@ pub trait CallListener: Send + Sync {
     /// the session when its content says `for_session: true`), a decline a
     /// no, a cancel no answer.
     async fn approve(&self, request: ApprovalRequest) -> Approval {
-        let answer = self.ask(request.question()).await;
-        Approval::from_answer(&answer)
+        match request.question() {
+            Ok(question) => Approval::from_answer(&self.ask(question).await),
+            Err(unshown) => Approval::Unanswered(unshown.to_string()),
+        }
     }
     /// A completion, or why there is none.
     async fn sample(&self, _request: SampleRequest) -> Result<String, String> {
@@ -264,25 +266,6 @@ impl CallListener for Nobody {
 
 /// The field of an approval's accept that makes it a yes for the session.
 pub const FOR_SESSION: &str = "for_session";
-
-impl ApprovalRequest {
-    /// The request as a question, for a front end that only knows
-    /// questions (MCP's elicitation): its message says what will run, and an
-    /// accept is a yes.
-    pub fn question(&self) -> Question {
-        let arguments = Value::Object(self.arguments.clone());
-        Question {
-            message: format!(
-                "Allow {} to run with {}? ({} is ask)",
-                self.tool,
-                shorten(&arguments.to_string(), 2000),
-                self.rule
-            ),
-            schema: serde_json::json!({"type": "object", "properties": {}}),
-            approval: Some(self.clone()),
-        }
-    }
-}
 
 impl Approval {
     /// What an answer to [`ApprovalRequest::question`] decided.
@@ -503,8 +486,14 @@ impl CallContext {
     }
 
     /// Asks the front end whether a call may run; no answer once the call
-    /// has ended, or past [`MAX_WAIT`].
+    /// has ended, past [`MAX_WAIT`], or when its arguments can't each be
+    /// shown to the person asked ([`ApprovalRequest::shown_arguments`]).
     pub async fn approve(&self, request: ApprovalRequest) -> Approval {
+        // Here rather than in each front end: one that renders the request
+        // its own way is held to the same rule.
+        if let Err(unshown) = request.shown_arguments() {
+            return Approval::Unanswered(unshown.to_string());
+        }
         let mut ended = self.inner.ended.subscribe();
         if *ended.borrow() {
             return Approval::Unanswered("the call ended first".into());
@@ -718,6 +707,42 @@ mod tests {
             max_tokens: None,
         };
         assert!(context.sample(sample).await.is_err());
+    }
+
+    /// Says yes to every approval it is asked for, and counts them.
+    #[derive(Default)]
+    struct YesToAll(Mutex<usize>);
+
+    #[async_trait::async_trait]
+    impl CallListener for YesToAll {
+        async fn approve(&self, _request: ApprovalRequest) -> Approval {
+            *self.0.lock() += 1;
+            Approval::Approved
+        }
+    }
+
+    // Issue 41: a front end with its own way of showing a call is held to
+    // showing each argument too.
+    #[tokio::test]
+    async fn a_call_with_too_many_arguments_to_show_is_refused_without_asking() {
+        let person = Arc::new(YesToAll::default());
+        let context = CallContext::new(person.clone());
+        let arguments: crate::Params = (0..200)
+            .map(|n| (format!("a{n}"), serde_json::json!(n)))
+            .collect();
+        let request = ApprovalRequest {
+            tool: "t".into(),
+            arguments,
+            rule: "tools.t.approval".into(),
+        };
+        let Approval::Unanswered(why) = context.approve(request).await else {
+            panic!("a call with 200 arguments was approved");
+        };
+        assert!(
+            why.starts_with("its 200 arguments are too many to show"),
+            "{why}"
+        );
+        assert_eq!(*person.0.lock(), 0, "the person was asked");
     }
 
     #[test]

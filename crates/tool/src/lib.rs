@@ -7,7 +7,9 @@
 //! caps output, and remembers every failure so `riverse tools` can show it.
 //!
 //! This crate knows nothing of processes, sockets or settings files: sources and
-//! options come from the crates above it.
+//! options come from the crates above it. Of `riverse-process` it reads only
+//! the sandbox policy a tool runs in ([`Tool::sandbox`]), which a call made
+//! from inside a sandbox is held to.
 
 mod approval;
 pub mod call_metrics;
@@ -27,7 +29,7 @@ mod types;
 
 pub use approval::{
     Approval, ApprovalError, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest,
-    Decision, Verdict,
+    Decision, MAX_ARGUMENTS_CHARS, ShownArgument, TooManyArguments, Verdict,
 };
 pub use content::{Content, human_size};
 pub use context::{
@@ -51,6 +53,8 @@ pub use types::{DeclaredType, Kind, ParamType};
 
 use std::time::Duration;
 
+use riverse_process::sandbox::Sandbox;
+
 /// A tool the agent can call, whatever it is made of.
 ///
 /// A tool that fails returns a failed [`ToolResult`]; it never panics or errors
@@ -64,4 +68,10 @@ pub trait Tool: Send + Sync {
     /// Python worker is killed, an MCP request cancelled). What the tool
     /// says and asks while it runs goes to `context`.
     async fn call(&self, params: Params, timeout: Duration, context: &CallContext) -> ToolResult;
+    /// The sandbox its code runs in; `None` (the default) when Riverse holds
+    /// it in none: an MCP server, an HTTP agent, a tool whose settings give
+    /// it no sandbox, which reach whatever Riverse itself can.
+    fn sandbox(&self) -> Option<&Sandbox> {
+        None
+    }
 }

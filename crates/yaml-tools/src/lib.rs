@@ -72,6 +72,9 @@ pub struct AgentTool {
     client: reqwest::Client,
     /// The sandbox a command agent's program runs in.
     sandbox: Option<Arc<Confinement>>,
+    /// Its policy, which a nested call from another sandbox is checked
+    /// against (kept where the kernel can't enforce it, too).
+    policy: Option<Sandbox>,
 }
 
 #[async_trait::async_trait]
@@ -82,6 +85,10 @@ impl Tool for AgentTool {
 
     fn source(&self) -> &ToolSource {
         &self.source
+    }
+
+    fn sandbox(&self) -> Option<&Sandbox> {
+        self.policy.as_ref()
     }
 
     async fn call(&self, params: Params, timeout: Duration, _context: &CallContext) -> ToolResult {
@@ -176,8 +183,8 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
         for (index, entry) in entries.iter().enumerate() {
             match AgentSpec::parse(entry) {
                 Ok(spec) => {
-                    let sandbox = match confine(&spec, options) {
-                        Ok(sandbox) => sandbox,
+                    let (policy, sandbox) = match confine(&spec, options) {
+                        Ok(confined) => confined,
                         Err(error) => {
                             found.push(Found::Failure {
                                 source: source.clone(),
@@ -197,6 +204,7 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
                             max_reply_bytes,
                             client: client.clone(),
                             sandbox,
+                            policy,
                         }),
                     });
                 }
@@ -211,15 +219,19 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
     found
 }
 
-/// The sandbox a command agent's program runs in, prepared; none for an
-/// HTTP agent (Riverse itself makes its requests) or a command without one.
-fn confine(spec: &AgentSpec, options: &AgentsOptions) -> Result<Option<Arc<Confinement>>, String> {
+/// The sandbox a command agent's program runs in, and its policy, prepared;
+/// none for an HTTP agent (Riverse itself makes its requests) or a command
+/// without one.
+type Confined = (Option<Sandbox>, Option<Arc<Confinement>>);
+
+fn confine(spec: &AgentSpec, options: &AgentsOptions) -> Result<Confined, String> {
     let (Action::Command(_), Some(sandbox)) =
         (&spec.action, options.sandboxes.get(&spec.manifest.name))
     else {
-        return Ok(None);
+        return Ok((None, None));
     };
-    sandbox.confinement(&[]).map_err(|err| err.to_string())
+    let confinement = sandbox.confinement(&[]).map_err(|err| err.to_string())?;
+    Ok((Some(sandbox.clone()), confinement))
 }
 
 /// A path relative to the project when it lies inside it.

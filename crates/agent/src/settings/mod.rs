@@ -523,6 +523,7 @@ fn tools_settings(
                     .map_err(|err| invalid(&key("approval"), err.to_string()))?;
                 ApprovalPolicy::from_value(&key("approval"), &value)
                     .map_err(|fault| invalid(&fault.key, fault.message))?
+                    .within(project_dir)
             }
         };
         let sandbox = match section.get("sandbox") {

@@ -63,6 +63,17 @@ impl Settings {
                 "the git repository: its config runs commands",
             ),
         ];
+        // uv looks for its settings from the tools directory up, so what
+        // these name (an index, a source) is where the tool environment's
+        // packages would come from.
+        for dir in [project.join("agent"), project.clone()] {
+            for name in ["uv.toml", "pyproject.toml"] {
+                listed.push((
+                    dir.join(name),
+                    "read by uv as it installs the tool environment: an index named there is where packages come from",
+                ));
+            }
+        }
         if let Some(file) = &self.file {
             listed.insert(
                 0,

@@ -11,6 +11,8 @@
 //!   processes: 32
 //!   file_size_mb: 64
 //!   if_unsupported: refuse   # refuse | run: where the kernel can't enforce it
+//!   calls: [file_write]  # tools it may call through Riverse beyond it
+//!   sample: false        # self.sample; unset, allowed unless network is off
 //! ```
 //!
 //! Every key is optional: an empty map (`sandbox: {}`) allows reading what
@@ -22,8 +24,7 @@ use riverse_process::sandbox::{Network, Sandbox, Unsupported};
 use serde_json::Value;
 
 /// The keys a sandbox takes, as its error lists them.
-const KEYS: &str =
-    "read, write, network, memory_mb, cpu_seconds, processes, file_size_mb, if_unsupported";
+const KEYS: &str = "read, write, network, memory_mb, cpu_seconds, processes, file_size_mb, if_unsupported, calls, sample";
 
 /// The sandbox at `key` (`value`, from the settings document), its paths
 /// resolved against `project_dir`, each key it leaves out taken from
@@ -56,6 +57,8 @@ pub fn sandbox_at(
             processes: None,
             file_size_mb: None,
             unsupported: Unsupported::Refuse,
+            calls: Vec::new(),
+            sample: None,
         },
     };
     for (field, value) in map {
@@ -76,10 +79,33 @@ pub fn sandbox_at(
                     _ => return Err(fault(format!("expected refuse or run, got {value}"))),
                 }
             }
+            "calls" => sandbox.calls = names(value).map_err(fault)?,
+            "sample" => {
+                sandbox.sample = Some(
+                    value
+                        .as_bool()
+                        .ok_or_else(|| fault(format!("expected true or false, got {value}")))?,
+                );
+            }
             _ => return Err(fault(format!("unknown key; a sandbox takes {KEYS}"))),
         }
     }
     Ok(sandbox)
+}
+
+/// Tool names: the syntax of a name is checked, not that a tool has it (a
+/// tool may come later, from hot reload or an MCP server).
+fn names(value: &Value) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err(format!("expected a list of tool names, got {value}"));
+    };
+    items
+        .iter()
+        .map(|item| match item.as_str() {
+            Some(name) if riverse_tool::is_valid_name(name) => Ok(name.to_owned()),
+            _ => Err(format!("expected a tool name, got {item}")),
+        })
+        .collect()
 }
 
 fn paths(value: &Value, project_dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -186,6 +212,15 @@ mod tests {
             Network::Off
         );
         assert_eq!(read(json!({})).unwrap().network, Network::Any);
+        let asking = read(json!({"calls": ["file_write", "runcmd"], "sample": false})).unwrap();
+        assert_eq!(
+            (asking.calls, asking.sample),
+            (
+                vec!["file_write".to_owned(), "runcmd".to_owned()],
+                Some(false)
+            )
+        );
+        assert_eq!(read(json!({})).unwrap().sample, None);
     }
 
     #[test]
@@ -209,6 +244,18 @@ mod tests {
         assert_eq!(
             read(json!({"if_unsupported": "maybe"})).unwrap_err(),
             "tools.notes.sandbox.if_unsupported: expected refuse or run, got \"maybe\""
+        );
+        assert_eq!(
+            read(json!({"calls": "file_write"})).unwrap_err(),
+            "tools.notes.sandbox.calls: expected a list of tool names, got \"file_write\""
+        );
+        assert_eq!(
+            read(json!({"calls": ["file write"]})).unwrap_err(),
+            "tools.notes.sandbox.calls: expected a tool name, got \"file write\""
+        );
+        assert_eq!(
+            read(json!({"sample": "yes"})).unwrap_err(),
+            "tools.notes.sandbox.sample: expected true or false, got \"yes\""
         );
         assert_eq!(
             read(json!(true)).unwrap_err(),

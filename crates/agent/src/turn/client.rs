@@ -8,6 +8,7 @@ use riverse_tool::ToolManifest;
 
 use crate::Language;
 
+use super::offer::Offer;
 use super::prompts;
 
 /// What a turn's caller asks of tools beyond the agent's own.
@@ -19,7 +20,9 @@ pub struct ToolUse {
     pub client_tools: Vec<ToolManifest>,
     /// Whether the model must call tools, asked of the turn's first model
     /// call; later rounds leave it to the model, or they would never end.
-    /// `None` shows the model no tools at all, the agent's included.
+    /// `None` shows the model no tools at all, the agent's included, in any
+    /// round; a call it makes anyway is refused, as is any call of a tool a
+    /// round did not offer.
     pub choice: ToolChoice,
     /// `false`: one call a round; a model that asks for more has only its
     /// first kept.
@@ -43,14 +46,19 @@ impl ToolUse {
 
     /// A round's calls, split into the agent's (run now) and the caller's
     /// (handed back), each in the model's order; past the first when calls
-    /// are not parallel, none.
-    pub(crate) fn split(&self, mut calls: Vec<ToolCall>) -> (Vec<ToolCall>, Vec<ToolCall>) {
+    /// are not parallel, none. A call of a client tool the round did not
+    /// `offer` is not handed back: it stays with the agent's, to be refused.
+    pub(crate) fn split(
+        &self,
+        mut calls: Vec<ToolCall>,
+        offer: Offer<'_>,
+    ) -> (Vec<ToolCall>, Vec<ToolCall>) {
         if !self.parallel {
             calls.truncate(1);
         }
         let (client, own): (Vec<_>, Vec<_>) = calls
             .into_iter()
-            .partition(|call| self.is_client_tool(&call.name));
+            .partition(|call| self.is_client_tool(&call.name) && offer.includes(&call.name));
         (own, client.into_iter().map(handed_back).collect())
     }
 }
@@ -117,6 +125,16 @@ mod tests {
         }
     }
 
+    fn offered() -> Vec<ToolManifest> {
+        ["weather", "clock", "lookup"]
+            .into_iter()
+            .map(|name| ToolManifest {
+                name: name.into(),
+                ..ToolManifest::default()
+            })
+            .collect()
+    }
+
     fn client(names: &[&str]) -> ToolUse {
         ToolUse {
             client_tools: names
@@ -133,11 +151,16 @@ mod tests {
     #[test]
     fn a_round_splits_into_own_calls_and_client_calls_under_new_ids() {
         let tool_use = client(&["lookup"]);
-        let (own, handed) = tool_use.split(vec![
-            call("call_0", "weather"),
-            call("call_1", "lookup"),
-            call("call_2", "clock"),
-        ]);
+        let tools = offered();
+        let offer = Offer::new(&tools, &ToolChoice::Auto);
+        let (own, handed) = tool_use.split(
+            vec![
+                call("call_0", "weather"),
+                call("call_1", "lookup"),
+                call("call_2", "clock"),
+            ],
+            offer,
+        );
         assert_eq!(
             own,
             vec![call("call_0", "weather"), call("call_2", "clock")]
@@ -145,7 +168,7 @@ mod tests {
         assert_eq!(handed.len(), 1);
         assert_eq!(handed[0].name, "lookup");
         assert!(handed[0].id.starts_with("call_") && handed[0].id.len() == 37);
-        let (_, again) = tool_use.split(vec![call("call_1", "lookup")]);
+        let (_, again) = tool_use.split(vec![call("call_1", "lookup")], offer);
         assert_ne!(again[0].id, handed[0].id);
     }
 
@@ -155,12 +178,31 @@ mod tests {
             parallel: false,
             ..client(&["lookup"])
         };
-        let (own, handed) = tool_use.split(vec![call("a", "lookup"), call("b", "weather")]);
+        let tools = offered();
+        let offer = Offer::new(&tools, &ToolChoice::Auto);
+        let (own, handed) = tool_use.split(vec![call("a", "lookup"), call("b", "weather")], offer);
         assert!(own.is_empty());
         assert_eq!(handed.len(), 1);
-        let (own, handed) = tool_use.split(vec![call("a", "weather"), call("b", "lookup")]);
+        let (own, handed) = tool_use.split(vec![call("a", "weather"), call("b", "lookup")], offer);
         assert_eq!(own, vec![call("a", "weather")]);
         assert!(handed.is_empty());
+    }
+
+    #[test]
+    fn a_call_of_a_client_tool_not_offered_is_not_handed_back() {
+        let tool_use = client(&["lookup"]);
+        let tools = offered();
+        for choice in [ToolChoice::None, ToolChoice::Function("weather".into())] {
+            let offer = Offer::new(&tools, &choice);
+            let (own, handed) = tool_use.split(vec![call("a", "lookup")], offer);
+            assert_eq!(own, vec![call("a", "lookup")], "{choice:?}");
+            assert!(handed.is_empty(), "{choice:?}");
+        }
+        let (own, handed) = tool_use.split(
+            vec![call("a", "lookup")],
+            Offer::new(&[], &ToolChoice::Auto),
+        );
+        assert_eq!((own.len(), handed.len()), (1, 0));
     }
 
     #[test]

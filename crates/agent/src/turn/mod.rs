@@ -30,12 +30,14 @@ use crate::{Language, ToolMode};
 mod client;
 mod dispatcher;
 mod listening;
+mod offer;
 mod prompts;
 mod selection;
 mod span;
 
 pub use client::ToolUse;
 pub use listening::{ProviderSampler, QuestionReply};
+use offer::Offer;
 pub use selection::ToolSelector;
 pub use span::turn_span;
 
@@ -231,9 +233,9 @@ impl Agent {
 
     /// The tools a turn shows the model: the agent's (as [`Agent::tools_shown`]
     /// picks them for the message, or for the last one in `history` when the
-    /// turn goes on without one), then the caller's; none for
-    /// [`ToolChoice::None`], the one named by [`ToolChoice::Function`] for
-    /// the dispatcher.
+    /// turn goes on without one, and the one [`ToolChoice::Function`] names),
+    /// then the caller's; none for [`ToolChoice::None`], only the one named
+    /// for the dispatcher.
     fn tools_for(
         &self,
         history: &[Message],
@@ -245,6 +247,15 @@ impl Agent {
         }
         let message = message.or_else(|| last_user_message(history)).unwrap_or("");
         let mut tools = self.tools_shown(history, message);
+        if let ToolChoice::Function(name) = &tool_use.choice
+            && !tools.iter().any(|tool| tool.name == *name)
+        {
+            let registry = self.registry();
+            let named = registry
+                .available_manifests()
+                .find(|tool| tool.name == *name);
+            tools.extend(named.cloned());
+        }
         tools.extend(tool_use.client_tools.iter().cloned());
         // The dispatcher prompt can't be made to call a tool; shown only the
         // one named, it is the one it calls if it calls any.
@@ -391,6 +402,12 @@ impl Agent {
         let (mut conversation, first_new) =
             conversation(prompts::system(language).to_owned(), history, message);
         let opening = conversation.len();
+        // Later rounds leave the choice to the model, or they would never
+        // end; but none holds for the whole turn.
+        let later = match tool_use.choice {
+            ToolChoice::None => ToolChoice::None,
+            _ => ToolChoice::Auto,
+        };
         let mut choice = tool_use.choice.clone();
         let mut calls_left = self.options.max_tool_calls;
         let mut records = Vec::new();
@@ -400,15 +417,22 @@ impl Agent {
                 break;
             }
             let response = self
-                .complete(&conversation, &tools, choice, tool_use.parallel, on_event)
+                .complete(
+                    &conversation,
+                    &tools,
+                    choice.clone(),
+                    tool_use.parallel,
+                    on_event,
+                )
                 .await?;
-            choice = ToolChoice::Auto;
+            let round_choice = std::mem::replace(&mut choice, later.clone());
+            let offer = Offer::new(&tools, &round_choice);
             usage = Usage::sum(usage, response.usage);
             if response.tool_calls.is_empty() {
                 let turn = finish(conversation, first_new, response.text, records, false);
                 return Ok(Turn { usage, ..turn });
             }
-            let (own_calls, client_calls) = tool_use.split(response.tool_calls);
+            let (own_calls, client_calls) = tool_use.split(response.tool_calls, offer);
             let mut text = Some(response.text);
             if !own_calls.is_empty() {
                 // The text goes with the client's calls when there are any:
@@ -424,7 +448,7 @@ impl Agent {
                 });
                 let round_start = records.len();
                 let replies = self
-                    .run_round(&own_calls, &mut calls_left, &mut records, on_event)
+                    .run_round(&own_calls, offer, &mut calls_left, &mut records, on_event)
                     .await;
                 for (call, reply) in own_calls.iter().zip(replies) {
                     conversation.push(Message::Tool {
@@ -490,12 +514,13 @@ impl Agent {
             let (calls, dispatch_usage) =
                 self.dispatch(&tools, &history, message, tool_use).await?;
             usage = dispatch_usage;
-            let (own_calls, handed) = tool_use.split(calls);
+            let offer = Offer::new(&tools, &tool_use.choice);
+            let (own_calls, handed) = tool_use.split(calls, offer);
             client_calls = handed;
             if !own_calls.is_empty() {
                 let mut calls_left = self.options.max_tool_calls;
                 let replies = self
-                    .run_round(&own_calls, &mut calls_left, &mut records, on_event)
+                    .run_round(&own_calls, offer, &mut calls_left, &mut records, on_event)
                     .await;
                 let listed: Vec<(String, String)> = own_calls
                     .iter()
@@ -537,7 +562,8 @@ impl Agent {
 
     /// The dispatcher's choice: one temperature-0 call that names the tools
     /// to run, read tolerantly; calls of tools that are not available are
-    /// dropped, never run.
+    /// dropped, never run. Those of tools it was not shown go on, to be
+    /// refused by the round.
     async fn dispatch(
         &self,
         tools: &[ToolManifest],
@@ -649,17 +675,19 @@ impl Agent {
         Ok(self.provider.complete(request, Some(&mut sink)).await?)
     }
 
-    /// Runs one round's calls and returns what the model reads for each, in
-    /// the order of `calls`. Records of the calls that ran (or were malformed)
-    /// are added to `records` in that order too.
+    /// Runs one round's calls of tools it offered and returns what the model
+    /// reads for each, in the order of `calls`. Records of the calls that ran
+    /// (or were malformed, or not offered) are added to `records` in that
+    /// order too.
     async fn run_round(
         &self,
         calls: &[ToolCall],
+        offer: Offer<'_>,
         calls_left: &mut usize,
         records: &mut Vec<ToolCallRecord>,
         on_event: EventSink<'_>,
     ) -> Vec<ToolReply> {
-        let plan = plan_round(calls, calls_left, &self.options);
+        let plan = plan_round(calls, offer, calls_left, &self.options);
         let mut replies = vec![ToolReply::default(); calls.len()];
         // Records of this round by the position of their call.
         let mut finished: Vec<(usize, ToolCallRecord)> = Vec::new();
@@ -858,41 +886,76 @@ struct Planned {
 struct Rejected {
     position: usize,
     reply: ToolReply,
-    /// Malformed calls are shown as failed calls; calls past the budget are not.
+    /// Malformed calls and calls of tools not offered are shown as failed
+    /// calls; calls past the budget are not.
     record: Option<ToolCallRecord>,
 }
 
-/// Identical calls run once and share a result; calls past the budget, and
-/// calls whose arguments are not a JSON object, do not run and say why.
-fn plan_round(calls: &[ToolCall], calls_left: &mut usize, options: &TurnOptions) -> RoundPlan {
+impl Rejected {
+    /// `call`, at `position`, shown as a call that failed with `error`.
+    fn failed(
+        position: usize,
+        call: &ToolCall,
+        failure: FailureKind,
+        error: String,
+        language: Language,
+    ) -> Self {
+        Rejected {
+            position,
+            reply: ToolReply::failure(prompts::tool_failed(language, &call.name, &error)),
+            record: Some(ToolCallRecord {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                params: parse_arguments(&call.arguments)
+                    .map(Value::Object)
+                    .unwrap_or_else(|_| Value::String(call.arguments.clone())),
+                success: false,
+                data: String::new(),
+                error,
+                failure: Some(failure),
+                content: Vec::new(),
+                approval: None,
+                duration: Duration::ZERO,
+            }),
+        }
+    }
+}
+
+/// Identical calls run once and share a result; calls of tools the round
+/// did not `offer`, calls past the budget, and calls whose arguments are not
+/// a JSON object, do not run and say why.
+fn plan_round(
+    calls: &[ToolCall],
+    offer: Offer<'_>,
+    calls_left: &mut usize,
+    options: &TurnOptions,
+) -> RoundPlan {
     let mut plan = RoundPlan {
         to_run: Vec::new(),
         rejected: Vec::new(),
     };
     for (position, call) in calls.iter().enumerate() {
+        if let Some(refusal) = offer.refusal(&call.name) {
+            tracing::info!("{refusal}; not run");
+            plan.rejected.push(Rejected::failed(
+                position,
+                call,
+                FailureKind::Unavailable,
+                refusal,
+                options.language,
+            ));
+            continue;
+        }
         let params = match parse_arguments(&call.arguments) {
             Ok(params) => params,
             Err(reason) => {
-                plan.rejected.push(Rejected {
+                plan.rejected.push(Rejected::failed(
                     position,
-                    reply: ToolReply::failure(prompts::tool_failed(
-                        options.language,
-                        &call.name,
-                        &reason,
-                    )),
-                    record: Some(ToolCallRecord {
-                        call_id: call.id.clone(),
-                        tool: call.name.clone(),
-                        params: Value::String(call.arguments.clone()),
-                        success: false,
-                        data: String::new(),
-                        error: reason,
-                        failure: Some(FailureKind::BadParameters),
-                        content: Vec::new(),
-                        approval: None,
-                        duration: Duration::ZERO,
-                    }),
-                });
+                    call,
+                    FailureKind::BadParameters,
+                    reason,
+                    options.language,
+                ));
                 continue;
             }
         };

@@ -2,5 +2,6 @@ mod client_tools;
 mod dispatcher;
 mod limits;
 mod native;
+mod offered;
 mod support;
 mod talking;

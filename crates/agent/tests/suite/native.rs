@@ -210,7 +210,8 @@ async fn failing_crashing_unknown_and_malformed_calls_reach_the_model_as_errors(
     );
     assert_eq!(
         results[3].1,
-        "tool nope failed: unknown tool \"nope\"; the available tools are: crashing, failing, raising, weather"
+        "tool nope failed: tool \"nope\" was not offered in this round: \
+         it is not among the tools shown (crashing, failing, raising, weather)"
     );
     let malformed = requests[2].tool_results().last().unwrap().clone();
     assert_eq!(malformed.0, "c5");

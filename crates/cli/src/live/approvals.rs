@@ -13,9 +13,6 @@ use serde_json::{Map, Value, json};
 use super::lines::printable;
 use super::prompt::{self, Typed};
 
-/// The most characters of an argument shown when a call is put to the person.
-const MAX_ARGUMENT_CHARS: usize = 400;
-
 /// How a front end answers approvals.
 #[derive(Clone)]
 pub enum Approvals {
@@ -66,16 +63,14 @@ impl Approvals {
             printable(&request.tool),
             printable(&request.rule)
         );
-        for (name, value) in &request.arguments {
-            let value = match value {
-                Value::String(text) => format!("{text:?}"),
-                other => other.to_string(),
-            };
-            eprintln!(
-                "      {}: {}",
-                printable(name),
-                printable(&riverse_tool::shorten(&value, MAX_ARGUMENT_CHARS))
-            );
+        // The lines every front end shows; they fail only for a request the
+        // call's context has already refused.
+        let arguments = match request.shown_arguments() {
+            Ok(arguments) => arguments,
+            Err(unshown) => return Some(Answer::unanswered(unshown.to_string())),
+        };
+        for argument in arguments {
+            eprintln!("      {}", printable(&argument.to_string()));
         }
         let answer = match read_decision(is_open) {
             Ok(answer) => answer,

@@ -596,3 +596,130 @@ fn a_bad_approval_setting_is_an_error_naming_its_key_from_any_command() {
     );
     assert_eq!(stamps(&project), Vec::<String>::new(), "no call ran");
 }
+
+/// The file_write policy of docs/security.md, "Approvals", as `riverse init
+/// --tools standard` writes file_write's section otherwise.
+const DOCS_FILE_WRITE: &str = "  file_write: {approval: {default: ask, auto: [{path: {prefix: \"notes/\"}}], \
+     deny: [{path: {regex: \".*\\\\.(sh|py)\"}}]}, sandbox: {write: [\".\"]}}\n";
+
+/// `riverse --dir demo call --json file_write path=PATH` in `project`, its
+/// home the project's parent (`~/demo` is the project), approving what asks
+/// when `yes`: the decision recorded, and whether it ran.
+fn write_as(project: &Project, path: &str, yes: bool) -> (String, bool) {
+    let path_arg = format!("path={path}");
+    let mut args = vec!["--dir", "demo", "call", "--json", "file_write", &path_arg];
+    args.push("content=#!/bin/sh\necho pwned\n");
+    if yes {
+        args.push("--yes");
+    }
+    let mut command = command::riverse_in(project.path(), &args);
+    command.env("HOME", project.path());
+    let ran = command::run(command);
+    let printed: Value =
+        serde_json::from_str(&ran.stdout).unwrap_or_else(|err| panic!("{path:?}: {err}: {ran:#?}"));
+    let decision = printed["approval"]["decision"].as_str().unwrap_or("none");
+    (decision.to_owned(), printed["success"] == json!(true))
+}
+
+/// Every file under `dir`, relative to it, sorted.
+fn files_under(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() && !path.is_symlink() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                found.push(relative.display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+// Issue 41, finding 2: with the docs' policy, `notes/b.sh/` was allowed by
+// the auto rule, missed by the deny rule, and written as `notes/b.sh`.
+#[test]
+fn no_spelling_of_a_denied_path_is_written_even_with_yes_and_a_plain_one_under_auto_is() {
+    let project = Project::new();
+    command::riverse(&project, &["init", "demo", "--tools", "standard"]).exits(0);
+    let settings = project.path().join("demo/settings.yaml");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let standard = "  file_write: {approval: ask, sandbox: {write: [\".\"]}}\n";
+    assert!(text.contains(standard), "{text}");
+    let text = text.replacen(standard, DOCS_FILE_WRITE, 1).replacen(
+        "dependencies: auto",
+        "dependencies: off",
+        1,
+    );
+    std::fs::write(&settings, text).unwrap();
+    project.file("demo/scripts/run.sh", "echo hi\n");
+    std::fs::create_dir(project.path().join("demo/notes")).unwrap();
+    std::os::unix::fs::symlink("../scripts", project.path().join("demo/notes/link")).unwrap();
+    std::os::unix::fs::symlink(
+        "../scripts/run.sh",
+        project.path().join("demo/notes/innocent.md"),
+    )
+    .unwrap();
+
+    let demo = project.path().join("demo").display().to_string();
+    let mut denied = Vec::new();
+    for name in ["b.sh", "d.py"] {
+        denied.extend([
+            format!("notes/{name}"),
+            format!("notes/{name}/"),
+            format!("notes/{name}/."),
+            format!("notes//{name}//"),
+            format!("notes/./{name}"),
+            format!("./notes/{name}/"),
+            format!("notes/new/../{name}/"),
+            format!(" notes/{name}\n"),
+            format!("{demo}/notes/{name}/"),
+            format!("{demo}//notes/./{name}"),
+            format!("~/demo/notes/{name}/."),
+            format!("../demo/notes/{name}/"),
+            format!("notes/link/../notes/{name}/"),
+        ]);
+    }
+    denied.extend(["notes/e.PY/", "notes/innocent.md"].map(str::to_owned));
+    for path in &denied {
+        assert_eq!(
+            write_as(&project, path, /*yes*/ true),
+            ("denied".to_owned(), false),
+            "{path:?}"
+        );
+    }
+    // These fall to the default, ask, which nobody answers here.
+    for path in [
+        "notes/link/planted.txt",
+        "notes/a\u{200B}.md",
+        "notes/cafe\u{301}.md",
+    ] {
+        assert_eq!(
+            write_as(&project, path, /*yes*/ false),
+            ("unanswered".to_owned(), false),
+            "{path:?}"
+        );
+    }
+    for path in ["notes/a.md", "notes//b.md/"] {
+        assert_eq!(
+            write_as(&project, path, /*yes*/ false),
+            ("allowed".to_owned(), true),
+            "{path:?}"
+        );
+    }
+
+    let demo = project.path().join("demo");
+    assert_eq!(
+        files_under(&demo.join("notes")),
+        ["a.md", "b.md", "innocent.md", "link"]
+    );
+    assert_eq!(files_under(&demo.join("scripts")), ["run.sh"]);
+    assert_eq!(
+        std::fs::read_to_string(demo.join("scripts/run.sh")).unwrap(),
+        "echo hi\n"
+    );
+}

@@ -585,8 +585,8 @@ const NOT_ASKED: &str = "mark was not run: it needs approval (tools.mark.approva
 /// The question an approval of a call of `mark` on `path` puts to the client.
 fn approval_message(path: &std::path::Path) -> String {
     format!(
-        "Allow mark to run with {}? (tools.mark.approval is ask)",
-        json!({"path": path})
+        "Allow mark to run with these arguments? (tools.mark.approval is ask)\npath: {}",
+        json!(path)
     )
 }
 
@@ -704,6 +704,12 @@ fn a_call_that_asks_is_refused_to_an_sdk_client_without_elicitation() {
 /// what it saw.
 fn talking_client(project: &Project, url: &str, mut plan: Value) -> Value {
     plan["url"] = json!(url);
+    talking(project, &plan)
+}
+
+/// Runs `talking_client.py` with `plan`, which names its server: a `url`,
+/// or a `command` to start and talk to over stdio.
+fn talking(project: &Project, plan: &Value) -> Value {
     let client = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../mcp/tests/python/talking_client.py");
     let plan_file = project.path().join("talking-plan.json");
@@ -779,4 +785,109 @@ fn riverse_mcp_http_asks_an_sdk_client_by_elicitation_before_a_call_runs() {
 
     let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
     assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+/// `PROJECT/demo`, made by `riverse init --tools standard` (whose
+/// `file_write` asks), installing nothing.
+fn standard_project() -> (Project, std::path::PathBuf) {
+    let project = Project::new();
+    riverse(&project, &["init", "demo", "--tools", "standard"]).exits(0);
+    let demo = project.path().join("demo");
+    let settings = std::fs::read_to_string(demo.join("settings.yaml")).unwrap();
+    let offline = settings.replace("dependencies: auto", "dependencies: off");
+    std::fs::write(demo.join("settings.yaml"), offline).unwrap();
+    (project, demo)
+}
+
+/// `file_write`'s arguments, in the order of `names`.
+fn ordered(names: &[&str], path: &str, content: &str) -> Value {
+    let arguments: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|name| {
+            let value = if *name == "path" { path } else { content };
+            ((*name).to_owned(), json!(value))
+        })
+        .collect();
+    Value::Object(arguments)
+}
+
+// Issue 41, finding 5: the approval's message was the arguments as JSON cut
+// at 2000 characters, so a long `content` put first hid `path`.
+#[test]
+fn an_sdk_client_is_shown_the_path_of_a_file_write_whatever_the_order_of_its_arguments() {
+    let (project, demo) = standard_project();
+    let notes = "harmless note text. ";
+    let mut calls = Vec::new();
+    let mut written = Vec::new();
+    for (size, repeats) in [("short", 105), ("long", 400)] {
+        for names in [["content", "path"], ["path", "content"]] {
+            let path = format!("{size}_{}_first.txt", names[0]);
+            let content = notes.repeat(repeats);
+            calls.push(json!({"tool": "file_write",
+                "arguments": ordered(&names, &path, &content)}));
+            written.push((path, content));
+        }
+    }
+    let command = json!([env!("CARGO_BIN_EXE_riverse"), "--dir", demo, "mcp"]);
+    let plan = json!({"command": command, "calls": calls,
+        "elicitation": {"action": "accept", "content": {}}});
+    let seen = talking(&project, &plan);
+
+    let asked = seen["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), written.len(), "{seen}");
+    for ((path, content), asked) in written.iter().zip(asked) {
+        let message = asked["message"].as_str().unwrap();
+        let lines: Vec<&str> = message.lines().collect();
+        assert_eq!(
+            lines[..2],
+            [
+                "Allow file_write to run with these arguments? (tools.file_write.approval is ask)",
+                &format!("path: \"{path}\""),
+            ],
+            "{message}"
+        );
+        assert_eq!(lines.len(), 3, "{message}");
+        let shown = lines[2].strip_prefix("content: \"").unwrap();
+        if content.len() < riverse_tool::MAX_ARGUMENTS_CHARS {
+            assert_eq!(shown, format!("{content}\""));
+        } else {
+            let (start, marker) = shown.split_once('…').unwrap();
+            assert!(content.starts_with(start), "{message}");
+            let cut = content.len() + 1 - start.len();
+            assert_eq!(
+                marker,
+                format!(" ({},{:03} more characters)", cut / 1000, cut % 1000)
+            );
+        }
+        assert!(message.chars().count() <= riverse_tool::MAX_MESSAGE_CHARS);
+    }
+    for ((path, content), call) in written.iter().zip(seen["calls"].as_array().unwrap()) {
+        assert_eq!(call["isError"], false, "{call}");
+        assert_eq!(&std::fs::read_to_string(demo.join(path)).unwrap(), content);
+    }
+}
+
+#[test]
+fn a_call_with_too_many_arguments_to_show_is_refused_without_asking_the_sdk_client() {
+    let (project, demo) = standard_project();
+    let mut arguments = json!({"path": "crowded.txt", "content": "x"});
+    for n in 0..200 {
+        arguments[format!("extra{n}")] = json!(n);
+    }
+    let command = json!([env!("CARGO_BIN_EXE_riverse"), "--dir", demo, "mcp"]);
+    let plan = json!({"command": command,
+        "calls": [{"tool": "file_write", "arguments": arguments}],
+        "elicitation": {"action": "accept", "content": {}}});
+    let seen = talking(&project, &plan);
+    assert_eq!(seen["asked"], json!([]), "{seen}");
+    assert_eq!(seen["calls"][0]["isError"], true, "{seen}");
+    let text = seen["calls"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(
+            "file_write was not run: it needs approval (tools.file_write.approval is ask) and \
+             its 202 arguments are too many to show each one to the person asked"
+        ),
+        "{text}"
+    );
+    assert!(!demo.join("crowded.txt").exists(), "a refused call ran");
 }

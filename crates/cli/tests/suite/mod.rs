@@ -11,6 +11,7 @@ mod init;
 mod live;
 mod mcp;
 mod mcp_http;
+mod nested_calls;
 mod operations;
 mod reload;
 mod riverse_layout;

@@ -972,3 +972,15 @@ fn a_tool_cannot_signal_processes_outside_its_sandbox() {
     let _ = bystander.kill();
     let _ = bystander.wait();
 }
+
+/// Issue 41: each worker has a signal domain of its own, inside its sandbox,
+/// which bounds the `kill(-1)` it ends its tools' processes with when Riverse
+/// is killed outright. A forked worker's parent, the fork server, shares the
+/// sandbox but not that domain: the tool can't signal it.
+#[test]
+fn a_tool_in_a_forked_worker_cannot_signal_its_fork_server() {
+    let scene = Scene::new(&sandbox_settings(true, "{write: [notes]}"));
+    let error = scene.refused("kill", &[]);
+    assert!(error.contains("PermissionError"), "{error}");
+    scene.answers();
+}

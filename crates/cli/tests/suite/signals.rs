@@ -4,18 +4,18 @@
 //! too, and the answer a killed server left running is failed once stale.
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use riverse_store::{INTERRUPTED, Liveness, MessageStatus, SqliteStore};
-use riverse_test_support::is_gone;
 use riverse_test_support::openai::{OpenAiServer, ev_tool_call};
+use riverse_test_support::{fixture, is_gone};
 use serde_json::{Value, json};
 
 use super::ask::project_for;
-use super::command::{project, riverse_in};
+use super::command::{McpSession, project, riverse_in};
 use super::serve::{Server, http};
 
 fn parent_of(pid: i32) -> i32 {
@@ -165,6 +165,74 @@ fn sigkill_of_riverse_ends_children_in_sessions_of_their_own_in_a_forked_worker(
 #[test]
 fn sigkill_of_riverse_ends_children_in_sessions_of_their_own_in_a_fresh_worker() {
     sigkill_leaves_no_escaped_process(false, "leaves_its_group.py", 2);
+}
+
+/// Kills the processes it holds when dropped, so that a failing test leaves
+/// none of them running.
+struct Leftovers(Vec<i32>);
+
+impl Drop for Leftovers {
+    fn drop(&mut self) {
+        for &pid in &self.0 {
+            if !is_gone(pid) {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+    }
+}
+
+/// Issue 41: in a project made by `riverse init`, whose tools run in
+/// `python.sandbox` (where a worker can't read /proc to find its children),
+/// `kill -9` of `riverse mcp` still ends what a tool left running in
+/// sessions of their own, its child and an orphan, and nothing outside the
+/// sandbox.
+fn sigkill_leaves_no_sandboxed_process(fork: bool) {
+    let project = project(&[]);
+    super::command::riverse(&project, &["init", "demo"]).exits(0);
+    let demo = project.path().join("demo");
+    let settings = std::fs::read_to_string(demo.join("settings.yaml")).unwrap();
+    assert!(settings.contains("\n  sandbox:\n"), "{settings}");
+    let settings = settings.replacen("fork: true", &format!("fork: {fork}"), 1);
+    project.file("demo/settings.yaml", &settings);
+    project.file("demo/agent/tools/detaches.py", &fixture("detaches.py"));
+    let mut outside = Command::new("sleep").arg("300").spawn().unwrap();
+    let _outside = Leftovers(vec![outside.id() as i32]);
+
+    let mut session = McpSession::start(riverse_in(&demo, &["mcp"]));
+    let (succeeded, text) = session.call("detaches", json!({}));
+    assert!(succeeded, "{text}");
+    let pids: Vec<i32> = text
+        .split_whitespace()
+        .map(|pid| pid.parse().unwrap())
+        .collect();
+    let _left = Leftovers(pids.clone());
+    assert_eq!(pids.len(), 2, "{text}");
+    for &pid in &pids {
+        assert!(
+            !is_gone(pid),
+            "process {pid} ended before riverse was killed"
+        );
+    }
+    drop(session); // kills `riverse mcp` with SIGKILL
+    for &pid in &pids {
+        wait_until(&format!("process {pid} outlived riverse mcp"), || {
+            is_gone(pid)
+        });
+    }
+    assert!(
+        outside.try_wait().unwrap().is_none(),
+        "a process outside the sandbox was killed"
+    );
+}
+
+#[test]
+fn sigkill_of_riverse_ends_what_a_sandboxed_tool_left_in_a_forked_worker() {
+    sigkill_leaves_no_sandboxed_process(true);
+}
+
+#[test]
+fn sigkill_of_riverse_ends_what_a_sandboxed_tool_left_in_a_fresh_worker() {
+    sigkill_leaves_no_sandboxed_process(false);
 }
 
 /// The pids in `pid_file` once there are `count`.

@@ -125,6 +125,10 @@ fn spellings(wide: &Wide) -> Vec<String> {
         "notes/agentdir/tools/clock.py",
         "agent/config/agents_en.yaml",
         ".riverse/riverse.db",
+        "uv.toml",
+        "./pyproject.toml",
+        "agent/uv.toml",
+        "notes/agentdir/pyproject.toml",
         ".env",
         "notes/.env.local",
     ]

@@ -1,10 +1,11 @@
-"""Calls tools of an MCP server over streamable HTTP with the official Python
-SDK's client, and prints what it saw as one JSON document.
+"""Calls tools of an MCP server over streamable HTTP (or stdio) with the
+official Python SDK's client, and prints what it saw as one JSON document.
 
     python talking_client.py PLAN.json
 
 PLAN:
-  "url":         the server's endpoint
+  "url":         the server's endpoint, or
+  "command":     [PROGRAM, ARG, ...]: a server to start and talk to over stdio
   "level":       sent with logging/setLevel first, when given
   "elicitation": how the client answers elicitation/create:
                  {"action": "accept", "content": {...}}, {"action": "decline"},
@@ -33,6 +34,7 @@ import json
 import sys
 
 from mcp import Client, types
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 # Waits for something the server is to send; past it the test fails,
@@ -130,7 +132,11 @@ async def main(plan):
     if "sampling" in plan:
         options["sampling_callback"] = seen.sampling(plan["sampling"])
     calls = []
-    async with Client(streamable_http_client(plan["url"]), mode="legacy", **options) as client:
+    if "command" in plan:
+        server = StdioServerParameters(command=plan["command"][0], args=plan["command"][1:])
+    else:
+        server = streamable_http_client(plan["url"])
+    async with Client(server, mode="legacy", **options) as client:
         if "level" in plan:
             await client.set_logging_level(plan["level"])
         for call in plan["calls"]:

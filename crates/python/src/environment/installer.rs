@@ -131,6 +131,11 @@ impl Installer {
             }
             Installer::Pip => {
                 let mut command = Command::new(&python);
+                // `-m` would put the working directory, the tools directory,
+                // first on pip's own path, where a tool named `json.py`
+                // replaces the standard module (Python 3.11 on; older ones
+                // ignore the variable).
+                command.env("PYTHONSAFEPATH", "1");
                 command.args([
                     "-m",
                     "pip",

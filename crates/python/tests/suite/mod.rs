@@ -1,8 +1,10 @@
+mod big_numbers;
 mod calls;
 mod discovery;
 mod fork;
 mod hardening;
 mod host_calls;
+mod import_path;
 mod output;
 mod schema_golden;
 mod standalone;

@@ -198,8 +198,8 @@ async fn an_approved_call_runs_once_the_answer_comes_and_the_conversation_keeps_
         json!({
             "type": "tool_call.question", "call_id": "c1", "tool": "mark",
             "question_id": question_id,
-            "message": format!("Allow mark to run with {}? (tools.mark.approval is ask)",
-                               json!({"path": path})),
+            "message": format!("Allow mark to run with these arguments? \
+                                (tools.mark.approval is ask)\npath: {}", json!(path)),
             "schema": {"type": "object", "properties": {}},
             "deadline": deadline,
             "approval": {"tool": "mark", "arguments": {"path": path},

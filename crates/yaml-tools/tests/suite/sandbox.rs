@@ -35,6 +35,8 @@ fn sandbox(label: &str, read: Vec<PathBuf>, write: Vec<PathBuf>) -> Sandbox {
         processes: None,
         file_size_mb: None,
         unsupported: Unsupported::Refuse,
+        calls: Vec::new(),
+        sample: None,
     }
 }
 
