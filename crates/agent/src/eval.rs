@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use futures_util::StreamExt;
 use riverse_tool::{Params, Registry, coerce_params};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use crate::{Agent, RoutedCall};
 
@@ -152,6 +152,15 @@ impl Outcome {
             .map_or(NO_TOOL, |call| call.tool.as_str())
     }
 
+    /// The call the case is judged by: the first to the expected tool, else
+    /// the first call.
+    pub fn judged_call(&self) -> Option<&RoutedCall> {
+        self.calls
+            .iter()
+            .find(|call| call.tool == self.case.tool)
+            .or(self.calls.first())
+    }
+
     /// The tool and every expected parameter right.
     pub fn call_right(&self) -> bool {
         self.tool_right && self.params_right != Some(false)
@@ -219,8 +228,7 @@ fn judge(
 }
 
 /// Every expected parameter is in `got` with the same value, both converted
-/// to the tool's declared types first; text compares without regard to case
-/// or surrounding spaces.
+/// to the tool's declared types first.
 fn params_match(registry: &Registry, tool: &str, expected: &Params, got: &Value) -> bool {
     let Value::Object(got) = got else {
         return false;
@@ -230,14 +238,45 @@ fn params_match(registry: &Registry, tool: &str, expected: &Params, got: &Value)
         None => params.clone(),
     };
     let (expected, got) = (convert(expected), convert(got));
-    expected.iter().all(|(key, want)| {
-        got.get(key).is_some_and(|value| match (want, value) {
-            (Value::String(want), Value::String(value)) => {
-                want.trim().to_lowercase() == value.trim().to_lowercase()
-            }
-            (want, value) => want == value,
-        })
-    })
+    expected
+        .iter()
+        .all(|(key, want)| got.get(key).is_some_and(|value| same_value(want, value)))
+}
+
+/// Text compares without regard to case or surrounding spaces, numbers by
+/// value (`300000` is `300000.0`), lists and objects member by member.
+fn same_value(want: &Value, got: &Value) -> bool {
+    match (want, got) {
+        (Value::String(want), Value::String(got)) => {
+            want.trim().to_lowercase() == got.trim().to_lowercase()
+        }
+        (Value::Number(want), Value::Number(got)) => same_number(want, got),
+        (Value::Array(want), Value::Array(got)) => {
+            want.len() == got.len() && want.iter().zip(got).all(|(w, g)| same_value(w, g))
+        }
+        (Value::Object(want), Value::Object(got)) => {
+            want.len() == got.len()
+                && want
+                    .iter()
+                    .all(|(key, w)| got.get(key).is_some_and(|g| same_value(w, g)))
+        }
+        (want, got) => want == got,
+    }
+}
+
+/// `Number`s keep the text they were written in (`arbitrary_precision`), so
+/// `300000` and `300000.0` are unequal as `Number`s. Two integers compare by
+/// their digits, which stay exact past 64 bits; anything else as `f64`.
+fn same_number(want: &Number, got: &Number) -> bool {
+    let (want_text, got_text) = (want.to_string(), got.to_string());
+    let integer = |text: &str| {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    if integer(&want_text) && integer(&got_text) {
+        return want_text == got_text;
+    }
+    want.as_f64().is_some_and(|want| got.as_f64() == Some(want))
 }
 
 /// The counts of one expected tool.
@@ -469,6 +508,27 @@ mod tests {
         for outcome in [wrong, missing] {
             assert!(outcome.tool_right && !outcome.call_right(), "{outcome:?}");
         }
+    }
+
+    #[test]
+    fn numbers_compare_by_value_not_by_how_they_are_written() {
+        let registry = Registry::new(Vec::new(), RegistryOptions::default());
+        let expected = Some(json!({"value": 300000, "to": [1.5, "Mi"]}));
+        let outcome = judge(
+            &registry,
+            case("a", "convert_units", expected),
+            Ok(vec![routed(
+                "convert_units",
+                json!({"value": 300000.0, "to": [1.50, "mi"]}),
+            )]),
+        );
+        assert!(outcome.call_right(), "{outcome:?}");
+        let big: Value = serde_json::from_str("123456789012345678901234567890").unwrap();
+        let next: Value = serde_json::from_str("123456789012345678901234567891").unwrap();
+        assert!(same_value(&big, &big.clone()));
+        assert!(!same_value(&big, &next), "integers stay exact past 64 bits");
+        assert!(!same_value(&json!(300000), &json!(300000.5)));
+        assert!(!same_value(&json!(300000), &json!("300000")));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use riverse_mcp::{HttpEndpoint, HttpOptions};
@@ -137,7 +137,13 @@ async fn check(State(guard): State<Arc<Guard>>, mut request: Request, next: Next
     // rmcp keeps the request's headers beside each message, and its trace
     // logs print messages whole: the token goes no further than this check.
     request.headers_mut().remove(header::AUTHORIZATION);
+    let ends_session = request.method() == Method::DELETE;
     let mut response = next.run(request).await;
+    // rmcp answers a session's end with 202; the SDKs answer 200, and their
+    // clients take anything but 200 or 204 for a failure.
+    if ends_session && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
     guard::mark_unframeable(response.headers_mut());
     response
 }

@@ -5,8 +5,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use riverse_agent::eval::{self, Report};
+use riverse_agent::eval::{self, Outcome, Report};
 use riverse_agent::{LlmProvider, Settings, build_agent};
+use serde_json::Value;
 
 use crate::output::{Exit, print, print_json, usage};
 
@@ -58,7 +59,7 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<Exit> {
         _ => REMOTE_JOBS,
     });
     let progress = progress_bar(cases.len());
-    let mut on_done = |_: &eval::Outcome| progress.inc(1);
+    let mut on_done = |_: &Outcome| progress.inc(1);
     let outcomes = eval::run(&agent, cases, jobs, &mut on_done).await;
     progress.finish_and_clear();
     if let Some(error) = outcomes
@@ -131,6 +132,17 @@ fn table(report: &Report) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    let missed: Vec<String> = report
+        .outcomes
+        .iter()
+        .filter(|outcome| !outcome.call_right() && outcome.error.is_none())
+        .map(miss)
+        .collect();
+    if !missed.is_empty() {
+        out.push('\n');
+        out.push_str(&missed.join("\n"));
+        out.push('\n');
+    }
     out.push_str(&format!(
         "\ntool right {}/{} ({:.1} %), whole call right {}/{} ({:.1} %)\n",
         report.tool_right,
@@ -171,6 +183,27 @@ fn table(report: &Report) -> String {
         ));
     }
     out
+}
+
+/// `miss: "Rain in Oslo?" expected weather {"city":"Oslo"}, got weather {"city":"Osaka"}`
+fn miss(outcome: &Outcome) -> String {
+    let case = &outcome.case;
+    let expected = match &case.params {
+        Some(params) => call_text(&case.tool, &Value::Object(params.clone())),
+        None => case.tool.clone(),
+    };
+    let got = match outcome.judged_call() {
+        Some(call) => call_text(&call.tool, &call.params),
+        None => eval::NO_TOOL.to_owned(),
+    };
+    format!("miss: {:?} expected {expected}, got {got}", case.message)
+}
+
+fn call_text(tool: &str, params: &Value) -> String {
+    match params {
+        Value::Object(params) if params.is_empty() => tool.to_owned(),
+        params => format!("{tool} {params}"),
+    }
 }
 
 fn percent(part: usize, whole: usize) -> f64 {

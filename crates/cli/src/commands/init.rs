@@ -114,7 +114,9 @@ pub fn run(target: &Path, force: bool, tools: Option<ToolSet>) -> anyhow::Result
         }
         std::fs::write(&path, contents)
             .with_context(|| format!("can't write {}", path.display()))?;
-        eprintln!("created {}", path.display());
+        // On stdout with the line that follows, so that no reader of the two
+        // streams can show the project ready before what it holds.
+        print(&format!("created {}", path.display()))?;
     }
     print(&format!(
         "Riverse project ready in {}. Next: riverse --dir {} tools",

@@ -12,9 +12,11 @@ const TOOL: &str = include_str!("../../templates/new/tool.py");
 const CASES: &str = include_str!("../../templates/new/eval.yaml");
 
 pub fn run(settings: &Settings, name: &str) -> anyhow::Result<Exit> {
-    if !is_valid_name(name) || name.starts_with('_') || name.contains('-') {
+    // A file starting with `_` is a helper, not a tool; one starting with `-`
+    // reads as an option to every command that names it.
+    if !is_valid_name(name) || name.starts_with(['_', '-']) {
         return Err(usage(format!(
-            "{name:?} can't name a tool file: use letters, digits and _ (not first), as in my_tool"
+            "{name:?} can't name a tool: use up to 64 letters, digits, _ and - (neither first), as in my_tool"
         )));
     }
     let dir = settings.tools_dir();
@@ -26,16 +28,18 @@ pub fn run(settings: &Settings, name: &str) -> anyhow::Result<Exit> {
         }
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("can't create {}", dir.display()))?;
+    let shown = tool.strip_prefix(&settings.project_dir).unwrap_or(&tool);
     write(
         &tool,
         &TOOL
             .replace("__CLASS__", &class_name(name))
-            .replace("__NAME__", name),
+            .replace("__NAME__", name)
+            .replace("__PATH__", &python_text(&shown.display().to_string())),
     )?;
     write(&cases, &CASES.replace("__NAME__", name))?;
     let project = settings.project_dir.display();
     print(&format!(
-        "Next:\n  edit {}\n  riverse --dir {project} call {name} text=hello times=2\n  riverse --dir {project} eval --tool {name}",
+        "Next:\n  edit {}\n  riverse --dir {project} call {name}\n  riverse --dir {project} eval --tool {name}",
         tool.display()
     ))?;
     Ok(Exit::Success)
@@ -43,14 +47,18 @@ pub fn run(settings: &Settings, name: &str) -> anyhow::Result<Exit> {
 
 fn write(path: &Path, contents: &str) -> anyhow::Result<()> {
     std::fs::write(path, contents).with_context(|| format!("can't write {}", path.display()))?;
-    eprintln!("created {}", path.display());
-    Ok(())
+    print(&format!("created {}", path.display()))
 }
 
-/// `my_tool` becomes `MyToolTool`.
+/// `path` as it may stand inside a double-quoted Python string.
+fn python_text(path: &str) -> String {
+    path.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// `my_tool` and `my-tool` become `MyToolTool`.
 fn class_name(name: &str) -> String {
     let mut class: String = name
-        .split('_')
+        .split(['_', '-'])
         .filter(|part| !part.is_empty())
         .map(|part| {
             let mut chars = part.chars();
@@ -75,5 +83,6 @@ mod tests {
         assert_eq!(class_name("my_tool"), "MyToolTool");
         assert_eq!(class_name("weather"), "WeatherTool");
         assert_eq!(class_name("3d_print"), "T3dPrintTool");
+        assert_eq!(class_name("unit-convert"), "UnitConvertTool");
     }
 }

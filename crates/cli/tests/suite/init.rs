@@ -9,14 +9,19 @@ use serde_json::Value;
 
 use super::command::{riverse, riverse_in, run};
 
-/// A project made by `riverse init` in a fresh directory.
+/// A project made by `riverse init` in a fresh directory; what it created
+/// comes before the line saying it is ready (issue 49).
 fn initialised() -> Project {
     let project = Project::new();
     let ran = riverse(&project, &["init", "demo"]);
     let demo = project.path().join("demo");
     assert_eq!(
         ran.exits(0).stdout,
-        "Riverse project ready in demo. Next: riverse --dir demo tools\n"
+        "created demo/settings.yaml\n\
+         created demo/agent/tools/weather.py\n\
+         created demo/agent/tools/clock.py\n\
+         created demo/agent/tools/units.py\n\
+         Riverse project ready in demo. Next: riverse --dir demo tools\n"
     );
     assert!(demo.join("settings.yaml").is_file());
     project

@@ -124,3 +124,35 @@ async fn replacing_the_tools_reaches_a_2026_client_on_its_listen_stream() {
     assert!(listed.contains(&"shout"), "{listed:?}");
     assert!(!listed.contains(&"weather"), "{listed:?}");
 }
+
+/// Issue 49: a session ended with `DELETE` was answered `202`, which the
+/// official Python SDK's client logs as "Session termination failed: 202" at
+/// every disconnect; it expects `200` or `204`.
+#[tokio::test]
+async fn an_sdk_client_ends_its_session_without_a_warning() {
+    let llm = OpenAiServer::start([]);
+    let served = served(&llm, &[], "").await;
+    let url = listen(&served).await;
+    let dir = &served.project;
+    let plan = json!({"url": url, "mode": "legacy", "steps": [{"list": true}]});
+    std::fs::write(dir.path().join("plan.json"), plan.to_string()).unwrap();
+    std::fs::write(
+        dir.path().join("mcp_sdk_client.py"),
+        fixture("mcp_sdk_client.py"),
+    )
+    .unwrap();
+    let output = tokio::process::Command::new(mcp_python())
+        .arg(dir.path().join("mcp_sdk_client.py"))
+        .arg(dir.path().join("plan.json"))
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .kill_on_drop(true)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    let seen: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert!(seen[0]["tools"].as_array().is_some(), "{seen}");
+    assert!(!stderr.contains("Session termination failed"), "{stderr}");
+}
