@@ -38,14 +38,14 @@ pub fn riverse_binary(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 }
 
 /// An interpreter with the official `mcp` package: `given`, else the test
-/// environment `.ci/run` makes.
+/// environment `scripts/test` makes.
 pub fn mcp_python(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     let python = given.unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venvs/mcp/bin/python")
     });
     if !python.is_file() {
         bail!(
-            "no interpreter with the mcp package at {}; run .ci/run or cargo test -p riverse-mcp once, or pass --python",
+            "no interpreter with the mcp package at {}; run scripts/test or cargo test -p riverse-mcp once, or pass --python",
             python.display()
         );
     }

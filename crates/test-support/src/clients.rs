@@ -6,7 +6,7 @@
 //! `clients/` pins them (`requirements.txt`, `package.json` with its
 //! `package-lock.json`; its README says why each is there). Both are made
 //! once under the workspace's `target/` and reused, as [`crate::venv`] makes
-//! its environments, and `.ci/run` makes them before the tests start. They
+//! its environments, and `scripts/test` makes them before the tests start. They
 //! are large (about 460 MB and 480 MB), which is why they are not part of
 //! serve's environment.
 

@@ -4,7 +4,7 @@
 //! It serves the wheels of `python/index-wheels.txt`, downloaded once from
 //! PyPI into the workspace's `target/test-wheels` (as [`crate::venv`] makes
 //! its environments: the first test to need them downloads them while holding
-//! a file lock). `.ci/run` downloads the same before the tests start.
+//! a file lock). `scripts/test` downloads the same before the tests start.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -19,10 +19,12 @@ pub mod openai;
 pub mod otlp;
 pub mod postgres;
 mod run;
+mod skips;
 pub mod venv;
 pub mod web;
 
 pub use loopback::Loopback;
+pub use skips::{SKIPS_VARIABLE, chromium_or_skip, skip};
 
 /// A temporary project directory, removed on drop.
 pub struct Project {

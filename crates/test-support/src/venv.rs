@@ -5,7 +5,7 @@
 //! Each is made once under the workspace's `target/` directory and reused:
 //! the first test to need it creates it while holding a file lock, so
 //! parallel tests and test binaries wait for that one install instead of
-//! racing. `.ci/run` makes the same environments before the tests start
+//! racing. `scripts/test` makes the same environments before the tests start
 //! (`python/*-requirements.txt` pin what goes in).
 
 use std::path::{Path, PathBuf};

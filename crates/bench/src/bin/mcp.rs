@@ -21,7 +21,7 @@
 //! ```
 //!
 //! The SDK server runs on the interpreter of the test environment
-//! (`target/test-venvs/mcp`, made by `.ci/run` or the first MCP test), or
+//! (`target/test-venvs/mcp`, made by `scripts/test` or the first MCP test), or
 //! `--python PATH`.
 
 use std::path::PathBuf;

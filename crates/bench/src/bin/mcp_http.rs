@@ -14,7 +14,7 @@
 //!
 //! Riverse runs the tool on `--workers` Python workers (default 8). The SDK
 //! server runs on the interpreter of the test environment
-//! (`target/test-venvs/mcp`, made by `.ci/run` or the first MCP test), or
+//! (`target/test-venvs/mcp`, made by `scripts/test` or the first MCP test), or
 //! `--python PATH`.
 
 // The host benchmark's statistics; this one uses only part of them.

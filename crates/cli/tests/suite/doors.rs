@@ -8,12 +8,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::Project;
+use riverse_test_support::{Project, chromium_or_skip};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::json;
 
 use super::ask::{project_for, riverse};
-use super::serve::{Server, chromium_installed, python};
+use super::serve::{Server, python};
 
 /// A raw HTTP/1.1 exchange: what a client sent and what came back.
 struct Exchange {
@@ -107,8 +107,7 @@ fn routes() -> Vec<(&'static str, &'static str, &'static str)> {
 
 #[test]
 fn pages_of_other_origins_cannot_drive_serve_in_a_real_browser() {
-    if !chromium_installed() {
-        eprintln!("skipped: chromium and chromedriver are not installed");
+    if !chromium_or_skip() {
         return;
     }
     let llm = OpenAiServer::start([]);

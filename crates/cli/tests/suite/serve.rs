@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::Project;
+use riverse_test_support::{Project, chromium_or_skip};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use riverse_test_support::venv::serve_python;
 use serde_json::{Value, json};
@@ -314,22 +314,9 @@ fn sigterm_waits_for_the_turn_in_flight_then_stops_the_workers_and_exits_0() {
     }
 }
 
-/// Whether Debian's `chromium` and `chromium-driver` are installed. On CI
-/// they must be (`.ci/run` installs them); elsewhere the page test skips.
-pub(super) fn chromium_installed() -> bool {
-    let installed =
-        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
-    assert!(
-        installed || std::env::var_os("CI").is_none(),
-        "CI needs chromium and chromium-driver for the page test"
-    );
-    installed
-}
-
 #[test]
 fn the_page_streams_a_turn_shows_tool_cards_keeps_the_conversation_and_never_renders_html() {
-    if !chromium_installed() {
-        eprintln!("skipped: chromium and chromedriver are not installed");
+    if !chromium_or_skip() {
         return;
     }
     let injected = r#"<img src=x onerror="document.title='pwned'">"#;

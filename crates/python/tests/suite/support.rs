@@ -41,7 +41,7 @@ pub fn options(project: &Project) -> PythonOptions {
 }
 
 /// Whether workers are forked from a fork server: on, unless
-/// `RIVERSE_TEST_PYTHON_FORK=0` asks for fresh interpreters (`.ci/run` runs
+/// `RIVERSE_TEST_PYTHON_FORK=0` asks for fresh interpreters (`scripts/test` runs
 /// this suite both ways).
 pub fn fork_mode() -> bool {
     std::env::var("RIVERSE_TEST_PYTHON_FORK").map_or(true, |value| value != "0")

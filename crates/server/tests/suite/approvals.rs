@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use riverse_store::Liveness;
-use riverse_test_support::Project;
+use riverse_test_support::{Project, chromium_or_skip};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use serde_json::{Value, json};
 
@@ -378,6 +378,9 @@ fn screenshots() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_approves_and_denies_a_call_with_the_buttons_on_its_card() {
+    if !chromium_or_skip() {
+        return;
+    }
     let llm = OpenAiServer::start([]);
     let served = served_marking(&llm, "ask", |_| {}).await;
     let approved = marker(&served, "approved.txt");

@@ -10,6 +10,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use riverse_server::AppState;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use riverse_test_support::chromium_or_skip;
 use riverse_test_support::venv::serve_python;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -106,6 +107,9 @@ fn screenshots() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_answers_a_question_through_its_form_and_shows_content_inline() {
+    if !chromium_or_skip() {
+        return;
+    }
     let llm = OpenAiServer::start([
         ev_tool_call("c1", "paint", json!({})),
         ev_text("A blue square."),
