@@ -399,9 +399,11 @@ def import_failure(file: str, module_name: str, exc: BaseException, tools_dir: s
     kind = "syntax error" if isinstance(exc, SyntaxError) else "import failed"
     message = f"{kind}: {describe(exc)}"
     if breach:
-        message = f"{breach} ({message})"
+        message = f"{breach[0]} ({message})"
     error = error_info(message, exc, tools_dir, file)
-    hint = missing_module_hint(exc, tools_dir, file)
+    # The settings line that allows the breach: the file's tools are not
+    # known yet, so it widens the sandbox that imported it.
+    hint = SANDBOX.allowing(None, [breach]) if breach else missing_module_hint(exc, tools_dir, file)
     if hint:
         error["hint"] = hint
     return {"file": file, "fate": "failed", "error": error, "classes": []}
@@ -684,11 +686,13 @@ def manifest_dict(manifest) -> dict:
 def call_tool(discovery, name: str, arguments: dict) -> dict:
     """One call on a `Discovery` or `LazyTools`."""
     tool = None
+    if SANDBOX is not None:
+        SANDBOX.begin_call()
     try:
         tool = discovery.tool(name)
         if tool is None:
             return outcome(False, "", f'unknown tool "{name}"')
-        result = tool.execute(arguments)
+        result, returned_at = run_execute(tool, arguments)
     except InstantiationFailed as failed:
         return raised(str(failed), failed.__cause__, discovery.tools_dir)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt too
@@ -696,8 +700,8 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
         # the sandbox's audit hook would take for the open that failed.
         breach = SANDBOX.breach(exc) if SANDBOX is not None else None
         failed = raised(f"execute() raised {describe(exc)}", exc, discovery.tools_dir)
-        if breach:
-            failed["error"] = f"{breach} ({failed['error']})"
+        if SANDBOX is not None:
+            failed["error"] = SANDBOX.explain(failed["error"], name, breach)
         file = tool_file(tool, discovery.tools_dir) if tool is not None else None
         hint = missing_module_hint(exc, discovery.tools_dir, file)
         if hint:
@@ -707,7 +711,8 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
         sys.stdout.flush()
     if not isinstance(result, ToolResult):
         returned = "None" if result is None else type(result).__name__
-        return outcome(False, "", f"execute() returned {returned}, expected ToolResult")
+        at = return_place(tool, returned_at, discovery.tools_dir)
+        return outcome(False, "", f"execute() returned {returned}, expected ToolResult{at}\n{result_fix(None, result)}")
     # Each field is read once: a property may answer differently every time.
     field = "success"
     try:
@@ -722,18 +727,93 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
         blocks, left_out = encode_content(getattr(result, "content", None))
     except ContentError as exc:
         return outcome(False, "", f"execute() returned a ToolResult whose {exc}")
-    if type(success) is bool and type(data) is str and type(error) is str:
-        if SANDBOX is not None and not success:
-            error = SANDBOX.hint(error)
+    if type(success) is bool and isinstance(data, str) and isinstance(error, str):
+        # A str subclass (bs4's NavigableString) as the characters it holds:
+        # `str()` would call the subclass's own `__str__`.
+        data, error = str.__str__(data), str.__str__(error)
+        if SANDBOX is not None:
+            data, error = SANDBOX.explain_result(success, data, error, name)
         return outcome(success, data, error, content=blocks, left_out=left_out)
     for field, value, kind in (("success", success, bool), ("data", data, str), ("error", error, str)):
-        if type(value) is not kind:
+        if not isinstance(value, kind):
+            at = return_place(tool, returned_at, discovery.tools_dir)
             return outcome(
                 False,
                 "",
                 f"execute() returned a ToolResult whose {field} is {type(value).__name__}, "
-                f"expected {kind.__name__}",
+                f"expected {kind.__name__}{at}\n{result_fix(field, value)}",
             )
+
+
+def run_execute(tool, arguments) -> tuple[object, tuple[str, int | None] | None]:
+    """`tool.execute(arguments)`, and where the frame it ran in ended: the
+    file and the line of the `return` (or of the last statement run, when
+    it fell off its end), for an error about the result to point at.
+
+    A profile function that removes itself at the first Python frame costs
+    the call one event, where tracing all of it would slow every tool down."""
+    frames = []
+    previous = sys.getprofile()
+
+    def first_frame(frame, event, _arg):
+        if event == "call":
+            frames.append(frame)
+            sys.setprofile(previous)
+
+    sys.setprofile(first_frame)
+    try:
+        result = tool.execute(arguments)
+    finally:
+        sys.setprofile(previous)
+    # Read now and dropped: a frame kept would keep the call's locals alive.
+    where = (frames[0].f_code.co_filename, frames[0].f_lineno) if frames else None
+    return result, where
+
+
+def return_place(tool, returned_at, tools_dir: str) -> str:
+    """` (file:line)` of the `return` that ended `execute`, or of its `def`
+    when that frame is not in a tool file (a decorator's, a C method)."""
+    if returned_at is not None:
+        where = relative(returned_at[0], tools_dir)
+        if where and returned_at[1]:
+            return f" ({where}:{returned_at[1]})"
+    import inspect  # on a failure only: every worker start would pay for it at the top
+
+    try:
+        execute = inspect.unwrap(type(tool).execute)
+    except (AttributeError, ValueError):
+        return ""
+    line = method_line(execute, tools_dir)
+    where = relative(execute.__code__.co_filename, tools_dir) if line else None
+    return f" ({where}:{line})" if where else ""
+
+
+def result_fix(field: str | None, value) -> str:
+    """What to write instead of a result that breaks the contract: `value`
+    returned by `execute` when `field` is None, else a field of its
+    ToolResult."""
+    if field is None:
+        if value is None:
+            return 'end execute() with return ToolResult(True, text), or ToolResult(False, "", error) when it failed'
+        if isinstance(value, str):
+            return "wrap the text: return ToolResult(True, text)"
+        if isinstance(value, tuple):
+            return "return ToolResult(success, data) rather than a tuple"
+        return f"wrap it as text: return ToolResult(True, {as_text(value)})"
+    if field == "success":
+        return "pass True or False: ToolResult(True, data)"
+    if field == "data":
+        return f"pass it as text: ToolResult(True, {as_text(value)})"
+    return f'pass it as text: ToolResult(False, "", {as_text(value)})'
+
+
+def as_text(value) -> str:
+    """The call that makes text of `value`, applied to `...`."""
+    if isinstance(value, (dict, list)):
+        return "json.dumps(...)"
+    if isinstance(value, (bytes, bytearray)):
+        return 'str(..., "utf-8")'
+    return "str(...)"
 
 
 # ---------------------------------------------------------------------------
@@ -743,17 +823,26 @@ def call_tool(discovery, name: str, arguments: dict) -> dict:
 class SandboxRules:
     """The sandbox this worker runs in, as the host describes it in
     RIVERSE_SANDBOX. The kernel enforces it; this only says which rule a
-    refused call broke. An audit hook remembers, per thread, the last file
-    opened and the last address connected to, which a PermissionError does
-    not carry (whether the open was a write, the port)."""
+    refused call broke, and the settings line that would allow it. An audit
+    hook remembers, per thread, the last file opened and the last address
+    connected to, which a PermissionError does not carry (whether the open
+    was a write, the port); and, for the whole call, each open or connection
+    its rules foresee the kernel refusing, which a tool that catches the
+    PermissionError and returns its text no longer shows (issue 49)."""
 
     WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+    # Words of a refusal in a tool's own error text.
+    REFUSED = ("Permission denied", "Operation not permitted", "Resource temporarily unavailable")
+    # Refusals kept per call: a tool that retries in a loop names each once.
+    MOST_REFUSALS = 8
 
     def __init__(self, policy: dict):
         self.label = policy.get("label", "the sandbox")
+        self.project = str(policy.get("project") or os.getcwd())
         self.read = [str(path) for path in policy.get("read") or []]
         self.write = [str(path) for path in policy.get("write") or []]
         self.always_read = [str(path) for path in policy.get("always_read") or []]
+        self.always_write = [str(path) for path in policy.get("always_write") or []]
         self.network = policy.get("network", True)
         self.memory_mb = policy.get("memory_mb")
         self.processes = policy.get("processes")
@@ -761,6 +850,9 @@ class SandboxRules:
         # The Landlock ABI the sandbox is made with (see `enter_own_signal_domain`).
         self.landlock_abi = policy.get("landlock_abi") or 0
         self.seen = _thread._local()
+        # What the kernel is foreseen to refuse since the call began: (the
+        # rule broken, the key that allows it, what the key needs).
+        self.refusals: list[tuple] = []
 
     @classmethod
     def from_environment(cls):
@@ -777,8 +869,54 @@ class SandboxRules:
     def audit(self, event: str, args) -> None:
         if event == "open":
             self.seen.opened = args
+            foreseen = self.foresee_open
         elif event in ("socket.connect", "socket.bind"):
             self.seen.socket = (event, args[1] if len(args) > 1 else None)
+            foreseen = self.foresee_socket
+        else:
+            return
+        if len(self.refusals) >= self.MOST_REFUSALS:
+            return
+        try:
+            refusal = foreseen(event, args)
+        except Exception:  # noqa: BLE001 - an audit hook's exception would fail the open
+            return
+        if refusal is not None and refusal not in self.refusals:
+            self.refusals.append(refusal)
+
+    def begin_call(self) -> None:
+        self.refusals = []
+
+    def foresee_open(self, event: str, args) -> tuple | None:
+        """The rule an open breaks, judged before the kernel does."""
+        path, mode, flags = args
+        if path is None or isinstance(path, int):
+            return None
+        shown = os.fsdecode(path)
+        if "__pycache__" in shown:
+            return None  # the interpreter's bytecode cache, whose refusal it ignores
+        writing = any(c in mode for c in "wax+") if isinstance(mode, str) else bool(flags & self.WRITE_FLAGS)
+        roots = self.write + self.always_write
+        if not writing:
+            roots = roots + self.read + self.always_read
+        absolute = os.path.abspath(shown)
+        if self.beneath(absolute, roots):
+            return None
+        real = os.path.realpath(absolute)
+        if self.beneath(real, roots):
+            return None
+        return self.path_refusal(real, shown, writing)
+
+    def foresee_socket(self, event: str, args) -> tuple | None:
+        """The rule a TCP connect or bind breaks (Landlock leaves UDP and
+        Unix sockets alone)."""
+        sock = args[0]
+        socket = sys.modules.get("socket")
+        if socket is None or sock.type != socket.SOCK_STREAM:
+            return None
+        if sock.family not in (socket.AF_INET, getattr(socket, "AF_INET6", None)):
+            return None
+        return self.socket_refusal(event, args[1])
 
     @staticmethod
     def beneath(path: str, roots) -> bool:
@@ -795,41 +933,123 @@ class SandboxRules:
             return any(c in mode for c in "wax+")
         return bool(flags & self.WRITE_FLAGS)
 
-    def hint(self, error: str) -> str:
-        """A tool's own error, with a line saying that the sandbox may be
-        why when it reads like a refusal (a program the tool ran says so in
-        its own words)."""
-        refused = ("Permission denied", "Operation not permitted", "Resource temporarily unavailable")
-        if not any(words in error for words in refused):
-            return error
-        return f"{error}\n(the tool runs in {self.label}, which may have refused it: see riverse tools)"
+    def explain(self, text: str, tool: str | None, breach: tuple | None = None, guess: bool = True) -> str:
+        """`text`, a call's error, with the rule it broke and the settings
+        line that allows it: `breach` when the exception said so, else what
+        the call was foreseen to be refused when the text reads like a
+        refusal. `guess` adds a line saying the sandbox may be why when
+        nothing was foreseen (a program the tool ran says so in its own
+        words)."""
+        if breach is not None:
+            refusals = [breach]
+            text = f"{breach[0]} ({text})"
+        elif not any(words in text for words in self.REFUSED):
+            return text
+        elif self.refusals:
+            refusals = self.refusals
+            text = "\n".join([text] + [refusal[0] for refusal in refusals])
+        elif guess:
+            return f"{text}\n{self.guess(tool)}"
+        else:
+            return text
+        line = self.allowing(tool, refusals)
+        return f"{text}\n{line}" if line else text
 
-    def socket_breach(self) -> str | None:
-        """The network rule a refused socket operation broke: the last
-        connect or bind this thread made (a listen follows its bind)."""
-        event, address = getattr(self.seen, "socket", (None, None))
+    def explain_result(self, success: bool, data: str, error: str, tool: str) -> tuple[str, str]:
+        """A returned result's data and error, explained: the error of a
+        failure, or the data of a success that reports a refusal the call
+        was foreseen to meet."""
+        if success:
+            return self.explain(data, tool, guess=False), error
+        return data, self.explain(error, tool)
+
+    def guess(self, tool: str | None) -> str:
+        label = self.label
+        own = f"tools.{tool}.sandbox"
+        widen = f"; {own} widens them for this tool alone" if tool and own != label else ""
+        return f"(the tool runs in {label}, which may have refused it: {label}.read, .write and .network say what it may reach{widen})"
+
+    def allowing(self, tool: str | None, refusals) -> str | None:
+        """The settings line that allows what `refusals` were refused, for
+        `tool`: a key of its own sandbox, or a sandbox of its own that
+        takes the rest from the shared one; None when no key would."""
+        needed: dict[str, list] = {}
+        for _, key, value in refusals:
+            if key is not None and value not in needed.setdefault(key, []):
+                needed[key].append(value)
+        values = {key: self.widened(key, wanted) for key, wanted in needed.items() if wanted}
+        if not values:
+            return None
+        own = f"tools.{tool}.sandbox"
+        if tool is None or own == self.label:
+            settings = " and ".join(f"{self.label}.{key}: {value}" for key, value in values.items())
+            return f"to allow it, set {settings}"
+        keys = ", ".join(f"{key}: {value}" for key, value in values.items())
+        return f"to allow it, set {own}: {{{keys}}} (a sandbox of the tool's own; its other keys come from {self.label})"
+
+    def widened(self, key: str, wanted: list) -> str:
+        """The value of `key` that allows `wanted` beside what it allows now,
+        as settings.yaml spells it."""
+        if key == "network":
+            if True in wanted:
+                return "true"
+            ports = [] if self.network is False else list(self.network)
+            return "[" + ", ".join(str(port) for port in ports + [p for p in wanted if p not in ports]) + "]"
+        if key in ("read", "write"):
+            paths = [self.shown(path) for path in getattr(self, key)]
+            paths += [path for path in map(self.shown, wanted) if path not in paths]
+            return "[" + ", ".join(json.dumps(path) for path in paths) + "]"
+        return str(max(wanted))
+
+    def shown(self, path: str) -> str:
+        """A path as settings.yaml would give it: relative to the project
+        when beneath it."""
+        if path == self.project:
+            return "."
+        if self.beneath(path, [self.project]):
+            return os.path.relpath(path, self.project)
+        return path
+
+    def path_refusal(self, path: str, shown: str, writing: bool) -> tuple:
+        named = path if path == shown else f"{path} ({shown})"
+        if writing:
+            # A file that does not exist yet is made in its directory.
+            needed = path if os.path.lexists(path) else os.path.dirname(path)
+            return (f"sandbox: writing {named} is outside {self.label}.write", "write", needed)
+        return (f"sandbox: reading {named} is outside {self.label}.read", "read", path)
+
+    def socket_refusal(self, event: str, address) -> tuple | None:
         if self.network is True or not isinstance(address, tuple) or len(address) < 2:
             return None
         label = self.label
         if event == "socket.bind":
-            return f"sandbox: listening on port {address[1]} is outside {label}.network (no listening socket is allowed)"
+            message = f"sandbox: listening on port {address[1]} is outside {label}.network (no listening socket is allowed)"
+            return (message, "network", True)
         allowed = "no port" if self.network is False else "ports " + ", ".join(map(str, self.network))
         if self.network is not False and address[1] in self.network:
             return None
-        return f"sandbox: connecting to port {address[1]} is outside {label}.network ({allowed})"
+        return (f"sandbox: connecting to port {address[1]} is outside {label}.network ({allowed})", "network", address[1])
 
-    def breach(self, exc: BaseException) -> str | None:
-        """The rule `exc` says was broken, as the call's error begins; None
-        for an error of the tool's own."""
+    def socket_breach(self) -> tuple | None:
+        """The network rule a refused socket operation broke: the last
+        connect or bind this thread made (a listen follows its bind)."""
+        event, address = getattr(self.seen, "socket", (None, None))
+        return self.socket_refusal(event, address)
+
+    def breach(self, exc: BaseException) -> tuple | None:
+        """The rule `exc` says was broken (the message the call's error
+        begins with, the key that allows it, what the key needs); None for
+        an error of the tool's own."""
         label = self.label
         if isinstance(exc, MemoryError) and self.memory_mb:
-            return f"sandbox: memory past {label}.memory_mb ({self.memory_mb} MB)"
+            return (f"sandbox: memory past {label}.memory_mb ({self.memory_mb} MB)", "memory_mb", 2 * self.memory_mb)
         if not isinstance(exc, OSError):
             return None
         if exc.errno == errno.EAGAIN and self.processes and isinstance(exc, BlockingIOError):
-            return f"sandbox: a new process past {label}.processes ({self.processes})"
+            return (f"sandbox: a new process past {label}.processes ({self.processes})", "processes", 2 * self.processes)
         if exc.errno == errno.EFBIG and self.file_size_mb:
-            return f"sandbox: a file written past {label}.file_size_mb ({self.file_size_mb} MB)"
+            message = f"sandbox: a file written past {label}.file_size_mb ({self.file_size_mb} MB)"
+            return (message, "file_size_mb", 2 * self.file_size_mb)
         if exc.errno not in (errno.EACCES, errno.EPERM, errno.EXDEV):
             return None
         if exc.filename is None:
@@ -840,16 +1060,16 @@ class SandboxRules:
         if self.beneath(path, self.write):
             return None
         if exc.errno == errno.EXDEV or exc.filename2 is not None:
-            return f"sandbox: linking or moving {named} is outside {label}.write"
+            return (f"sandbox: linking or moving {named} is outside {label}.write", "write", os.path.dirname(path))
         readable = self.beneath(path, self.read) or self.beneath(path, self.always_read)
         wrote = self.wrote(exc.filename)
         if wrote or (readable and wrote is None):
-            return f"sandbox: writing {named} is outside {label}.write"
+            return self.path_refusal(path, shown, True)
         if readable:
             # Refused though readable where the name leads from here: it was
             # opened relative to another directory (`dir_fd`), which is not.
-            return f"sandbox: reading {shown!r} in a directory outside {label}.read"
-        return f"sandbox: reading {named} is outside {label}.read"
+            return (f"sandbox: reading {shown!r} in a directory outside {label}.read", None, None)
+        return self.path_refusal(path, shown, False)
 
 
 # Set at start when the worker runs in a sandbox.
@@ -1443,6 +1663,7 @@ class Server:
         # its tools; what a killed worker leaves goes to the host, which
         # sweeps it, rather than here, where nothing would.
         become_subreaper(False)
+        name_process("riverse-forksrv")
         # The workers it forks are the fork server's children, not the host's:
         # they watch the host themselves (see `watch_the_host`).
         self.host_pid = os.getppid()
@@ -1504,6 +1725,7 @@ class Server:
             os.dup2(fd, target)
             os.close(fd)
         self.fork_socket.close()
+        name_process(PROCESS_LABEL)
         for stream in (self.proto_in, self.proto_out):
             try:
                 os.close(stream.fileno())
@@ -1786,5 +2008,47 @@ def main(argv: list[str]) -> None:
         end()
 
 
+# The first argument after the code of a worker the host started: its
+# command line reads `python -c … riverse-worker [POOL] PROJECT` in `ps`.
+PROCESS_LABEL = "riverse-worker"
+
+# PR_SET_NAME, from <linux/prctl.h>: the name `ps -o comm` and `top` show.
+PR_SET_NAME = 15
+
+
+def boot() -> None:
+    """Serves as a worker the host started with the bootstrap in
+    `script.rs`, which put this file's directory first on sys.path and
+    turned bytecode writing on, to import it: both are undone."""
+    del sys.path[0]
+    sys.dont_write_bytecode = bool(sys.flags.dont_write_bytecode)
+    serve_as_spawned()
+
+
+def serve_as_spawned() -> None:
+    # The label is for `ps`: tools see sys.argv as `python -c` leaves it (a
+    # library that parses sys.argv would take the label for its options).
+    del sys.argv[1:]
+    name_process(PROCESS_LABEL)
+    main([])
+
+
+def name_process(name: str) -> None:
+    """Names this process as `ps -o comm` and `top` show it (Linux; 15
+    bytes at most). A forked worker can change no more than this: its
+    command line stays its fork server's."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+    except (AttributeError, OSError):
+        pass  # unnamed: `ps` still shows the label in the command line
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == [PROCESS_LABEL]:
+        serve_as_spawned()  # run with `python -c SOURCE`: no cache to import from
+    else:
+        main(sys.argv[1:])

@@ -321,11 +321,11 @@ impl WorkerPool {
                 }
                 RequestError::Closed(closed) | RequestError::NotSent(closed) => {
                     worker_metrics::lost();
-                    let breach = self.limit_broken(&closed);
+                    let (breach, allowing) = self.limit_broken(&closed, name);
                     return ToolResult::failed(
                         FailureKind::Crashed,
                         format!(
-                            "{breach}tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls"
+                            "{breach}tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls{allowing}"
                         ),
                     );
                 }
@@ -388,26 +388,44 @@ impl WorkerPool {
     }
 
     /// The sandbox limit that a worker's death says it passed, as the start
-    /// of the call's error (`sandbox: CPU time past …: `); empty for any
-    /// other death.
-    fn limit_broken(&self, closed: &Closed) -> String {
+    /// of the call's error (`sandbox: CPU time past …: `), and the settings
+    /// line that allows more, as its end; both empty for any other death.
+    fn limit_broken(&self, closed: &Closed, tool: &str) -> (String, String) {
         let (Some(sandbox), Closed::Died(Exit::Signal(signal))) =
             (&self.inner.options.sandbox, closed)
         else {
-            return String::new();
+            return (String::new(), String::new());
         };
         let label = &sandbox.label;
-        match (*signal, sandbox.cpu_seconds, sandbox.file_size_mb) {
-            (libc::SIGXCPU, Some(limit), _) => {
+        let (breach, key, limit) = match (*signal, sandbox.cpu_seconds, sandbox.file_size_mb) {
+            (libc::SIGXCPU, Some(limit), _) => (
                 format!(
                     "sandbox: CPU time past {label}.cpu_seconds ({limit} s, a worker's in all): "
-                )
-            }
-            (libc::SIGXFSZ, _, Some(limit)) => {
-                format!("sandbox: a file written past {label}.file_size_mb ({limit} MB): ")
-            }
-            _ => String::new(),
-        }
+                ),
+                "cpu_seconds",
+                limit,
+            ),
+            (libc::SIGXFSZ, _, Some(limit)) => (
+                format!("sandbox: a file written past {label}.file_size_mb ({limit} MB): "),
+                "file_size_mb",
+                limit,
+            ),
+            _ => return (String::new(), String::new()),
+        };
+        let own = format!("tools.{tool}.sandbox");
+        let allowing = if own == *label {
+            format!(
+                "\nto allow it, set {label}.{key}: {}",
+                limit.saturating_mul(2)
+            )
+        } else {
+            // As the worker words it for the rules it names (`SandboxRules.allowing`).
+            format!(
+                "\nto allow it, set {own}: {{{key}: {}}} (a sandbox of the tool's own; its other keys come from {label})",
+                limit.saturating_mul(2)
+            )
+        };
+        (breach, allowing)
     }
 
     /// Spawns a worker, skipping each file whose import times out or ends
@@ -503,6 +521,10 @@ impl WorkerPool {
         SpawnOptions {
             interpreter: &self.inner.interpreter,
             project_dir: &options.project_dir,
+            pool: options
+                .sandbox
+                .as_ref()
+                .map(|sandbox| sandbox.label.as_str()),
             env: &options.env,
             init: WorkerInit {
                 tools_dir: options
@@ -550,14 +572,17 @@ fn confine(options: &PythonOptions, interpreter: &Interpreter) -> Confined {
         }
     }
     match sandbox.confinement(&readable) {
-        Ok(Some(confinement)) => Confined::Yes(confinement, sandbox_json(sandbox, &readable)),
+        Ok(Some(confinement)) => Confined::Yes(
+            confinement,
+            sandbox_json(sandbox, &options.project_dir, &readable),
+        ),
         Ok(None) => Confined::No,
         Err(err) => Confined::Refused(err.to_string()),
     }
 }
 
 /// The policy as a sandboxed worker reads it, to say which rule a call broke.
-fn sandbox_json(sandbox: &Sandbox, readable: &[PathBuf]) -> String {
+fn sandbox_json(sandbox: &Sandbox, project_dir: &Path, readable: &[PathBuf]) -> String {
     let network = match &sandbox.network {
         Network::Any => json!(true),
         Network::Off => json!(false),
@@ -568,7 +593,9 @@ fn sandbox_json(sandbox: &Sandbox, readable: &[PathBuf]) -> String {
         "label": sandbox.label,
         "read": sandbox.read,
         "write": sandbox.write,
+        "project": std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf()),
         "always_read": readable.iter().map(|path| path.display().to_string()).chain(system_readable.iter().map(|path| path.to_string())).collect::<Vec<_>>(),
+        "always_write": riverse_process::sandbox::SYSTEM_WRITABLE,
         "network": network,
         "memory_mb": sandbox.memory_mb,
         "cpu_seconds": sandbox.cpu_seconds,

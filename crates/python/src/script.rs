@@ -14,23 +14,22 @@ use std::sync::OnceLock;
 use crate::WORKER_SOURCE;
 use crate::interpreter::cache_dir;
 
-/// Run with `python -c BOOTSTRAP DIR`: imports the worker script from `DIR`
-/// and serves, leaving `sys.argv` and `sys.path` as `python -c SOURCE` would
-/// once the worker has taken the project directory ("") off the front of the
-/// path (it keeps it off: tools and the LLM can write there).
+/// Run with `python -c BOOTSTRAP riverse-worker [POOL] PROJECT DIR`: takes
+/// `DIR` off the end of `sys.argv`, puts it first on `sys.path`, in place of
+/// the project directory ("") when that is first (it stays off: tools and the
+/// LLM can write there), and imports the worker script from it; the worker's
+/// `boot` takes `DIR` back off the path and the label off `sys.argv`, leaving
+/// both as `python -c SOURCE` would. One short line, so that `ps` shows the
+/// label after it (see [`LABEL`]).
 /// The bytecode is written even under `PYTHONDONTWRITEBYTECODE`: that setting
 /// keeps caches out of the user's source trees, and this directory is Riverse's.
-pub(crate) const BOOTSTRAP: &str = "\
-import sys
-if sys.path[:1] == ['']:
-    del sys.path[0]
-sys.path.insert(0, sys.argv.pop(1))
-_write, sys.dont_write_bytecode = sys.dont_write_bytecode, False
-import riverse_worker
-sys.dont_write_bytecode = _write
-del sys.path[0], _write
-riverse_worker.main([])
-";
+pub(crate) const BOOTSTRAP: &str = "import sys;sys.path[:sys.path[:1]==['']]=[sys.argv.pop()];\
+sys.dont_write_bytecode=0;import riverse_worker;riverse_worker.boot()";
+
+/// The first argument after a worker's code, followed by its pool's sandbox
+/// (when it has one) and the project directory, for `ps` to name the worker.
+/// The worker script knows it (`PROCESS_LABEL`) and drops them from `sys.argv`.
+pub(crate) const LABEL: &str = "riverse-worker";
 
 /// The directory holding `riverse_worker.py` with this binary's worker source,
 /// written on first use; `None` when it cannot be.
@@ -76,18 +75,18 @@ mod tests {
     use crate::resolve_interpreter;
 
     #[test]
-    fn the_bootstrap_runs_the_script_as_python_dash_c_would_and_caches_its_bytecode() {
+    fn the_bootstrap_imports_the_script_from_its_directory_and_caches_its_bytecode() {
         let dir = tempfile::tempdir().unwrap();
-        // A stand-in worker that reports what the real one would see.
+        // A stand-in worker that reports what the real one's `boot` is given.
         fs::write(
             dir.path().join("riverse_worker.py"),
             "import json, sys\n\
-             def main(argv):\n    print(json.dumps([argv, sys.argv, '' in sys.path, __file__]))\n",
+             def boot():\n    print(json.dumps([sys.argv, sys.path[0], '' in sys.path, __file__]))\n",
         )
         .unwrap();
         let python = resolve_interpreter(None, Path::new("/nonexistent")).unwrap();
         let output = std::process::Command::new(&python.executable)
-            .args(["-c", BOOTSTRAP])
+            .args(["-c", BOOTSTRAP, LABEL, "/a/project"])
             .arg(dir.path())
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .output()
@@ -99,7 +98,10 @@ mod tests {
         );
         let seen: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         let script = dir.path().join("riverse_worker.py");
-        assert_eq!(seen, serde_json::json!([[], ["-c"], false, script]));
+        assert_eq!(
+            seen,
+            serde_json::json!([["-c", LABEL, "/a/project"], dir.path(), false, script])
+        );
         let cached = fs::read_dir(dir.path().join("__pycache__"))
             .unwrap()
             .count();

@@ -108,30 +108,46 @@ pub async fn python_tools(options: PythonOptions) -> Vec<Found> {
         .iter()
         .map(|report| report.file.clone())
         .collect();
-    // What each tool of its own sandbox became there, in its place.
-    let mut own: BTreeMap<String, Vec<Found>> = BTreeMap::new();
+    // What each tool of its own sandbox became there, by name and file.
+    let mut own: BTreeMap<(String, String), Vec<Found>> = BTreeMap::new();
     for (sandbox, names) in groups(&sandboxed) {
         let tools = sandboxed_tools(&options, &interpreter, &files, sandbox, &names, &shown_dir);
-        for (name, one) in tools.await {
-            own.entry(name).or_default().push(one);
+        for (key, one) in tools.await {
+            own.entry(key).or_default().push(one);
         }
     }
-    for (name, one) in tools_of(discovery, &pool, &shown_dir) {
-        match name.filter(|name| sandboxed.contains_key(name)) {
-            Some(name) => found.extend(own.remove(&name).unwrap_or_default()),
-            None => found.push(one),
-        }
+    // In the main discovery's order, the files': the winner of two files
+    // naming one tool does not depend on which pool imported them (issue 49).
+    for (file, name, one) in tools_of(discovery, &pool, &shown_dir) {
+        let Some((name, (sandbox, _))) = name.and_then(|name| sandboxed.get_key_value(&name))
+        else {
+            found.push(one);
+            continue;
+        };
+        let theirs = own.remove(&(name.clone(), file.clone()));
+        found.extend(theirs.unwrap_or_else(|| {
+            vec![Found::Failure {
+                source: ToolSource::Python {
+                    file: shown_dir.join(&file),
+                },
+                name: Some(name.clone()),
+                error: format!(
+                    "tool \"{name}\" was not found again under {}",
+                    sandbox.label
+                ),
+            }]
+        }));
     }
     found
 }
 
 /// The tools found whose sandbox is their own (`tools.<name>.sandbox`, not
-/// the discovering pool's), with their files.
+/// the discovering pool's), with every file that defines each, in file order.
 fn own_sandboxes<'a>(
     options: &'a PythonOptions,
     discovery: &DiscoveryResult,
-) -> BTreeMap<String, (&'a Sandbox, String)> {
-    let mut sandboxed = BTreeMap::new();
+) -> BTreeMap<String, (&'a Sandbox, Vec<String>)> {
+    let mut sandboxed: BTreeMap<String, (&Sandbox, Vec<String>)> = BTreeMap::new();
     for report in &discovery.files {
         for class in &report.classes {
             let Some(name) = class
@@ -145,30 +161,36 @@ fn own_sandboxes<'a>(
             if let Some(sandbox) = options.tool_sandboxes.get(name)
                 && options.sandbox.as_ref() != Some(sandbox)
             {
-                sandboxed.insert(name.to_owned(), (sandbox, report.file.clone()));
+                let (_, files) = sandboxed
+                    .entry(name.to_owned())
+                    .or_insert_with(|| (sandbox, Vec::new()));
+                if !files.contains(&report.file) {
+                    files.push(report.file.clone());
+                }
             }
         }
     }
     sandboxed
 }
 
-/// The tools of each distinct sandbox, with their files.
+/// The tools of each distinct sandbox, each with each of its files.
 fn groups<'a>(
-    sandboxed: &BTreeMap<String, (&'a Sandbox, String)>,
+    sandboxed: &BTreeMap<String, (&'a Sandbox, Vec<String>)>,
 ) -> Vec<(&'a Sandbox, Vec<(String, String)>)> {
     let mut groups: Vec<(&Sandbox, Vec<(String, String)>)> = Vec::new();
-    for (name, (sandbox, file)) in sandboxed {
-        let entry = (name.clone(), file.clone());
+    for (name, (sandbox, files)) in sandboxed {
+        let entries = files.iter().map(|file| (name.clone(), file.clone()));
         match groups.iter_mut().find(|(seen, _)| seen == sandbox) {
-            Some((_, names)) => names.push(entry),
-            None => groups.push((sandbox, vec![entry])),
+            Some((_, names)) => names.extend(entries),
+            None => groups.push((sandbox, entries.collect())),
         }
     }
     groups
 }
 
-/// The tools `names` (each with its file) from a pool of their own, under
-/// `sandbox`: its workers import only their files, after entering it.
+/// The tools `names` (each with a file that defines it) from a pool of their
+/// own, under `sandbox`: its workers import only their files, after
+/// entering it. Each comes with its name and file.
 async fn sandboxed_tools(
     options: &PythonOptions,
     interpreter: &crate::Interpreter,
@@ -176,7 +198,7 @@ async fn sandboxed_tools(
     sandbox: &Sandbox,
     names: &[(String, String)],
     shown_dir: &Path,
-) -> Vec<(String, Found)> {
+) -> Vec<((String, String), Found)> {
     let theirs: BTreeSet<&str> = names.iter().map(|(_, file)| file.as_str()).collect();
     let skip = files
         .iter()
@@ -199,28 +221,21 @@ async fn sandboxed_tools(
                 pool.prestart();
             }
             let mut found = Vec::new();
-            for (name, one) in tools_of(discovery, &pool, shown_dir) {
+            for (file, name, one) in tools_of(discovery, &pool, shown_dir) {
                 match (name, one) {
-                    (Some(name), one) if wanted.contains(name.as_str()) => found.push((name, one)),
+                    (Some(name), one) if wanted.contains(name.as_str()) => {
+                        found.push(((name, file), one));
+                    }
                     // A file of theirs that failed under the sandbox: a
                     // failure of each of its tools.
-                    (
-                        None,
-                        Found::Failure {
-                            source: ToolSource::Python { file },
-                            error,
-                            ..
-                        },
-                    ) => {
-                        for (name, own) in names {
-                            if shown_dir.join(own) == file {
-                                let failure = Found::Failure {
-                                    source: ToolSource::Python { file: file.clone() },
-                                    name: Some(name.clone()),
-                                    error: error.clone(),
-                                };
-                                found.push((name.clone(), failure));
-                            }
+                    (None, Found::Failure { source, error, .. }) => {
+                        for (name, own) in names.iter().filter(|(_, own)| *own == file) {
+                            let failure = Found::Failure {
+                                source: source.clone(),
+                                name: Some(name.clone()),
+                                error: error.clone(),
+                            };
+                            found.push(((name.clone(), own.clone()), failure));
                         }
                     }
                     _ => {}
@@ -238,19 +253,20 @@ async fn sandboxed_tools(
                     name: Some(name.clone()),
                     error: err.to_string(),
                 };
-                (name.clone(), failure)
+                ((name.clone(), file.clone()), failure)
             })
             .collect(),
     }
 }
 
-/// Every tool and failure of a discovery, each with its tool's name when
-/// it has one; its tools run in `pool`.
+/// Every tool and failure of a discovery, in file order, each with its file
+/// (as the discovery names it) and its tool's name when it has one; its
+/// tools run in `pool`.
 fn tools_of(
     discovery: DiscoveryResult,
     pool: &WorkerPool,
     shown_dir: &Path,
-) -> Vec<(Option<String>, Found)> {
+) -> Vec<(String, Option<String>, Found)> {
     let mut found = Vec::new();
     for report in discovery.files {
         let source = ToolSource::Python {
@@ -266,7 +282,7 @@ fn tools_of(
                 name: None,
                 error,
             };
-            found.push((None, failure));
+            found.push((report.file.clone(), None, failure));
             continue;
         }
         for class in report.classes {
@@ -303,7 +319,7 @@ fn tools_of(
                     available: class.available,
                 },
             };
-            found.push((name, one));
+            found.push((report.file.clone(), name, one));
         }
     }
     found

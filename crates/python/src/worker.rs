@@ -34,7 +34,7 @@ use crate::connection::{
 use crate::env::EnvPolicy;
 use crate::fork_link::ForkServerLink;
 use crate::in_flight::InFlight;
-use crate::script::{BOOTSTRAP, cached_script_dir};
+use crate::script::{BOOTSTRAP, LABEL, cached_script_dir};
 use crate::worker_metrics::Alive;
 use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
 
@@ -60,6 +60,9 @@ const LABEL_MARKER: &str = "\0riverse-label:";
 pub(crate) struct SpawnOptions<'a> {
     pub interpreter: &'a Interpreter,
     pub project_dir: &'a Path,
+    /// The sandbox of the worker's pool when it has one (`tools.notes.sandbox`),
+    /// which its command line shows.
+    pub pool: Option<&'a str>,
     pub env: &'a EnvPolicy,
     pub init: WorkerInit,
     /// Deadline for the interpreter to start, and for each file's import.
@@ -138,10 +141,15 @@ impl Worker {
     ) -> Result<Worker, Error> {
         let executable = &options.interpreter.executable;
         let mut command = Command::new(executable);
-        match cached_script_dir() {
-            Some(dir) => command.arg("-c").arg(BOOTSTRAP).arg(dir),
-            None => command.arg("-c").arg(WORKER_SOURCE),
+        let script_dir = cached_script_dir();
+        let code = if script_dir.is_some() {
+            BOOTSTRAP
+        } else {
+            WORKER_SOURCE
         };
+        command.arg("-c").arg(code).arg(LABEL);
+        command.args(options.pool).arg(options.project_dir);
+        command.args(script_dir);
         command.current_dir(options.project_dir);
         options.env.apply(command.as_std_mut());
         command.env("PYTHONIOENCODING", "utf-8");

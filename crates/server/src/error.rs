@@ -3,12 +3,14 @@
 use std::fmt::Display;
 use std::time::Duration;
 
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 /// What a client may wait before trying again after a 429, in seconds.
 const RETRY_AFTER_SECS: u64 = 1;
+/// The `code` of a turn cut off because the server is stopping.
+const SERVER_STOPPING: &str = "server_stopping";
 
 #[derive(Debug, Clone)]
 pub struct AppError {
@@ -153,6 +155,21 @@ impl AppError {
         )
     }
 
+    /// A turn still running when the server, stopping, had waited
+    /// `serve.shutdown_timeout` for it.
+    pub fn server_stopping(waited: Duration) -> Self {
+        AppError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            SERVER_STOPPING,
+            format!(
+                "the server is stopping: the turn was still running after {} s \
+                 (serve.shutdown_timeout) and was stopped",
+                waited.as_secs_f64()
+            ),
+        )
+    }
+
     /// A failure of the server itself: the detail goes to the log, the
     /// client gets a short message.
     pub fn internal(detail: impl Display) -> Self {
@@ -199,6 +216,15 @@ impl IntoResponse for AppError {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        }
+        // The `openai` packages retry a 503 by themselves, and would report
+        // the stopped server's refused connection instead of this; the turn's
+        // tools may have run, too.
+        if self.code == SERVER_STOPPING {
+            response.headers_mut().insert(
+                HeaderName::from_static("x-should-retry"),
+                HeaderValue::from_static("false"),
+            );
         }
         response
     }

@@ -158,6 +158,9 @@ pub struct AppState {
     questions: Arc<Questions>,
     /// How the LLM answered the last turn, for `/readyz`.
     llm: LlmState,
+    /// Turns end at once, telling their clients the server is stopping:
+    /// it waited `serve.shutdown_timeout` for them.
+    stopping: tokio::sync::watch::Sender<Option<Duration>>,
 }
 
 impl AppState {
@@ -173,6 +176,7 @@ impl AppState {
             mcp,
             questions: Questions::new(options.question_timeout),
             llm: LlmState::default(),
+            stopping: tokio::sync::watch::Sender::new(None),
             agent,
             store,
             options,
@@ -182,6 +186,12 @@ impl AppState {
     /// How many questions wait for an answer now.
     pub fn open_questions(&self) -> usize {
         self.questions.open_count()
+    }
+
+    /// Ends every turn still running, and every one started from now on,
+    /// with a reply that says the server is stopping, after waiting `waited`.
+    pub fn stop_turns(&self, waited: Duration) {
+        self.stopping.send_replace(Some(waited));
     }
 
     /// Waits until no turn runs, or `limit` has passed; `false` if turns
@@ -298,8 +308,14 @@ pub(crate) fn no_delay(connection: &mut tokio::net::TcpStream) {
     }
 }
 
+/// How long the replies of the turns stopped at the end of a shutdown's
+/// grace get to reach their clients before the connections are dropped.
+const STOPPED_REPLY_GRACE: Duration = Duration::from_secs(2);
+
 /// Serves `app` on `listener` until `shutdown` resolves, then stops
 /// accepting and waits up to `grace` for requests and turns in flight.
+/// Turns still running then end with an error that says the server is
+/// stopping, which reaches their clients (for a short while more).
 /// Returns `false` when some were still running at the end of it.
 pub async fn serve(
     listener: tokio::net::TcpListener,
@@ -315,6 +331,10 @@ pub async fn serve(
             let _ = stopped_at.send(tokio::time::Instant::now());
             // MCP clients hold streams open; they are ended rather than waited for.
             state.mcp.close();
+            tokio::spawn(async move {
+                tokio::time::sleep(grace).await;
+                state.stop_turns(grace);
+            });
         }
     };
     let connections_closed = listen::serve_connections(
@@ -322,13 +342,14 @@ pub async fn serve(
         app(state.clone()),
         state.options.connections,
         stopping,
-        grace,
+        grace + STOPPED_REPLY_GRACE,
     )
     .await?;
     let deadline = stop_time
         .await
         .unwrap_or_else(|_| tokio::time::Instant::now())
-        + grace;
+        + grace
+        + STOPPED_REPLY_GRACE;
     let left = deadline.saturating_duration_since(tokio::time::Instant::now());
     let turns_finished = state.turns_finished(left).await;
     Ok(connections_closed && turns_finished)

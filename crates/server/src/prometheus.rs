@@ -60,6 +60,8 @@ pub enum TurnOutcome {
     ClientCalls,
     Failed,
     TimedOut,
+    /// The server stopped it: it outlasted `serve.shutdown_timeout`.
+    Stopped,
 }
 
 impl TurnOutcome {
@@ -69,6 +71,7 @@ impl TurnOutcome {
             TurnOutcome::ClientCalls => "client_calls",
             TurnOutcome::Failed => "failed",
             TurnOutcome::TimedOut => "timed_out",
+            TurnOutcome::Stopped => "stopped",
         }
     }
 }

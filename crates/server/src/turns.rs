@@ -102,6 +102,7 @@ pub fn start(
         Asking::Nobody { .. } => None,
     };
     let no_approvals = asking.refuses_approvals();
+    let mut stopping = state.stopping.subscribe();
     let seen = Seen {
         state: state.clone(),
         api: request.api,
@@ -120,7 +121,10 @@ pub fn start(
             &request.tool_use,
             &mut on_event,
         );
-        let outcome = tokio::time::timeout(deadline, turn).await;
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(deadline, turn) => Ended::Ran(outcome),
+            waited = stopped(&mut stopping) => Ended::Stopped(waited),
+        };
         let settled = settle(outcome, deadline, seen);
         // The slot is free once the turn is over, before anyone hears it is.
         drop(permit);
@@ -181,19 +185,42 @@ struct Seen {
     started: Instant,
 }
 
-fn settle(
-    outcome: Result<Result<Turn, riverse_agent::TurnError>, tokio::time::error::Elapsed>,
-    deadline: Duration,
-    seen: Seen,
-) -> Result<Turn, AppError> {
+/// How a turn's task ended.
+enum Ended {
+    /// The turn ran until it ended, or until `serve.turn_timeout`.
+    Ran(Result<Result<Turn, riverse_agent::TurnError>, tokio::time::error::Elapsed>),
+    /// The server stopped it, after waiting this long for it.
+    Stopped(Duration),
+}
+
+/// Waits until the server stops the turns; how long it waited for them.
+async fn stopped(stopping: &mut tokio::sync::watch::Receiver<Option<Duration>>) -> Duration {
+    let waited = stopping
+        .wait_for(Option::is_some)
+        .await
+        .map(|waited| waited.unwrap_or_default());
+    match waited {
+        Ok(waited) => waited,
+        // The state, which sends, outlives its turns.
+        Err(_) => std::future::pending().await,
+    }
+}
+
+fn settle(outcome: Ended, deadline: Duration, seen: Seen) -> Result<Turn, AppError> {
     let (ended, settled) = match outcome {
-        Ok(Ok(turn)) if turn.client_calls.is_empty() => (TurnOutcome::Answered, Ok(turn)),
-        Ok(Ok(turn)) => (TurnOutcome::ClientCalls, Ok(turn)),
-        Ok(Err(err)) => {
+        Ended::Ran(Ok(Ok(turn))) if turn.client_calls.is_empty() => {
+            (TurnOutcome::Answered, Ok(turn))
+        }
+        Ended::Ran(Ok(Ok(turn))) => (TurnOutcome::ClientCalls, Ok(turn)),
+        Ended::Ran(Ok(Err(err))) => {
             tracing::warn!("turn failed: {err}");
             (TurnOutcome::Failed, Err(AppError::llm(err)))
         }
-        Err(_) => {
+        Ended::Stopped(waited) => {
+            tracing::warn!("turn stopped: the server is stopping");
+            (TurnOutcome::Stopped, Err(AppError::server_stopping(waited)))
+        }
+        Ended::Ran(Err(_)) => {
             tracing::warn!("turn stopped after serve.turn_timeout ({deadline:?})");
             (
                 TurnOutcome::TimedOut,
@@ -205,7 +232,7 @@ fn settle(
     match ended {
         TurnOutcome::Answered | TurnOutcome::ClientCalls => seen.state.llm.saw(true),
         TurnOutcome::Failed => seen.state.llm.saw(false),
-        TurnOutcome::TimedOut => {}
+        TurnOutcome::TimedOut | TurnOutcome::Stopped => {}
     }
     prometheus::turn_ended(seen.api, ended, seen.started.elapsed());
     settled

@@ -63,6 +63,7 @@ pub fn environment_options(settings: &Settings) -> EnvironmentOptions {
     EnvironmentOptions {
         dependencies: settings.python.dependencies,
         installer: settings.python.installer,
+        interpreter: settings.python.interpreter.clone(),
     }
 }
 

@@ -75,7 +75,7 @@ fn own_llm(settings: &Settings) -> Result<Arc<dyn Sampler>, String> {
 
 /// What may explain an unknown name: the tools there are, and the files or
 /// hosts that failed before they could name their tools (the tool asked for
-/// may be in one of them).
+/// may be in one of them), each on a line of its own.
 fn unknown_tool_hint(registry: &Registry, settings: &Settings) -> String {
     /// Failures shown in full; more are only counted.
     const SHOWN: usize = 3;
@@ -96,12 +96,13 @@ fn unknown_tool_hint(registry: &Registry, settings: &Settings) -> String {
         .filter(|entry| entry.name().is_none() && entry.status() == Status::Error)
         .collect();
     for entry in nameless.iter().take(SHOWN) {
-        let error = entry.error().unwrap_or("failed");
-        hint.push_str(&format!("; {} failed: {error}", entry.source()));
+        // An error's own lines (a fix to paste) are indented under it.
+        let error = entry.error().unwrap_or("failed").replace('\n', "\n    ");
+        hint.push_str(&format!("\n  {} failed: {error}", entry.source()));
     }
     if nameless.len() > SHOWN {
         hint.push_str(&format!(
-            "; {} more failed (see riverse tools)",
+            "\n  {} more failed (see riverse tools)",
             nameless.len() - SHOWN
         ));
     }

@@ -28,6 +28,7 @@ use rustyline::error::ReadlineError;
 use tokio::io::AsyncBufReadExt;
 
 use super::reload::{self, Report};
+use super::tools;
 use crate::live::{Approvals, Asker, OutDir, ToolLines, TurnView};
 use crate::output::Exit;
 use crate::telemetry;
@@ -50,6 +51,9 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     } else {
         Input::piped()
     };
+    if let Some(failed) = tools::failed_to_load(&agent.registry()) {
+        eprintln!("{failed}");
+    }
     let printer = input.printer();
     let _watching = reload::start(
         settings,

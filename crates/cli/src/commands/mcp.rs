@@ -51,6 +51,9 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
         .await
         .with_context(|| format!("can't listen on {addr}"))?;
     let bound = listener.local_addr().unwrap_or(addr);
+    // Watched before the start line: a signal sent once it is seen stops
+    // the server cleanly.
+    let stop = stop_signal();
     eprintln!("riverse mcp serving {served} tools at http://{bound}{MCP_PATH}");
     let options = ServerOptions::new(&settings.serve, settings.language, token).mcp();
     let finished = riverse_server::serve_mcp(
@@ -58,7 +61,7 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
         tools,
         sampler,
         &options,
-        stop_signal(),
+        stop,
         settings.serve.shutdown_timeout,
     )
     .await

@@ -9,6 +9,7 @@ use riverse_server::{AppState, MCP_PATH, ServerOptions};
 use riverse_store::{PostgresStore, SqliteStore, Store};
 
 use super::reload::{self, Report};
+use super::tools;
 use crate::output::{Exit, usage};
 
 /// Where the SQLite database lives, relative to the project.
@@ -34,12 +35,16 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
         ServerOptions::new(serve, settings.language, token),
     );
     let bound = listener.local_addr().unwrap_or(addr);
+    let stop = stop_signal();
     eprintln!(
         "riverse serving http://{bound}/ ({}, {tools} tools, conversations in {storage}; \
          MCP at http://{bound}{MCP_PATH})",
         agent.provider().describe(),
     );
-    let finished = riverse_server::serve(listener, state, stop_signal(), serve.shutdown_timeout)
+    if let Some(failed) = tools::failed_to_load(&agent.registry()) {
+        eprintln!("{failed}");
+    }
+    let finished = riverse_server::serve(listener, state, stop, serve.shutdown_timeout)
         .await
         .context("riverse serve")?;
     if !finished {
@@ -100,19 +105,25 @@ async fn open_store(settings: &Settings) -> anyhow::Result<(Store, String)> {
     }
 }
 
-/// Ctrl-C or SIGTERM.
-pub async fn stop_signal() {
-    let mut terminate =
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(terminate) => terminate,
-            Err(err) => {
-                tracing::warn!("can't watch for SIGTERM: {err}");
-                let _ = tokio::signal::ctrl_c().await;
-                return;
+/// Ctrl-C or SIGTERM. Both are watched from the call on, before the start
+/// line is printed: one sent as soon as it is seen stops the server cleanly
+/// rather than killing it.
+pub fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let watched = signal(SignalKind::interrupt())
+        .and_then(|interrupt| Ok((interrupt, signal(SignalKind::terminate())?)));
+    async move {
+        match watched {
+            Ok((mut interrupt, mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
             }
-        };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
+            Err(err) => {
+                tracing::warn!("can't watch for SIGINT and SIGTERM: {err}");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
     }
 }

@@ -17,6 +17,30 @@ pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// `2 tool files failed to load: riverse tools shows why`, for a long-running
+/// command's start, when any file or server yielded no usable tool.
+pub fn failed_to_load(registry: &Registry) -> Option<String> {
+    let failed: Vec<&Entry> = registry
+        .entries()
+        .iter()
+        .filter(|entry| entry.status() == Status::Error)
+        .collect();
+    let all_files = failed.iter().all(|entry| {
+        matches!(
+            entry.source(),
+            ToolSource::Python { .. } | ToolSource::Agent { .. }
+        )
+    });
+    let what = match (failed.len(), all_files) {
+        (0, _) => return None,
+        (1, true) => "1 tool file".to_owned(),
+        (1, false) => "1 tool source".to_owned(),
+        (count, true) => format!("{count} tool files"),
+        (count, false) => format!("{count} tool sources"),
+    };
+    Some(format!("{what} failed to load: riverse tools shows why"))
+}
+
 /// A readable table: one row per entry, its parameters and its error beneath it.
 fn table(registry: &Registry, settings: &Settings) -> String {
     let entries = registry.entries();

@@ -1,8 +1,10 @@
 //! Who answers the questions tools ask (`self.ask`): the person at the
 //! terminal, one prompt at a time, or nobody.
 
+use std::collections::HashMap;
 use std::io::{self, IsTerminal};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 use riverse_agent::QuestionReply;
@@ -27,6 +29,9 @@ pub struct Asker {
     terminal: Option<Arc<Prompts>>,
     /// Who says yes to the calls whose approval asks.
     approvals: Approvals,
+    /// How long each call, by id, waited for the person's yes or no: time
+    /// it did not run.
+    approval_waits: Arc<Mutex<HashMap<String, Duration>>>,
 }
 
 /// The prompts of one terminal.
@@ -47,6 +52,7 @@ impl Asker {
                 lines,
                 terminal: Some(Arc::default()),
                 approvals: Approvals::asked(),
+                approval_waits: Arc::default(),
             }
         } else {
             Asker {
@@ -63,6 +69,7 @@ impl Asker {
             lines,
             terminal: None,
             approvals: Approvals::Refused(approvals::ASK_HAS_NOBODY),
+            approval_waits: Arc::default(),
         }
     }
 
@@ -89,9 +96,9 @@ impl Asker {
         }
     }
 
-    /// Asks `question` of `tool` and gives the answer to `reply`; returns
-    /// at once.
-    pub fn ask(&self, tool: &str, question: Question, reply: QuestionReply) {
+    /// Asks `question` of `tool`'s call `call_id` and gives the answer to
+    /// `reply`; returns at once.
+    pub fn ask(&self, call_id: &str, tool: &str, question: Question, reply: QuestionReply) {
         if let Some(request) = &question.approval
             && let Some((answer, line)) = self.approvals.without_prompt(request)
         {
@@ -113,6 +120,9 @@ impl Asker {
         let tool = tool.to_owned();
         let shared = prompts.clone();
         let approvals = self.approvals.clone();
+        let waits = self.approval_waits.clone();
+        let call_id = call_id.to_owned();
+        let asked = Instant::now();
         let prompt = tokio::task::spawn_blocking(move || {
             let _alone = shared.one_at_a_time.lock();
             if !reply.is_open() {
@@ -121,7 +131,11 @@ impl Asker {
             lines.pause();
             let is_open = || reply.is_open();
             let answer = match &question.approval {
-                Some(request) => approvals.prompt(request, &is_open),
+                Some(request) => {
+                    let answer = approvals.prompt(request, &is_open);
+                    waits.lock().insert(call_id, asked.elapsed());
+                    answer
+                }
                 None => fill_in(&tool, &question, &is_open),
             };
             lines.resume();
@@ -132,6 +146,15 @@ impl Asker {
         let mut running = prompts.running.lock();
         running.retain(|prompt| !prompt.is_finished());
         running.push(prompt);
+    }
+
+    /// How long call `call_id` waited for the person to approve it (zero
+    /// when nobody was asked); said once.
+    pub fn approval_wait(&self, call_id: &str) -> Duration {
+        self.approval_waits
+            .lock()
+            .remove(call_id)
+            .unwrap_or_default()
     }
 
     /// Waits for the prompts still on the terminal to end: each ends soon

@@ -51,7 +51,7 @@ impl CallListener for CallView {
 
     async fn ask(&self, question: Question) -> Answer {
         let (reply, answered) = QuestionReply::channel();
-        self.asker.ask(&self.tool, question, reply);
+        self.asker.ask(CALL_ID, &self.tool, question, reply);
         answered.await.unwrap_or_else(|_| Answer::cancel())
     }
 

@@ -85,6 +85,17 @@ impl ToolLines {
         matches!(self.inner.lock().output, Output::Live { .. })
     }
 
+    /// The terminal's width in columns, when calls are shown as live bars:
+    /// their ended lines must fit it, since their `→` line is gone.
+    pub fn live_width(&self) -> Option<usize> {
+        if !self.is_live() {
+            return None;
+        }
+        console::Term::stderr()
+            .size_checked()
+            .map(|(_, columns)| usize::from(columns))
+    }
+
     /// A call starts: its bar on a terminal, else its `→` line.
     pub fn start(&self, call_id: &str, tool: &str, params: &Value) {
         let mut state = self.inner.lock();

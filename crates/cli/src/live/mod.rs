@@ -14,6 +14,7 @@ mod asker;
 mod call_view;
 mod form;
 mod lines;
+mod params;
 mod prompt;
 mod saved;
 mod turn_view;

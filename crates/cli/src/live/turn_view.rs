@@ -9,6 +9,7 @@ use riverse_tool::shorten;
 
 use super::asker::Asker;
 use super::lines::{ToolLines, printable};
+use super::params;
 use super::saved::{OutDir, Saved};
 
 /// The longest tool error shown on a call's `✗` line.
@@ -47,14 +48,17 @@ impl TurnView {
             } => self.lines.progress(&call_id, &progress),
             TurnEvent::ToolLog { tool, line, .. } => self.lines.log(&tool, &line),
             TurnEvent::ToolQuestion {
+                call_id,
                 tool,
                 question,
                 reply,
-                ..
-            } => self.asker.ask(&tool, question, reply),
+            } => self.asker.ask(&call_id, &tool, question, reply),
             TurnEvent::ToolCallFinished(record) => {
                 let saved = self.out.save(&record.tool, &record.content);
-                let mut lines = vec![ended_line(&record)];
+                let ran = record
+                    .duration
+                    .saturating_sub(self.asker.approval_wait(&record.call_id));
+                let mut lines = vec![ended_line(&record, ran, self.lines.live_width())];
                 lines.extend(saved.iter().map(Saved::line));
                 self.lines.finish(&record.call_id, &lines);
                 self.saved.insert(record.call_id, saved);
@@ -77,19 +81,31 @@ impl TurnView {
     }
 }
 
-/// `  ✓ weather (12 ms)`, `  ✗ weather (3 ms): city not found`.
-fn ended_line(record: &ToolCallRecord) -> String {
-    let took = milliseconds(record.duration);
-    if record.success {
-        format!("  ✓ {} ({took})", record.tool)
-    } else {
+/// `  ✓ weather (12 ms)`, `  ✗ weather (3 ms): city not found`; the call
+/// ran for `ran`. On a terminal `width` columns wide, where the call's `→`
+/// line is gone, with its parameters cut to fit:
+/// `  ✓ weather {"city":"Oslo"} (12 ms)`.
+fn ended_line(record: &ToolCallRecord, ran: Duration, width: Option<usize>) -> String {
+    let mark = if record.success { '✓' } else { '✗' };
+    let head = format!("  {mark} {}", printable(&record.tool));
+    let took = format!(" ({})", milliseconds(ran));
+    // The last column stays free: a line that fills it wraps on some terminals.
+    let shown = width.and_then(|width| {
+        let room = width.saturating_sub(params::columns(&head) + params::columns(&took) + 2);
+        params::within(&record.params, room)
+    });
+    let mut line = match shown {
+        Some(shown) => format!("{head} {shown}{took}"),
+        None => format!("{head}{took}"),
+    };
+    if !record.success {
         let error = record.error.lines().next().unwrap_or_default();
-        format!(
-            "  ✗ {} ({took}): {}",
-            record.tool,
+        line.push_str(&format!(
+            ": {}",
             printable(&shorten(error, MAX_ERROR_CHARS))
-        )
+        ));
     }
+    line
 }
 
 fn milliseconds(duration: Duration) -> String {

@@ -3,6 +3,8 @@
 Usage: openai_client.py BASE_URL KEY MODE; prints one JSON document.
 MODE `chat`: lists models, asks once without streaming and once streaming.
 MODE `rejected`: expects the key to be refused.
+MODE `stopping`: asks twice at once, streaming and not, and prints the
+error each one ended with (the server is stopped meanwhile).
 """
 
 import json
@@ -47,5 +49,39 @@ elif mode == "rejected":
         print(json.dumps({"rejected": False}))
     except openai.AuthenticationError as err:
         print(json.dumps({"rejected": True, "status": err.status_code, "code": err.code}))
+elif mode == "stopping":
+    import threading
+
+    ended = {}
+
+    def caught(err):
+        return {"class": type(err).__name__, "message": err.message, "type": err.type,
+                "code": err.code, "status": getattr(err, "status_code", None)}
+
+    def whole():
+        try:
+            client.chat.completions.create(
+                model="riverse", messages=[{"role": "user", "content": "sleep"}]
+            )
+            ended["whole"] = None
+        except openai.APIError as err:
+            ended["whole"] = caught(err)
+
+    def streamed():
+        try:
+            for _ in client.chat.completions.create(
+                model="riverse", messages=[{"role": "user", "content": "sleep"}], stream=True
+            ):
+                pass
+            ended["streamed"] = None
+        except openai.APIError as err:
+            ended["streamed"] = caught(err)
+
+    threads = [threading.Thread(target=whole), threading.Thread(target=streamed)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(json.dumps(ended))
 else:
     sys.exit(f"unknown mode {mode}")

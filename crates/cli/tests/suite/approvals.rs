@@ -2,6 +2,8 @@
 //! `riverse ask`, `call` and `chat`, what `init` writes and `tools` lists,
 //! and a bad policy in the settings.
 
+use std::time::Duration;
+
 use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call, ev_tool_calls};
 use riverse_test_support::{Project, wait_gone};
@@ -132,11 +134,11 @@ fn told_failed(error: &str) -> String {
 }
 
 /// Whether `shown` has the line of a refused call of `stamp`:
-/// `  ✗ stamp (N ms): ERROR`.
+/// `  ✗ stamp (N ms): ERROR`, or on a terminal `  ✗ stamp {PARAMS} (N ms): ERROR`.
 fn shows_refusal(shown: &str, error: &str) -> bool {
     shown
         .lines()
-        .any(|line| line.starts_with("  ✗ stamp (") && line.ends_with(&format!(" ms): {error}")))
+        .any(|line| line.starts_with("  ✗ stamp ") && line.ends_with(&format!(" ms): {error}")))
 }
 
 /// The content of the tool message that answered `call_id` in `request`.
@@ -373,8 +375,20 @@ fn chat_asks_at_the_terminal_yes_runs_no_declines_and_always_lasts_the_session()
     chat.wait_for_prompt();
     chat.type_keys("stamp two\r");
     chat.wait_for_text(&stamp_prompt("two"));
+    // Issue 49: the time the person took is not the call's.
+    std::thread::sleep(Duration::from_millis(1500));
     chat.type_keys("n\r");
     let screen = chat.wait_for_text("Left two alone.");
+    let refused = screen
+        .lines()
+        .find(|line| line.starts_with(r#"  ✗ stamp {"name":"two"} ("#))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let took: u64 = refused[r#"  ✗ stamp {"name":"two"} ("#.len()..]
+        .split(' ')
+        .next()
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("{refused}"));
+    assert!(took < 1000, "the wait is not the call's time: {refused}");
     assert!(
         screen.contains(&format!(
             "{} n\n    (declined: not run)",

@@ -57,13 +57,37 @@ fn an_unknown_tool_exits_2_and_names_the_available_ones() {
     );
 }
 
+/// Issue 49: each failure on a line of its own, not joined with `; `.
+#[test]
+fn an_unknown_tool_names_each_file_that_failed_on_a_line_of_its_own() {
+    let project = project(&["syntax_error.py", "missing_module.py"]);
+    let ran = riverse(&project, &["call", "nothing"]);
+    let stderr = &ran.exits(2).stderr;
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines[0], "riverse: unknown tool \"nothing\"", "{stderr}");
+    let failures: Vec<&str> = lines[1..]
+        .iter()
+        .copied()
+        .filter(|line| !line.starts_with("    "))
+        .collect();
+    assert_eq!(
+        failures,
+        [
+            "  agent/tools/missing_module.py failed: import failed: ModuleNotFoundError: \
+             No module named 'riverse_missing_module' (missing_module.py:3)",
+            "  agent/tools/syntax_error.py failed: syntax error: invalid syntax (syntax_error.py:4)",
+        ],
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_unknown_tool_names_the_files_that_failed_to_load() {
     let project = project(&["syntax_error.py"]);
     let ran = riverse(&project, &["call", "syntax_error"]);
     assert_eq!(
         ran.exits(2).stderr,
-        "riverse: unknown tool \"syntax_error\"; agent/tools/syntax_error.py failed: syntax error: invalid syntax (syntax_error.py:4)\n"
+        "riverse: unknown tool \"syntax_error\"\n  agent/tools/syntax_error.py failed: syntax error: invalid syntax (syntax_error.py:4)\n"
     );
 }
 

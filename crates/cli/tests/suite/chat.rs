@@ -92,6 +92,25 @@ fn a_line_that_is_not_utf8_is_reported_and_skipped() {
     assert_eq!(server.requests().len(), 2);
 }
 
+/// Issue 49: a chat says at its start how many tool files failed to load,
+/// and where to see why.
+#[test]
+fn chat_says_how_many_tool_files_failed_to_load() {
+    let server = OpenAiServer::start([ev_text("Hello.")]);
+    let project = project_for(&server, "");
+    project
+        .fixture("syntax_error.py")
+        .fixture("missing_module.py");
+    let output = chat(&project, "hi\n");
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(text(&output.stdout), "Hello.\n");
+    assert!(
+        stderr.contains("2 tool files failed to load: riverse tools shows why\n"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn each_line_is_a_message_and_the_history_carries_over() {
     let server = OpenAiServer::start([

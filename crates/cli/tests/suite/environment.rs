@@ -498,3 +498,55 @@ fn hot_reload_syncs_a_changed_declaration_before_the_new_tools_start() {
     }
     session.end();
 }
+
+/// The inode of the environment's `pyvenv.cfg`, which making it again replaces.
+fn venv_made(project: &Project) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(project.path().join(".riverse/venv/pyvenv.cfg"))
+        .expect("the environment was made")
+        .ino()
+}
+
+/// Issue 49: `riverse mcp` started by a host whose `PATH` finds another
+/// `python3` rebuilt the environment, and `serve` rebuilt it back. It keeps
+/// the interpreter it was made from until `python.interpreter` names another.
+#[test]
+fn the_environment_keeps_its_interpreter_under_another_path_until_the_setting_names_another() {
+    let project = Project::new();
+    project.tool(
+        "markup.py",
+        &version_tool(&block(&["markupsafe==3.0.2"]), "markup", "markupsafe"),
+    );
+    riverse(&project, &["tools", "--json"]).exits(0);
+    let made = venv_made(&project);
+    // Another interpreter first on `PATH`: a virtual environment's `python3`.
+    let other = project.path().join("other");
+    let created = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{created:?}");
+    let path = std::env::join_paths(std::iter::once(other.join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let mut command = super::command::riverse_in(project.path(), &["call", "markup"]);
+    command.env("PATH", &path);
+    let ran = run(command);
+    assert!(
+        ran.stdout.starts_with("3.0.2") && in_environment(&project, &ran.stdout),
+        "{ran:#?}"
+    );
+    assert!(!ran.stderr.contains("syncing"), "{}", ran.stderr);
+    assert_eq!(venv_made(&project), made);
+
+    project.settings("python: {interpreter: other/bin/python3}\n");
+    let ran = riverse(&project, &["call", "markup"]);
+    assert!(
+        ran.stdout.starts_with("3.0.2") && in_environment(&project, &ran.stdout),
+        "{ran:#?}"
+    );
+    assert!(ran.stderr.contains("syncing"), "{}", ran.stderr);
+    assert_ne!(venv_made(&project), made);
+}

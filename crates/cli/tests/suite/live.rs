@@ -173,7 +173,7 @@ fn chat_shows_a_running_tools_bar_and_log_lines_and_clears_the_bar_at_its_end() 
         [
             "    reporter: fetching pages",
             "    reporter: warning: disk almost full",
-            "  ✓ reporter",
+            "  ✓ reporter {}",
             "The report is ready."
         ],
         "the bar is gone, the ✓ line stays: {ended}"
@@ -183,6 +183,33 @@ fn chat_shows_a_running_tools_bar_and_log_lines_and_clears_the_bar_at_its_end() 
         server.requests()[1].tool_results(),
         [("c1".to_owned(), "report written".to_owned())]
     );
+}
+
+/// Issue 49: once a call ends its line still shows what it was called
+/// with, each long value cut, the line within the terminal's width.
+#[test]
+fn a_finished_calls_line_in_chat_keeps_its_parameters_cut_to_fit() {
+    let long = "A".repeat(300);
+    let server = OpenAiServer::start([
+        ev_tool_call("c1", "weather", json!({"city": long})),
+        ev_tool_call("c2", "weather", json!({"city": ""})),
+        ev_text("Done."),
+    ]);
+    let project = project_for(&server, "");
+    let chat = chat_saying(&project, "weather twice");
+    let ended = chat.wait_for("the answer and the next prompt", |screen| {
+        screen.contains("Done.") && screen.lines().last() == Some(">")
+    });
+    let cut = format!("{}…", "A".repeat(40));
+    assert_eq!(
+        timeless_lines_with(&ended, &["✓ weather", "✗ weather"]),
+        [
+            format!(r#"  ✓ weather {{"city":"{cut}"}}"#),
+            r#"  ✗ weather {"city":""}: missing city"#.to_owned(),
+        ],
+        "{ended}"
+    );
+    end_chat(chat);
 }
 
 #[test]

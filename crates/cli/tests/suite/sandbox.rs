@@ -882,7 +882,7 @@ fn a_kernel_without_landlock_refuses_sandboxed_tools_unless_told_to_run() {
     assert_eq!(ran.exits(2).stdout, "");
     assert_eq!(
         ran.stderr,
-        format!("riverse: unknown tool \"echo\"; python (python3) failed: {refused}\n")
+        format!("riverse: unknown tool \"echo\"\n  python (python3) failed: {refused}\n")
     );
     let ran = scene.riverse(&["tools"], &abi("0"));
     assert!(ran.stdout.contains(&refused), "{ran:#?}");
@@ -909,7 +909,7 @@ fn a_kernel_without_landlock_refuses_sandboxed_tools_unless_told_to_run() {
     let ran = scene.riverse(&["call", "echo", "text=hi"], &abi("3"));
     assert_eq!(
         ran.exits(2).stderr,
-        "riverse: unknown tool \"echo\"; python (python3) failed: python.sandbox: this kernel's Landlock (ABI 3) \
+        "riverse: unknown tool \"echo\"\n  python (python3) failed: python.sandbox: this kernel's Landlock (ABI 3) \
          has no TCP rules (ABI 4, Linux 6.7), so python.sandbox.network can't be enforced; \
          set python.sandbox.if_unsupported: run to run the tool without what can't be enforced\n"
     );

@@ -8,9 +8,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::{Project, chromium_or_skip};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use riverse_test_support::venv::serve_python;
+use riverse_test_support::{Project, chromium_or_skip};
 use serde_json::{Value, json};
 
 use super::ask::{project_for, riverse};
@@ -485,4 +485,99 @@ fn a_choice_of_none_runs_no_tool_the_model_calls_anyway() {
         "tool \"mark\" was not offered in this round: tool_choice is \"none\""
     );
     assert!(llm.requests()[0].body.get("tools").is_none());
+}
+
+/// Issue 49: serve says at its start how many tool files failed to load,
+/// and where to see why.
+#[test]
+fn serve_says_how_many_tool_files_failed_to_load() {
+    let llm = OpenAiServer::start([]);
+    let project = project_for(&llm, "");
+    project.fixture("syntax_error.py");
+    let server = Server::start(&project, &[]);
+    let (_, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert!(
+        stderr.starts_with("1 tool file failed to load: riverse tools shows why\n"),
+        "{stderr}"
+    );
+}
+
+/// Issue 49: turns still running when a stopping server has waited
+/// `serve.shutdown_timeout` end with an error that says so, which the
+/// `openai` package raises, streamed and not.
+#[test]
+fn turns_cut_off_by_a_stopping_server_tell_the_openai_client_why() {
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "sleeper", json!({})),
+        ev_tool_call("c2", "sleeper", json!({})),
+    ]);
+    let project = project_for(&llm, "serve: {shutdown_timeout: 1}");
+    let started = project.path().join("started");
+    project.tool(
+        "sleeper.py",
+        &riverse_test_support::simple_tool(
+            "sleeper",
+            &format!(
+                "import time\nopen({started:?}, 'a').write('x')\ntime.sleep(60)\n\
+                 return ToolResult(True, 'late')"
+            ),
+        ),
+    );
+    let server = Server::start(&project, &[]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/openai_client.py");
+    let client = Command::new(serve_python())
+        .arg(script)
+        .args([&format!("{}/v1", server.url), "unused", "stopping"])
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while llm.requests().len() < 2 || !started.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the turns never reached the tool"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Both calls have started, or wait for a worker: the turns are in flight.
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let output = client.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let ended: Value = serde_json::from_str(stdout.trim()).unwrap();
+    let message = "the server is stopping: the turn was still running after 1 s \
+                   (serve.shutdown_timeout) and was stopped";
+    assert_eq!(
+        ended,
+        json!({
+            "whole": {"class": "InternalServerError", "message": format!("Error code: 503 - {message}"),
+                      "type": "server_error", "code": "server_stopping", "status": 503},
+            "streamed": {"class": "APIError", "message": message, "type": "server_error",
+                         "code": "server_stopping", "status": null},
+        }),
+        "{stderr}"
+    );
+}
+
+/// Issue 49: SIGTERM is serve's clean stop (0); SIGHUP ends it like any
+/// command, with 128 plus its number (docs/cli.md, "Signals").
+#[test]
+fn serve_exits_0_on_sigterm_and_129_on_sighup() {
+    let llm = OpenAiServer::start([]);
+    let project = project_for(&llm, "");
+    for (signal, code) in [
+        (nix::sys::signal::Signal::SIGTERM, 0),
+        (nix::sys::signal::Signal::SIGHUP, 129),
+    ] {
+        let (status, stderr) = Server::start(&project, &[]).stop(signal);
+        assert_eq!(status.code(), Some(code), "{signal}: {stderr}");
+    }
 }

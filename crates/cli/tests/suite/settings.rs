@@ -178,6 +178,6 @@ fn a_missing_tools_dir_is_named() {
     let ran = riverse(&project, &["call", "echo", "text=hi"]);
     assert_eq!(
         ran.exits(2).stderr,
-        "riverse: unknown tool \"echo\"; python (python3) failed: the tools directory /nonexistent/tools does not exist (tools.dir in settings.yaml)\n"
+        "riverse: unknown tool \"echo\"\n  python (python3) failed: the tools directory /nonexistent/tools does not exist (tools.dir in settings.yaml)\n"
     );
 }

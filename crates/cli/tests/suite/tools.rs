@@ -233,7 +233,7 @@ fn without_a_usable_python_tools_lists_one_clear_failure_and_succeeds() {
     let ran = riverse(&project, &["call", "echo", "text=hi"]);
     assert_eq!(
         ran.exits(2).stderr,
-        "riverse: unknown tool \"echo\"; python (/nonexistent/python3) failed: can't find a Python interpreter (tried /nonexistent/python3); set python.interpreter in settings.yaml\n"
+        "riverse: unknown tool \"echo\"\n  python (/nonexistent/python3) failed: can't find a Python interpreter (tried /nonexistent/python3); set python.interpreter in settings.yaml\n"
     );
 }
 

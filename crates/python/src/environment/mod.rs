@@ -48,6 +48,9 @@ pub enum Dependencies {
 pub struct EnvironmentOptions {
     pub dependencies: Dependencies,
     pub installer: InstallerChoice,
+    /// `python.interpreter` as written (`None` when unset): set, it makes
+    /// an environment made under another setting again from what it names.
+    pub interpreter: Option<String>,
 }
 
 /// What the tools run with.
@@ -61,7 +64,8 @@ pub struct Prepared {
 
 /// Readies the interpreter for the tools of `tools_dir`: `base` itself when
 /// nothing is declared, else the project's environment, synced first if the
-/// declarations changed (or always, with `rebuild`, from an empty one).
+/// declarations changed (or always, with `rebuild`, from an empty one). The
+/// environment keeps the interpreter it was made from (see [`kept_base`]).
 pub async fn prepare(
     project_dir: &Path,
     tools_dir: &Path,
@@ -96,7 +100,9 @@ pub async fn prepare(
         return as_it_is(invalid);
     }
     let venv = project_dir.join(VENV_DIR);
-    let fingerprint = declarations.fingerprint(&base.executable, options.installer);
+    let kept = kept_base(&venv, &base, options.interpreter.as_deref(), rebuild);
+    let made_from = kept.as_ref().unwrap_or(&base);
+    let fingerprint = declarations.fingerprint(&made_from.executable, options.installer);
     let environment = Interpreter {
         requested: VENV_DIR.to_owned() + "/bin/python",
         executable: venv_python(&venv),
@@ -123,7 +129,8 @@ pub async fn prepare(
         };
     }
     let sync = Syncing {
-        base: &base,
+        base: made_from,
+        configured: options.interpreter.as_deref(),
         venv: &venv,
         tools_dir: &tools_dir,
         declarations: &declarations,
@@ -145,6 +152,43 @@ pub async fn prepare(
             }
         }
     }
+}
+
+/// The interpreter the environment at `venv` was made from, when it is not
+/// `found` but is still there and `python.interpreter` is unset or reads as
+/// it did then: the environment keeps it. `python3` on `PATH` depends on who
+/// starts Riverse (an MCP host's `PATH` is not the shell's), and an
+/// environment made again for each caller would churn; as uv does, it is
+/// made again only when its interpreter is gone, the setting names another,
+/// or `rebuild` asks (`riverse sync --rebuild`). An interpreter upgraded in
+/// place changes the fingerprint, and is synced as before.
+///
+/// The interpreter is known by the path it was found at, not the file that
+/// path leads to: a virtual environment's `python` leads to its base
+/// interpreter, and the two see different packages.
+fn kept_base(
+    venv: &Path,
+    found: &Interpreter,
+    configured: Option<&str>,
+    rebuild: bool,
+) -> Option<Interpreter> {
+    let record = Record::read(venv).filter(|_| !rebuild)?;
+    let kept = record.interpreter != found.executable
+        && (configured.is_none() || record.configured.as_deref() == configured)
+        && record.interpreter.is_file()
+        && venv_python(venv).exists();
+    if !kept {
+        return None;
+    }
+    tracing::debug!(
+        "the tool environment {VENV_DIR} keeps {}, which made it; {} found now is used once it is made again (riverse sync --rebuild)",
+        record.interpreter.display(),
+        found.executable.display()
+    );
+    Some(Interpreter {
+        requested: record.interpreter.display().to_string(),
+        executable: record.interpreter,
+    })
 }
 
 /// Every declaring file unmet, for one reason.
@@ -184,6 +228,8 @@ async fn lock(project_dir: &Path) -> Result<std::fs::File, String> {
 /// One sync of the environment in progress.
 struct Syncing<'a> {
     base: &'a Interpreter,
+    /// `python.interpreter` as written, kept in the record.
+    configured: Option<&'a str>,
     venv: &'a Path,
     tools_dir: &'a Path,
     declarations: &'a Declarations,
@@ -225,7 +271,14 @@ impl Syncing<'_> {
                 self.pin_failures(&installer).await?
             }
         };
-        let record = Record::new(fingerprint, self.base, &installer, declared, &unmet);
+        let record = Record::new(
+            fingerprint,
+            self.base,
+            self.configured,
+            &installer,
+            declared,
+            &unmet,
+        );
         record
             .write(self.venv)
             .map_err(|err| format!("can't write its record: {err}"))?;

@@ -26,8 +26,13 @@ const RECORD_FILE: &str = "riverse-environment.json";
 pub struct Record {
     /// Of the declarations and the interpreter (`Declarations::fingerprint`).
     pub fingerprint: String,
-    /// The interpreter the environment was made from.
+    /// The interpreter the environment was made from, which it keeps while
+    /// `python.interpreter` is unset or reads as `configured`, whatever
+    /// `PATH` a later start has.
     pub interpreter: PathBuf,
+    /// `python.interpreter` as written when it was made; `None` when unset.
+    #[serde(default)]
+    pub configured: Option<String>,
     /// `uv` or `pip`.
     pub installer: String,
     /// Each declaring file, with what it asks for.
@@ -40,6 +45,7 @@ impl Record {
     pub(crate) fn new(
         fingerprint: &str,
         base: &Interpreter,
+        configured: Option<&str>,
         installer: &Installer,
         declared: &[Declared],
         unmet: &[Unmet],
@@ -47,6 +53,7 @@ impl Record {
         Record {
             fingerprint: fingerprint.to_owned(),
             interpreter: base.executable.clone(),
+            configured: configured.map(str::to_owned),
             installer: installer.name().to_owned(),
             declared: declared
                 .iter()

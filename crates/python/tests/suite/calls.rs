@@ -31,12 +31,61 @@ async fn a_result_of_the_wrong_type_is_a_failure_saying_what_was_returned() {
         );
         errors.push(format!("{tool}: {}", result.error));
     }
-    insta::assert_snapshot!(errors.join("\n"), @r"
-    returns_dict: execute() returned dict, expected ToolResult
-    returns_none: execute() returned None, expected ToolResult
-    returns_int_data: execute() returned a ToolResult whose data is int, expected str
-    ");
+    insta::assert_snapshot!(errors.join("\n"), @r#"
+    returns_dict: execute() returned dict, expected ToolResult (wrong_return_types.py:11)
+    wrap it as text: return ToolResult(True, json.dumps(...))
+    returns_none: execute() returned None, expected ToolResult (wrong_return_types.py:19)
+    end execute() with return ToolResult(True, text), or ToolResult(False, "", error) when it failed
+    returns_int_data: execute() returned a ToolResult whose data is int, expected str (wrong_return_types.py:27)
+    pass it as text: ToolResult(True, str(...))
+    "#);
     assert_echo_answers(&registry).await;
+}
+
+/// Issue 49: the commonest mistakes name the `return` that made them and
+/// what to write instead.
+#[tokio::test]
+async fn a_mistaken_result_names_the_line_of_its_return_and_the_fix() {
+    let project = project(&["result_mistakes.py"]);
+    let registry = registry(options(&project)).await;
+    let mut errors = Vec::new();
+    for tool in [
+        "data_is_dict",
+        "returns_text",
+        "data_is_float",
+        "data_is_bytes",
+    ] {
+        let result = call(&registry, tool, json!({})).await;
+        assert_eq!(
+            result.failure_kind(),
+            Some(FailureKind::ToolError),
+            "{tool}"
+        );
+        errors.push(result.error);
+    }
+    insta::assert_snapshot!(errors.join("\n"), @r#"
+    execute() returned a ToolResult whose data is dict, expected str (result_mistakes.py:13)
+    pass it as text: ToolResult(True, json.dumps(...))
+    execute() returned str, expected ToolResult (result_mistakes.py:23)
+    wrap the text: return ToolResult(True, text)
+    execute() returned a ToolResult whose data is float, expected str (result_mistakes.py:31)
+    pass it as text: ToolResult(True, str(...))
+    execute() returned a ToolResult whose data is bytes, expected str (result_mistakes.py:39)
+    pass it as text: ToolResult(True, str(..., "utf-8"))
+    "#);
+    assert_echo_answers(&registry).await;
+}
+
+/// Issue 49: bs4's `NavigableString` and other str subclasses are text,
+/// taken as the characters they hold (not what their `__str__` makes).
+#[tokio::test]
+async fn a_str_subclass_is_accepted_as_data_and_error() {
+    let project = project(&["str_subclass_data.py"]);
+    let registry = registry(options(&project)).await;
+    assert_eq!(
+        call(&registry, "headline", json!({})).await,
+        ToolResult::ok("Rain in Tokyo")
+    );
 }
 
 #[tokio::test]

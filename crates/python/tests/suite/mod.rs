@@ -6,6 +6,7 @@ mod hardening;
 mod host_calls;
 mod import_path;
 mod output;
+mod process_names;
 mod schema_golden;
 mod standalone;
 mod supervision;
