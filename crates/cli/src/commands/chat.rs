@@ -171,6 +171,9 @@ enum Input {
         /// Boxed: it is large, and moves to a blocking thread for each line.
         editor: Option<Box<rustyline::DefaultEditor>>,
         history_file: Option<PathBuf>,
+        /// Where stderr's lines go while the editor reads: printed above
+        /// the prompt by the editor, which draws it again beneath them.
+        above_prompt: Option<std::sync::mpsc::Sender<String>>,
     },
     Piped {
         lines: tokio::io::Split<tokio::io::BufReader<tokio::io::Stdin>>,
@@ -187,9 +190,20 @@ impl Input {
             // A missing or unreadable history only means starting afresh.
             let _ = editor.load_history(file);
         }
+        let above_prompt = editor.create_external_printer().ok().map(|mut printer| {
+            let (lines, received) = std::sync::mpsc::channel::<String>();
+            // Printing may wait for the editor: never on the thread that logs.
+            std::thread::spawn(move || {
+                for line in received {
+                    let _ = printer.print(line);
+                }
+            });
+            lines
+        });
         Ok(Input::Terminal {
             editor: Some(Box::new(editor)),
             history_file,
+            above_prompt,
         })
     }
 
@@ -242,17 +256,23 @@ impl Input {
                     }
                 }
             },
-            Input::Terminal { editor, .. } => loop {
+            Input::Terminal {
+                editor,
+                above_prompt,
+                ..
+            } => loop {
                 let Some(mut owned) = editor.take() else {
                     return Ok(None);
                 };
+                crate::live::print_above_prompt(above_prompt.clone());
                 // The editor blocks its thread while it reads.
-                let (owned, line) = tokio::task::spawn_blocking(move || {
+                let read = tokio::task::spawn_blocking(move || {
                     let line = owned.readline("> ");
                     (owned, line)
                 })
-                .await
-                .context("the line editor stopped")?;
+                .await;
+                crate::live::print_above_prompt(None);
+                let (owned, line) = read.context("the line editor stopped")?;
                 *editor = Some(owned);
                 match line {
                     Ok(line) => {
@@ -275,6 +295,7 @@ impl Input {
         if let Input::Terminal {
             editor: Some(editor),
             history_file: Some(file),
+            ..
         } = self
         {
             if let Some(parent) = file.parent() {

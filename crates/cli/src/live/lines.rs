@@ -51,9 +51,32 @@ enum Output {
 /// The bars drawn on this process's stderr, once a command draws any.
 static STDERR_BARS: OnceLock<MultiProgress> = OnceLock::new();
 
+/// While `chat`'s line editor reads a line: where stderr's lines go instead,
+/// to be printed above its prompt (see [`print_above_prompt`]).
+static ABOVE_PROMPT: std::sync::Mutex<Option<std::sync::mpsc::Sender<String>>> =
+    std::sync::Mutex::new(None);
+
+/// Sends what is written to stderr to `lines` (`chat`'s line editor prints
+/// them above its prompt and draws the prompt and the line being typed again
+/// beneath them) until it is called with `None`.
+pub fn print_above_prompt(lines: Option<std::sync::mpsc::Sender<String>>) {
+    if let Ok(mut above) = ABOVE_PROMPT.lock() {
+        *above = lines;
+    }
+}
+
 /// Writes `text` to stderr above the bars, if any are drawn, so that a log
-/// line (Riverse's own, or what a tool prints) does not break one.
+/// line (Riverse's own, or what a tool prints) does not break one; above the
+/// prompt while `chat` reads a line.
 pub fn write_above_bars(text: &[u8]) -> io::Result<()> {
+    if let Ok(above) = ABOVE_PROMPT.lock()
+        && let Some(lines) = above.as_ref()
+        && lines
+            .send(String::from_utf8_lossy(text).into_owned())
+            .is_ok()
+    {
+        return Ok(());
+    }
     match STDERR_BARS.get() {
         Some(bars) => bars.suspend(|| io::stderr().write_all(text)),
         None => io::stderr().write_all(text),

@@ -22,6 +22,6 @@ mod turn_view;
 pub use approvals::Approvals;
 pub use asker::Asker;
 pub use call_view::{CALL_ID, CallView};
-pub use lines::{ToolLines, write_above_bars};
+pub use lines::{ToolLines, print_above_prompt, write_above_bars};
 pub use saved::{OutDir, Saved, with_saved};
 pub use turn_view::TurnView;

@@ -514,3 +514,50 @@ fn a_question_withdrawn_with_its_turn_gives_the_terminal_back() {
         "the cancelled turn left no history, and what was typed at the question did not reach the chat"
     );
 }
+
+/// Issue 49: a line logged while chat waits for input (a tool file saved and
+/// reloaded, which prints as it is imported) is printed above the prompt,
+/// and the prompt and what was being typed are drawn again beneath it.
+#[test]
+fn a_line_logged_at_the_prompt_is_printed_above_it_and_the_typing_is_kept() {
+    let server = OpenAiServer::start([]);
+    let project = project_for(&server, "");
+    let mut chat = Terminal::spawn({
+        let mut command = riverse(&project);
+        command.arg("chat");
+        command
+    });
+    chat.wait_for_prompt();
+    chat.type_keys("half typed");
+    chat.wait_for_text("> half typed");
+    project.tool(
+        "noisy.py",
+        r#"import sys
+from agent.tools import BaseTool, ToolManifest, ToolResult
+
+print("noisy is loading", file=sys.stderr, flush=True)
+
+
+class Noisy(BaseTool):
+    def manifest(self):
+        return ToolManifest(name="noisy", description="prints as it loads", parameters={})
+
+    def execute(self, params):
+        return ToolResult(True, "quiet now")
+"#,
+    );
+    let screen = chat.wait_for("the log line above the prompt", |screen| {
+        screen.contains("noisy is loading") && screen.lines().last() == Some("> half typed")
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    let logged = lines
+        .iter()
+        .position(|line| line.contains("noisy is loading"))
+        .unwrap();
+    assert!(
+        !lines[logged].contains("> half typed"),
+        "the log line broke the line being typed:\n{screen}"
+    );
+    chat.type_keys("\x15\x04");
+    assert!(chat.wait().success());
+}
