@@ -944,7 +944,14 @@ class SandboxRules:
             refusals = [breach]
             text = f"{breach[0]} ({text})"
         elif not any(words in text for words in self.REFUSED):
-            return text
+            # A tool that caught a refused connection and failed in its own
+            # words ("can't reach the service") failed for it all the same.
+            # A refused open is often a library's probe (~/.netrc), so it is
+            # named only when the text reads like a refusal.
+            refusals = [refusal for refusal in self.refusals if refusal[1] == "network"]
+            if not (guess and refusals):
+                return text
+            text = "\n".join([text] + [refusal[0] for refusal in refusals])
         elif self.refusals:
             refusals = self.refusals
             text = "\n".join([text] + [refusal[0] for refusal in refusals])

@@ -114,6 +114,20 @@ impl Content {
         line
     }
 
+    /// Whether `line` is a block's [`Content::summary`]: where the block
+    /// itself is shown, the line need not be repeated.
+    pub fn is_summary(line: &str) -> bool {
+        let Some(inner) = line
+            .trim()
+            .strip_prefix('[')
+            .and_then(|line| line.strip_suffix(']'))
+        else {
+            return false;
+        };
+        let kind = inner.split([' ', ',']).next().unwrap_or_default();
+        matches!(kind, "image" | "audio" | "resource") && !inner.contains(['[', ']', '\n'])
+    }
+
     /// A file name for the block when it is saved, from its URI or its kind
     /// and type: `report.pdf`, `image-1.png`.
     pub fn file_name(&self, index: usize) -> String {
@@ -178,6 +192,9 @@ mod tests {
     fn a_summary_names_kind_type_and_size() {
         let image = Content::image(&vec![0; 12_345], "image/png");
         assert_eq!(image.summary(), "[image image/png, 12.3 KB]");
+        assert!(Content::is_summary(&image.summary()));
+        assert!(!Content::is_summary("[imagine this]"));
+        assert!(!Content::is_summary("image image/png, 12.3 KB"));
         let pdf = Content::Resource {
             uri: "file:///srv/report.pdf".into(),
             text: None,

@@ -197,6 +197,42 @@ fn ask_on_the_embedded_default_shows_the_chosen_call_and_answers_small_talk_with
     }
 }
 
+/// Issue 49: a failed call's answer is one sentence in the message's
+/// language, however raw the error the tool returned; `--json` keeps it.
+#[test]
+fn a_failed_calls_answer_on_the_embedded_default_is_one_sentence_in_the_messages_language() {
+    let project = model_cached_project();
+    project.fixture("unreachable_weather.py");
+    for (question, expected) in [
+        (
+            "What's the weather in Tokyo?",
+            "The weather tool couldn't reach the service it uses.",
+        ),
+        (
+            "東京の天気は？",
+            "weather ツールは接続先に接続できませんでした。",
+        ),
+        (
+            "北京今天天气怎么样？",
+            "weather 工具无法连接到它使用的服务。",
+        ),
+    ] {
+        let output = ask(&project, &[question, "--json"]);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(document["answer"], expected, "{question}: {document}");
+        let call = &document["tool_calls"][0];
+        assert_eq!(call["success"], false, "{question}: {document}");
+        assert!(
+            call["error"]
+                .as_str()
+                .unwrap()
+                .contains("HTTPSConnectionPool(host='wttr.in'"),
+            "the details stay in --json: {document}"
+        );
+    }
+}
+
 #[test]
 fn a_missing_embedded_model_file_is_one_line_naming_it() {
     let project = Project::new();

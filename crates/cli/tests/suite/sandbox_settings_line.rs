@@ -14,7 +14,7 @@ use super::command::{riverse, riverse_in, run};
 
 /// A tool that connects to a loopback port and lets the refusal escape
 /// (`how=raise`), returns its text as its error (`fail`) or as its data
-/// (`tell`).
+/// (`tell`), or fails in words of its own (`own`).
 const PROBE: &str = r#"import socket
 
 from agent.tools import BaseTool, ToolManifest, ToolResult
@@ -41,6 +41,8 @@ class Probe(BaseTool):
         except OSError as exc:
             if params["how"] == "tell":
                 return ToolResult(True, f"could not connect: {exc}")
+            if params["how"] == "own":
+                return ToolResult(False, "", error="can't reach the local service")
             return ToolResult(False, "", error=str(exc))
 "#;
 
@@ -130,6 +132,14 @@ fn a_refused_loopback_port_names_the_settings_line_that_allows_it() {
         failed["error"],
         json!(format!("[Errno 13] Permission denied\n{breach}\n{line}")),
         "{failed}"
+    );
+
+    // Caught, and failed in its own words: a refused connection is named.
+    let own = probe(&demo, port, "own");
+    assert_eq!(
+        own["error"],
+        json!(format!("can't reach the local service\n{breach}\n{line}")),
+        "{own}"
     );
 
     let told = probe(&demo, port, "tell");

@@ -4,13 +4,15 @@
 //! `eval/smalltalk-cases.json` (docs/performance.md), this model neither
 //! states tool results reliably nor replies to small talk sensibly, in any
 //! language. So by default it writes nothing: an answer to tool results is
-//! the results laid out plainly ([`render`]), and small talk gets a fixed
+//! the results laid out plainly ([`render`]), a failed call is one sentence
+//! in the message's language ([`failure`]), and small talk gets a fixed
 //! friendly reply in the message's language ([`replies`]). With generated
 //! replies on ([`crate::EmbeddedModel::with_generated_replies`]) an English
 //! reply is generated and given only if it passes [`verify`] (the results'
 //! values stated, nothing invented, no apology, two sentences at most).
 
 mod asked;
+mod failure;
 mod grounding;
 mod render;
 mod replies;
@@ -72,7 +74,7 @@ pub(crate) fn plan(conversation: &[Message], tools: &[&str], generate: bool) -> 
     let language = Language::of(asked.question);
     let fixed = || match asked.results.is_empty() {
         true => replies::reply(asked.question, language, tools),
-        false => render::render(&asked.results),
+        false => render::render(&asked.results, language),
     };
     let all_failed = asked.results.iter().all(|result| result.failed);
     let failures_only = !asked.results.is_empty() && all_failed;
@@ -286,18 +288,41 @@ mod tests {
         assert!(reply.contains("clock, weather"), "{reply}");
     }
 
+    /// Issue 49: a failed call is one sentence of the message's language,
+    /// never the exception the tool caught.
     #[test]
-    fn when_every_call_failed_the_failures_are_the_answer() {
-        let failure = "tool clock failed: unknown time zone 'Atlantis' (port 443)";
-        let conversation = turn("What time is it in Atlantis?", &[("clock", failure, true)]);
-        assert_eq!(given(plan(&conversation, &[], false)), failure);
+    fn when_every_call_failed_each_failure_is_a_sentence_in_the_messages_language() {
+        let failure = "tool weather failed: weather service unreachable: \
+            HTTPSConnectionPool(host='wttr.in', port=443): Max retries exceeded with url: /Oslo";
+        for (question, expected) in [
+            (
+                "Weather in Oslo?",
+                "The weather tool couldn't reach the service it uses.",
+            ),
+            (
+                "オスロの天気は？",
+                "weather ツールは接続先に接続できませんでした。",
+            ),
+            ("奥斯陆天气怎么样", "weather 工具无法连接到它使用的服务。"),
+        ] {
+            let conversation = turn(question, &[("weather", failure, true)]);
+            assert_eq!(given(plan(&conversation, &[], false)), expected);
+            assert_eq!(given(plan(&conversation, &[], true)), expected);
+        }
         let mixed = turn(
             "What time is it in Atlantis and Oslo?",
-            &[("clock", failure, true), ("clock", "Oslo: 09:30", false)],
+            &[
+                (
+                    "clock",
+                    "tool clock failed: unknown time zone 'Atlantis'",
+                    true,
+                ),
+                ("clock", "Oslo: 09:30", false),
+            ],
         );
         assert_eq!(
             given(plan(&mixed, &[], false)),
-            format!("clock: Oslo: 09:30\n{failure}"),
+            "clock: Oslo: 09:30\nThe clock tool failed: unknown time zone 'Atlantis'.",
             "what succeeded first"
         );
     }

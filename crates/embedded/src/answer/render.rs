@@ -1,22 +1,25 @@
 //! The results of a turn written out plainly: the answer wherever the model
 //! cannot be trusted to state them (see [`super::plan`]).
 
+use riverse_tool::Content;
 use serde_json::Value;
 
 use super::asked::TurnResult;
+use super::failure;
+use super::replies::Language;
 
 /// This turn's results as an answer: each success's content, laid out (a
 /// JSON object as `key: value` lines, a JSON list one item a line), then
-/// each failure as it is (a failure already names its tool: "tool weather
-/// failed: ..."). With one result the content stands alone; with several,
-/// each success is introduced by its tool's name.
-pub(crate) fn render(results: &[TurnResult<'_>]) -> String {
+/// each failure in one sentence of `language` ([`failure::sentence`]). With
+/// one result the content stands alone; with several, each success is
+/// introduced by its tool's name.
+pub(crate) fn render(results: &[TurnResult<'_>], language: Language) -> String {
     let named = results.len() > 1;
     let (successes, failures): (Vec<_>, Vec<_>) = results.iter().partition(|result| !result.failed);
     let mut parts: Vec<String> = successes
         .iter()
         .map(|result| {
-            let content = layout(result.content);
+            let content = layout(&without_block_lines(result.content));
             match (named, content.contains('\n')) {
                 (false, _) => content,
                 (true, false) => format!("{}: {content}", result.tool),
@@ -27,9 +30,23 @@ pub(crate) fn render(results: &[TurnResult<'_>]) -> String {
     parts.extend(
         failures
             .iter()
-            .map(|result| result.content.trim().to_owned()),
+            .map(|result| failure::sentence(language, result.tool, result.content)),
     );
     parts.join("\n")
+}
+
+/// `content` without the lines that stand for its content blocks
+/// (`[image image/png, 633 B]`): the front end shows the blocks themselves.
+/// They stay when they are all there is to say.
+fn without_block_lines(content: &str) -> String {
+    let kept: Vec<&str> = content
+        .lines()
+        .filter(|line| !Content::is_summary(line))
+        .collect();
+    if kept.iter().all(|line| line.trim().is_empty()) {
+        return content.to_owned();
+    }
+    kept.join("\n")
 }
 
 /// A result's content laid out for reading: JSON as lines, other text
@@ -119,7 +136,7 @@ mod tests {
     #[test]
     fn one_result_is_its_content() {
         let results = [result("clock", "  Tokyo: 17:32, Tuesday  \n\n\n", false)];
-        assert_eq!(render(&results), "Tokyo: 17:32, Tuesday");
+        assert_eq!(render(&results, Language::English), "Tokyo: 17:32, Tuesday");
     }
 
     #[test]
@@ -130,9 +147,28 @@ mod tests {
             result("read_file", "a = 1\n\n\n\nb = 2", false),
         ];
         assert_eq!(
-            render(&results),
-            "weather: Oslo: 7°C\nread_file:\n  a = 1\n\n  b = 2\ntool clock failed: unknown time zone"
+            render(&results, Language::English),
+            "weather: Oslo: 7°C\nread_file:\n  a = 1\n\n  b = 2\nThe clock tool failed: unknown time zone."
         );
+    }
+
+    #[test]
+    fn the_line_standing_for_a_content_block_is_left_to_the_block() {
+        let drawn = [result(
+            "paint",
+            "A blue square.\n[image image/png, 633 B]",
+            false,
+        )];
+        assert_eq!(render(&drawn, Language::English), "A blue square.");
+        let json = [result(
+            "chart",
+            "{\"points\": 3}\n[image image/png, 1.2 KB]",
+            false,
+        )];
+        assert_eq!(render(&json, Language::English), "points: 3");
+        // Alone, it is all there is to say.
+        let only = [result("paint", "[image image/png, 633 B]", false)];
+        assert_eq!(render(&only, Language::English), "[image image/png, 633 B]");
     }
 
     #[test]
@@ -143,23 +179,23 @@ mod tests {
             false,
         )];
         assert_eq!(
-            render(&results),
+            render(&results, Language::English),
             "symbol: AAPL\nprice: 231.5\ntags: tech, us\nnews:\n  - title: A\n    url: https://a.example"
         );
         // As deep as serde_json reads (its limit is 128 levels): each level
         // is laid out once, so this ends at once rather than after 2^100
         // layouts.
         let deep = format!("{}1{}", "{\"a\": ".repeat(100), "}".repeat(100));
-        let laid_out = render(&[result("t", &deep, false)]);
+        let laid_out = render(&[result("t", &deep, false)], Language::English);
         assert_eq!(laid_out.lines().count(), 1, "{laid_out}");
         assert!(laid_out.ends_with("a: 1"));
         assert_eq!(
-            render(&[result("t", "[1, 2]", false)]),
+            render(&[result("t", "[1, 2]", false)], Language::English),
             "1, 2",
             "a short list on one line"
         );
         assert_eq!(
-            render(&[result("t", "\"quoted\"", false)]),
+            render(&[result("t", "\"quoted\"", false)], Language::English),
             "\"quoted\"",
             "a JSON string is text as it came"
         );

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use riverse_route::{MessageForm, message_form};
 
-/// The languages small talk is replied in.
+/// The languages fixed replies and failures are told in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Language {
     English,
