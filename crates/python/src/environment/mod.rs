@@ -65,7 +65,7 @@ pub struct Prepared {
 /// Readies the interpreter for the tools of `tools_dir`: `base` itself when
 /// nothing is declared, else the project's environment, synced first if the
 /// declarations changed (or always, with `rebuild`, from an empty one). The
-/// environment keeps the interpreter it was made from (see [`kept_base`]).
+/// environment keeps the interpreter it was made from (see `kept_base`).
 pub async fn prepare(
     project_dir: &Path,
     tools_dir: &Path,
