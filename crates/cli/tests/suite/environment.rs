@@ -2,7 +2,7 @@
 //! `requirements.txt`) installed by real uv and pip into `.riverse/venv`
 //! from a loopback package index, before the tools load.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use riverse_test_support::Project;
@@ -320,7 +320,7 @@ fn pip_makes_the_environment_when_asked_to() {
 /// Makes `project` run its tools on a fresh interpreter of its own, with no
 /// package beyond the standard library (`clean/`), and returns its
 /// site-packages directory.
-fn clean_interpreter(project: &Project, settings: &str) -> std::path::PathBuf {
+fn clean_interpreter(project: &Project, settings: &str) -> PathBuf {
     let clean = project.path().join("clean");
     let made = std::process::Command::new("python3")
         .args(["-m", "venv", "--without-pip"])
@@ -500,11 +500,12 @@ fn hot_reload_syncs_a_changed_declaration_before_the_new_tools_start() {
 }
 
 /// The inode of the environment's `pyvenv.cfg`, which making it again replaces.
-fn venv_made(project: &Project) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(project.path().join(".riverse/venv/pyvenv.cfg"))
-        .expect("the environment was made")
-        .ino()
+/// Leaves a file in the environment, which a rebuild (from an empty
+/// directory) removes: an inode number may be reused, a file can't come back.
+fn mark_venv(project: &Project) -> PathBuf {
+    let mark = project.path().join(".riverse/venv/riverse-test-mark");
+    std::fs::write(&mark, "made before").expect("the environment was made");
+    mark
 }
 
 /// Issue 49: `riverse mcp` started by a host whose `PATH` finds another
@@ -518,7 +519,7 @@ fn the_environment_keeps_its_interpreter_under_another_path_until_the_setting_na
         &version_tool(&block(&["markupsafe==3.0.2"]), "markup", "markupsafe"),
     );
     riverse(&project, &["tools", "--json"]).exits(0);
-    let made = venv_made(&project);
+    let mark = mark_venv(&project);
     // Another interpreter first on `PATH`: a virtual environment's `python3`.
     let other = project.path().join("other");
     let created = std::process::Command::new("python3")
@@ -539,7 +540,7 @@ fn the_environment_keeps_its_interpreter_under_another_path_until_the_setting_na
         "{ran:#?}"
     );
     assert!(!ran.stderr.contains("syncing"), "{}", ran.stderr);
-    assert_eq!(venv_made(&project), made);
+    assert!(mark.exists(), "the environment was made again");
 
     project.settings("python: {interpreter: other/bin/python3}\n");
     let ran = riverse(&project, &["call", "markup"]);
@@ -548,5 +549,5 @@ fn the_environment_keeps_its_interpreter_under_another_path_until_the_setting_na
         "{ran:#?}"
     );
     assert!(ran.stderr.contains("syncing"), "{}", ran.stderr);
-    assert_ne!(venv_made(&project), made);
+    assert!(!mark.exists(), "the environment was not made again");
 }

@@ -697,7 +697,9 @@ fn l9_weather_puts_the_city_into_the_url_encoded() {
     project.file(
         "demo/fake/requests.py",
         "class RequestException(Exception):\n    pass\n\n\
-         class Reply:\n    def __init__(self, url):\n        self.text = url\n\n    \
+         class Timeout(RequestException):\n    pass\n\n\
+         class Reply:\n    status_code = 200\n    ok = True\n\n    \
+         def __init__(self, url):\n        self.text = url\n\n    \
          def raise_for_status(self):\n        pass\n\n\
          def get(url, params=None, timeout=None):\n    return Reply(url)\n",
     );
