@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::{Project, chromium_or_skip};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use riverse_test_support::{Project, chromium_or_skip};
 use serde_json::json;
 
 use super::ask::{project_for, riverse};

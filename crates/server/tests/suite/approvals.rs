@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use riverse_store::Liveness;
-use riverse_test_support::{Project, chromium_or_skip};
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
+use riverse_test_support::{Project, chromium_or_skip};
 use serde_json::{Value, json};
 
 use super::clients::{Listening, python};

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use riverse_server::AppState;
-use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use riverse_test_support::chromium_or_skip;
+use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use riverse_test_support::venv::serve_python;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
