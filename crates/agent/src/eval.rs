@@ -309,6 +309,10 @@ pub struct Report {
     pub call_right: usize,
     /// `call_right / cases`; what `--min-accuracy` is compared with.
     pub accuracy: f64,
+    /// Cases that expect no call ([`NO_TOOL`]), and how many got none:
+    /// restraint, beside tool accuracy on the cases that expect a tool.
+    pub no_call_cases: usize,
+    pub no_call_right: usize,
     pub confusions: Vec<Confusion>,
     /// Available tools no case exercises.
     pub without_cases: Vec<String>,
@@ -372,6 +376,10 @@ impl Report {
         let cases = outcomes.len();
         let tool_right = outcomes.iter().filter(|o| o.tool_right).count();
         let call_right = outcomes.iter().filter(|o| o.call_right()).count();
+        let no_call = outcomes.iter().filter(|o| o.case.tool == NO_TOOL);
+        let (no_call_cases, no_call_right) = no_call.fold((0, 0), |(cases, right), outcome| {
+            (cases + 1, right + usize::from(outcome.tool_right))
+        });
         let selected: Vec<bool> = outcomes.iter().filter_map(|o| o.shown).collect();
         let selection_recall = (!selected.is_empty()).then(|| {
             selected.iter().filter(|shown| **shown).count() as f64 / selected.len() as f64
@@ -386,6 +394,8 @@ impl Report {
             } else {
                 call_right as f64 / cases as f64
             },
+            no_call_cases,
+            no_call_right,
             confusions,
             without_cases,
             selection_recall,
@@ -455,6 +465,7 @@ mod tests {
             (6, 3, 3)
         );
         assert_eq!(report.accuracy, 0.5);
+        assert_eq!((report.no_call_cases, report.no_call_right), (2, 1));
         assert_eq!(
             report.tools,
             vec![

@@ -231,8 +231,7 @@ impl EmbeddedModel {
         tools: &[ToolManifest],
         on_piece: &mut dyn FnMut(&str),
     ) -> Result<(String, Usage)> {
-        let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
-        let plan = answer::plan(conversation, &names, self.generated_replies);
+        let plan = answer::plan(conversation, tools, self.generated_replies);
         let (prompt, grounding, check) = match plan {
             answer::Plan::Generate {
                 prompt,

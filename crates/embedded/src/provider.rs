@@ -156,14 +156,23 @@ impl Provider for EmbeddedProvider {
                 })
                 .await?;
             routing = report.usage;
-            if let Route::Call { tool, params } = report.route {
-                let call = ToolCall {
-                    id: format!("call_{}", request.messages.len()),
+            // A message that joins several requests calls a tool for each.
+            let tool_calls: Vec<ToolCall> = std::iter::once(report.route)
+                .chain(report.further)
+                .filter_map(|route| match route {
+                    Route::None => None,
+                    Route::Call { tool, params } => Some((tool, params)),
+                })
+                .enumerate()
+                .map(|(index, (tool, params))| ToolCall {
+                    id: call_id(request.messages.len(), index),
                     name: tool,
                     arguments: serde_json::Value::Object(params).to_string(),
-                };
+                })
+                .collect();
+            if !tool_calls.is_empty() {
                 return Ok(ChatResponse {
-                    tool_calls: vec![call],
+                    tool_calls,
                     usage: Some(routing),
                     ..ChatResponse::default()
                 });
@@ -200,6 +209,15 @@ impl Provider for EmbeddedProvider {
             tool_calls: Vec::new(),
             usage: Usage::sum(Some(routing), Some(answered)),
         })
+    }
+}
+
+/// The id of a turn's `index`th call, after `messages` messages: the first
+/// keeps the id a single call has always had.
+fn call_id(messages: usize, index: usize) -> String {
+    match index {
+        0 => format!("call_{messages}"),
+        _ => format!("call_{messages}_{index}"),
     }
 }
 

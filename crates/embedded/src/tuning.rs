@@ -2,7 +2,8 @@
 //! one table: what it does, why it has its value, and what measured it.
 //!
 //! Routing quality is measured by `examples/route_eval.rs` (see
-//! docs/performance.md); constants that change routing were chosen on its
+//! docs/performance.md) and restraint by `examples/restraint_eval.rs` (see
+//! docs/embedded-model.md); constants that change routing were chosen on its
 //! `dev` split only, and the `test` split reports them. "Not measured" means
 //! the value was set by reasoning alone; it is a candidate for a sweep on
 //! the dev split.
@@ -42,6 +43,16 @@ pub const STATEMENT_MARGIN: f32 = 8.0;
 /// one more small-talk message to no tool but lost a call to a tool without
 /// examples, whose imperatives ("Track FedEx …") are fragments.
 pub const FRAGMENT_MARGIN: f32 = 0.0;
+
+/// What a tool that changes things (creates, sends, removes…: see
+/// `riverse_route::Actions::changes`) must win by beyond the other margins
+/// when the message names none of its actions: a question or a remark
+/// about a tool's subject ("Who has the Atlas room booked?", "I keep
+/// snoozing every reminder") is no request to change anything, and a wrong
+/// change is worse than no call. Set to [`STATEMENT_MARGIN`] by reasoning
+/// (the same doubt: a message that asks for nothing of the tool); checked
+/// on the dev splits (docs/embedded-model.md).
+pub const CHANGE_MARGIN: f32 = 8.0;
 
 /// What a tool gains in the choice when the message has a token of a shape
 /// its manifest writes (a path for a file reader, an expression for a

@@ -42,6 +42,17 @@ impl Actions {
         requested.is_empty() || self.0 & requested.0 != 0
     }
 
+    /// Whether the set holds a class that changes something (create, send,
+    /// remove…): one beyond reading and computing.
+    pub fn changes(self) -> bool {
+        self.0 & !read_only().0 != 0
+    }
+
+    /// Whether the two sets share a class.
+    pub fn meets(self, other: Actions) -> bool {
+        self.0 & other.0 != 0
+    }
+
     /// The names of the classes in the set, in file order.
     pub fn names(self) -> Vec<&'static str> {
         CLASSES
@@ -120,6 +131,18 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
         found = found.union(read_only);
     }
     found
+}
+
+/// Whether `word` (lowercase) is an English verb of any action class.
+pub(crate) fn is_action_verb(word: &str) -> bool {
+    !classes_of(word).is_empty()
+}
+
+/// Whether `word` (lowercase) is an English verb of a class that changes
+/// things, and of none that only reads or computes ("book", not "open").
+pub(crate) fn is_changing_verb(word: &str) -> bool {
+    let classes = classes_of(word);
+    !classes.is_empty() && !classes.meets(read_only())
 }
 
 fn read_only() -> Actions {

@@ -77,6 +77,16 @@ pub fn term_at(text: &str, wanted: impl Fn(&str) -> bool) -> Option<usize> {
         .max()
 }
 
+/// The English words of every concept whose own English words include
+/// `word` (lowercase): "sunny" gives "sunny sun weather", so a word of a
+/// concept meets the concept's other words.
+pub fn related_words(word: &str) -> impl Iterator<Item = &'static str> {
+    concepts()
+        .iter()
+        .filter(move |concept| concept.words.split_whitespace().any(|own| own == word))
+        .flat_map(|concept| concept.words.split_whitespace())
+}
+
 /// Every term of the glossary, in file order.
 pub fn terms() -> impl Iterator<Item = &'static str> {
     concepts()

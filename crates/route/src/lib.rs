@@ -23,10 +23,18 @@
 //! - [`as_clock_time`] and [`labelled_number`]: a time written as the
 //!   `HH:MM` a parameter asks for, and a number its description labels
 //!   with a word ("1 (urgent) to 4 (low)") named by that word.
+//! - [`in_described_scale`]: a number put in the unit or scale its
+//!   parameter's description asks for ("2 hours" in minutes, "10%" as a
+//!   decimal), and [`unit_fits`]: whether a number's unit suits a
+//!   parameter at all.
 //! - [`message_form`]: whether a message asks a question, asks for
 //!   something, states something, or is a bare fragment.
 //! - [`requested_actions`] and [`offered_actions`]: what a request asks a
 //!   tool to do (create, remove, buy…), and what a tool's manifest offers.
+//! - [`request_parts`]: the requests a message joins ("X, and Y?"), each
+//!   routed on its own.
+//! - [`Purpose`]: whether a tool's texts and a message name a subject in
+//!   common, without which the tool does not serve the message.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -47,8 +55,11 @@ mod lists;
 mod message;
 mod numbers;
 mod options;
+mod parts;
+mod purpose;
 mod request;
 mod runs;
+mod scales;
 pub mod script;
 mod shapes;
 mod similarity;
@@ -68,7 +79,10 @@ pub use lists::{Enumeration, enumerations};
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};
 pub use options::{param_options, snap_to_option};
+pub use parts::request_parts;
+pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
+pub use scales::{in_described_scale, unit_fits};
 pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use tool_texts::tool_texts;

@@ -1,5 +1,6 @@
 //! A string parameter that takes one of a few options: those its schema
-//! lists (`enum`), or those its description writes as `a | b | c`. A value
+//! lists (`enum`), or those its description writes as `a | b | c` or after
+//! "one of:" (`One of: preview, staging, production`). A value
 //! copied from the message is written as the option it names ("cooling" is
 //! `cool`), and one that names none is no value the tool accepts.
 
@@ -27,6 +28,28 @@ pub fn param_options(tool: &ToolManifest, name: &str) -> Vec<String> {
                 .chars()
                 .all(|c| c.is_alphanumeric() || " -_".contains(c))
     };
+    if parts.len() >= 2 && parts.iter().all(is_option) {
+        return parts.into_iter().map(str::to_owned).collect();
+    }
+    listed_after_one_of(description, is_option)
+}
+
+/// The options a description lists after "one of:", separated by commas
+/// and a last "or", up to the end of the sentence; none unless each is an
+/// option's name.
+fn listed_after_one_of(description: &str, is_option: impl Fn(&&str) -> bool) -> Vec<String> {
+    let lower = description.to_lowercase();
+    let Some(at) = lower.find("one of:") else {
+        return Vec::new();
+    };
+    let rest = &description[at + "one of:".len()..];
+    let list = rest.split(['.', ';', '(']).next().unwrap_or("");
+    let parts: Vec<&str> = list
+        .split(',')
+        .flat_map(|part| part.split(" or "))
+        .map(|part| part.trim().trim_start_matches("or ").trim())
+        .filter(|part| !part.is_empty())
+        .collect();
     if parts.len() >= 2 && parts.iter().all(is_option) {
         parts.into_iter().map(str::to_owned).collect()
     } else {
@@ -85,6 +108,20 @@ mod tests {
         let mut listed = tool("The mode");
         listed.input_schema = Some(json!({"properties": {"mode": {"enum": ["eco", "boost"]}}}));
         assert_eq!(param_options(&listed, "mode"), ["eco", "boost"]);
+        assert_eq!(
+            param_options(
+                &tool("Cabin class, one of: economy, business or first"),
+                "mode"
+            ),
+            ["economy", "business", "first"]
+        );
+        assert_eq!(
+            param_options(
+                &tool("Activity level, one of: sedentary, very active"),
+                "mode"
+            ),
+            ["sedentary", "very active"]
+        );
         for free in [
             "Zone or room",
             "Carrier code, e.g. ups | fedex, dhl",

@@ -1,6 +1,7 @@
 //! A copied value that is the whole request rather than something taken
 //! from it.
 
+use crate::actions::is_action_verb;
 use crate::script::is_cjk;
 
 /// How long a message copied whole must be to count as a request: a bare
@@ -16,16 +17,35 @@ pub struct RequestLength {
 /// Whether `value` is `message` itself (but for its final punctuation), a
 /// sentence without a number and at least `length` long: a request, not a
 /// value taken from one ("What's today's date" is no time zone).
+///
+/// So is the question a message opens with, copied from its start ("How
+/// many calories did I burn" of "How many calories did I burn on my
+/// run?"): it asks, it is no value.
 pub fn is_whole_request(message: &str, value: &str, length: RequestLength) -> bool {
     let request = message
         .trim()
         .trim_end_matches(|c: char| c.is_ascii_punctuation() || "？！。".contains(c));
+    if opening_question(request, value) && value.split_whitespace().count() >= length.words {
+        return true;
+    }
     if value != request.trim() || value.chars().any(char::is_numeric) {
         return false;
     }
     let words = value.split_whitespace().count();
     let cjk = value.chars().filter(|&c| is_cjk(c)).count();
     words >= length.words || cjk >= length.cjk_chars
+}
+
+/// Whether `value` opens `request` and opens with a question word or with
+/// a verb that names an action ("Find me a quick recipe"): the request's
+/// own opening.
+fn opening_question(request: &str, value: &str) -> bool {
+    const QUESTION_WORDS: [&str; 9] = [
+        "how", "what", "what's", "whats", "which", "who", "when", "where", "why",
+    ];
+    let first = value.split_whitespace().next().unwrap_or("").to_lowercase();
+    request.trim_start().starts_with(value)
+        && (QUESTION_WORDS.contains(&first.as_str()) || is_action_verb(&first))
 }
 
 #[cfg(test)]
@@ -42,6 +62,14 @@ mod tests {
         for (message, value) in [
             ("What's today's date?", "What's today's date"),
             ("上海今天天气怎么样？", "上海今天天气怎么样"),
+            (
+                "How many calories did I burn on this run?",
+                "How many calories did I burn",
+            ),
+            (
+                "Find me a quick vegetarian recipe, under 30 minutes",
+                "Find me a quick vegetarian recipe",
+            ),
         ] {
             assert!(is_whole_request(message, value, LENGTH), "{message}");
         }

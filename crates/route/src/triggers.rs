@@ -22,7 +22,8 @@ const SHARED_STEM: usize = 5;
 /// What names one tool.
 #[derive(Debug, Clone)]
 pub struct Triggers {
-    /// Latin-script words, lowercase, that recur in the manifest.
+    /// Latin-script words, lowercase, that recur in the manifest, and the
+    /// words of its name.
     pub recurring: HashSet<String>,
     /// The words of the tool's name (`web_search`: web, search).
     name_words: Vec<String>,
@@ -30,14 +31,20 @@ pub struct Triggers {
 
 impl Triggers {
     pub fn of(tool: &ToolManifest) -> Self {
+        let name_words: Vec<String> = tool
+            .name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        // The name's words name the tool even where its description words
+        // them otherwise (`run_tests`, "Run the test suite"): "tests" is no
+        // value of it.
+        let mut recurring = recurring_words(tool);
+        recurring.extend(name_words.iter().cloned());
         Triggers {
-            recurring: recurring_words(tool),
-            name_words: tool
-                .name
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|word| !word.is_empty())
-                .map(str::to_lowercase)
-                .collect(),
+            recurring,
+            name_words,
         }
     }
 

@@ -103,6 +103,11 @@ word_list!(
     REQUEST_LEAD_INS,
     "request_lead_ins.txt"
 );
+word_list!(
+    /// English words that name no topic (`data/topic_free_words.txt`).
+    TOPIC_FREE_WORDS,
+    "topic_free_words.txt"
+);
 
 /// Whether `c` is one of the [`PARTICLES`].
 pub fn is_particle(c: char) -> bool {
@@ -111,7 +116,7 @@ pub fn is_particle(c: char) -> bool {
 }
 
 /// Every word list, by file name, for checks over all of them.
-pub fn all() -> [(&'static str, &'static WordList); 10] {
+pub fn all() -> [(&'static str, &'static WordList); 11] {
     [
         ("small_talk.txt", &*SMALL_TALK),
         ("small_talk_shots.txt", &*SMALL_TALK_SHOTS),
@@ -123,6 +128,7 @@ pub fn all() -> [(&'static str, &'static WordList); 10] {
         ("arithmetic_words.txt", &*ARITHMETIC_WORDS),
         ("negations.txt", &*NEGATIONS),
         ("request_lead_ins.txt", &*REQUEST_LEAD_INS),
+        ("topic_free_words.txt", &*TOPIC_FREE_WORDS),
     ]
 }
 

@@ -152,6 +152,19 @@ fn table(report: &Report) -> String {
         report.cases,
         report.accuracy * 100.0
     ));
+    if report.no_call_cases > 0 {
+        let tool_cases = report.cases - report.no_call_cases;
+        let tool_cases_right = report.tool_right - report.no_call_right;
+        out.push_str(&format!(
+            "no call where none is expected {}/{} ({:.1} %), the right tool where one is {}/{} ({:.1} %)\n",
+            report.no_call_right,
+            report.no_call_cases,
+            percent(report.no_call_right, report.no_call_cases),
+            tool_cases_right,
+            tool_cases,
+            percent(tool_cases_right, tool_cases),
+        ));
+    }
     if let Some(recall) = report.selection_recall {
         out.push_str(&format!(
             "the expected tool was among the tools shown (agent.max_tools_shown) in {:.1} % of cases\n",

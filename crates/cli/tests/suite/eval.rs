@@ -47,7 +47,8 @@ fn eval_reports_each_tool_its_misses_and_the_accuracy() {
          miss: \"Rain in Oslo?\" expected weather {\"city\":\"Oslo\"}, got weather {\"city\":\"Osaka\"}\n\
          miss: \"Hello there\" expected none, got echo {\"text\":\"hi\"}\n\
          \n\
-         tool right 4/6 (66.7 %), whole call right 3/6 (50.0 %)\n"
+         tool right 4/6 (66.7 %), whole call right 3/6 (50.0 %)\n\
+         no call where none is expected 0/1 (0.0 %), the right tool where one is 4/5 (80.0 %)\n"
     );
     let asked: Vec<String> = server
         .requests()
@@ -95,6 +96,32 @@ fn eval_compares_a_float_parameter_by_value_and_shows_what_came() {
             "convert_units",
             json!({"value": "5", "from_unit": "lb", "to_unit": "kg"}),
         ),
+        // ... and those in other words and languages
+        ev_tool_call(
+            "c3a",
+            "convert_units",
+            json!({"value": 3, "from_unit": "cups", "to_unit": "ml"}),
+        ),
+        ev_tool_call(
+            "c3b",
+            "convert_units",
+            json!({"value": 5, "from_unit": "キロ", "to_unit": "マイル"}),
+        ),
+        ev_tool_call(
+            "c3c",
+            "convert_units",
+            json!({"value": 3, "from_unit": "カップ", "to_unit": "ミリリットル"}),
+        ),
+        ev_tool_call(
+            "c3d",
+            "convert_units",
+            json!({"value": 10, "from_unit": "公里", "to_unit": "英里"}),
+        ),
+        ev_tool_call(
+            "c3e",
+            "convert_units",
+            json!({"value": 100, "from_unit": "华氏度", "to_unit": "摄氏度"}),
+        ),
         // units.eval.yaml
         ev_tool_call(
             "c4",
@@ -129,12 +156,12 @@ fn eval_compares_a_float_parameter_by_value_and_shows_what_came() {
     assert_eq!(
         text(&output.stdout),
         "TOOL           CASES  TOOL    PARAMS  MISSES\n\
-         convert_units      5  5/5     1/2\n\
+         convert_units     10  10/10   1/2\n\
          \n\
          miss: \"3 kg in pounds?\" expected convert_units {\"value\":3,\"to_unit\":\"lb\"}, \
          got convert_units {\"value\":3.0,\"from_unit\":\"m\",\"to_unit\":\"ft\"}\n\
          \n\
-         tool right 5/5 (100.0 %), whole call right 4/5 (80.0 %)\n"
+         tool right 10/10 (100.0 %), whole call right 9/10 (90.0 %)\n"
     );
 }
 
@@ -298,8 +325,9 @@ fn eval_runs_on_the_embedded_model_with_the_template_tools() {
         .map(|row| row["tool"].as_str().unwrap())
         .collect();
     assert_eq!(tools, ["clock", "convert_units", "none", "weather"]);
-    assert_eq!(report["cases"], 9, "{report}");
-    assert!(report["tool_right"].as_u64().unwrap() >= 8, "{report}");
+    // Their examples in English, Japanese and Chinese, and the draft's case.
+    assert_eq!(report["cases"], 19, "{report}");
+    assert!(report["tool_right"].as_u64().unwrap() >= 18, "{report}");
     let called: Vec<&Value> = report["outcomes"]
         .as_array()
         .unwrap()

@@ -16,9 +16,11 @@ mod failure;
 mod grounding;
 mod render;
 mod replies;
+mod unserved;
 mod verify;
 
 use riverse_llm::Message;
+use riverse_tool::ToolManifest;
 
 use crate::inference::chatml::{Role, clip_bytes, open_assistant, push_turn};
 use crate::tuning::{ANSWER_QUESTION_BYTES, ANSWER_RESULTS_BYTES, HISTORY_BYTES, HISTORY_MESSAGES};
@@ -66,15 +68,24 @@ impl Check {
     }
 }
 
-/// Decides how to answer `conversation`; `tools` names the tools on
-/// offer (a fixed reply to a question says what they are), `generate`
-/// whether English replies are generated.
-pub(crate) fn plan(conversation: &[Message], tools: &[&str], generate: bool) -> Plan {
+/// Decides how to answer `conversation`; `tools` are the tools on offer (a
+/// fixed reply to a question says what they are, and an answer says which
+/// part of a message no call served), `generate` whether English replies
+/// are generated.
+pub(crate) fn plan(conversation: &[Message], tools: &[ToolManifest], generate: bool) -> Plan {
     let asked = Asked::of(conversation);
     let language = Language::of(asked.question);
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
     let fixed = || match asked.results.is_empty() {
-        true => replies::reply(asked.question, language, tools),
-        false => render::render(&asked.results, language),
+        true => replies::reply(asked.question, language, &names),
+        false => std::iter::once(render::render(&asked.results, language))
+            .chain(
+                unserved::unserved(asked.question, &asked.results, tools)
+                    .into_iter()
+                    .map(|part| unserved::not_done(language, part)),
+            )
+            .collect::<Vec<_>>()
+            .join("\n"),
     };
     let all_failed = asked.results.iter().all(|result| result.failed);
     let failures_only = !asked.results.is_empty() && all_failed;
@@ -280,11 +291,11 @@ mod tests {
     #[test]
     fn by_default_small_talk_gets_a_fixed_reply_and_a_question_hears_of_the_tools() {
         assert!(given(plan(&turn("Thanks!", &[]), &[], false)).starts_with("You're welcome"));
-        let reply = given(plan(
-            &turn("What is the tallest tree?", &[]),
-            &["clock", "weather"],
-            false,
-        ));
+        let tools = ["clock", "weather"].map(|name| ToolManifest {
+            name: name.into(),
+            ..ToolManifest::default()
+        });
+        let reply = given(plan(&turn("What is the tallest tree?", &[]), &tools, false));
         assert!(reply.contains("clock, weather"), "{reply}");
     }
 

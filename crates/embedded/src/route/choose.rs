@@ -4,8 +4,8 @@ use riverse_route::words::SMALL_TALK;
 use std::collections::BTreeSet;
 
 use riverse_route::{
-    Actions, MessageForm, Shape, SimilarityIndex, offered_actions, shaped_tokens, tool_shapes,
-    tool_texts,
+    Actions, MessageForm, Purpose, Shape, SimilarityIndex, offered_actions, shaped_tokens,
+    tool_shapes, tool_texts,
 };
 use riverse_tool::ToolManifest;
 
@@ -14,8 +14,8 @@ use crate::inference::engine::{Engine, State, logprob};
 use crate::inference::prompt_cache::PromptCache;
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
 use crate::tuning::{
-    CALL_MARGIN, FRAGMENT_MARGIN, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT,
-    STATEMENT_MARGIN,
+    CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, PRUNE_BATCH, SHAPE_CHOICE_BONUS,
+    SIMILARITY_WEIGHT, STATEMENT_MARGIN,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -33,6 +33,8 @@ pub(crate) struct ChoicePrefix {
     shapes: Vec<BTreeSet<Shape>>,
     /// Per tool, the actions its manifest offers (see [`offered_actions`]).
     offered: Vec<Actions>,
+    /// Per tool, the subjects its texts name (see [`Purpose`]).
+    purposes: Vec<Purpose>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -56,6 +58,15 @@ pub struct CandidateScore {
     /// names none (see [`riverse_route::requested_actions`]); one that does
     /// not is never chosen. Always true for `none`.
     pub serves: bool,
+    /// The message names a subject the candidate's texts name, or has a
+    /// token of a shape they write (see [`Purpose`]); a tool that covers
+    /// nothing the message asks is never chosen. Always true for `none`.
+    pub covered: bool,
+    /// The candidate changes things (creates, sends, removes…) and the
+    /// message names none of its actions: when the message is a question or
+    /// a statement, it must win by [`CHANGE_MARGIN`] more. Always false for
+    /// `none`.
+    pub unasked_change: bool,
 }
 
 impl ChoicePrefix {
@@ -81,6 +92,7 @@ impl ChoicePrefix {
         let similarity = SimilarityIndex::new(&texts);
         let shapes = tools.iter().map(tool_shapes).collect();
         let offered = tools.iter().map(offered_actions).collect();
+        let purposes: Vec<Purpose> = tools.iter().map(Purpose::of).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -95,6 +107,7 @@ impl ChoicePrefix {
                 similarity,
                 shapes,
                 offered,
+                purposes,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -105,6 +118,7 @@ impl ChoicePrefix {
             similarity,
             shapes,
             offered,
+            purposes,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -171,14 +185,32 @@ impl ChoicePrefix {
                     .is_none_or(|offered| offered.serve(requested))
             })
             .collect();
+        let covered: Vec<bool> = (0..self.candidates.len())
+            .map(|index| {
+                shape[index]
+                    || self
+                        .purposes
+                        .get(index)
+                        .is_none_or(|purpose| purpose.covers(message))
+            })
+            .collect();
+        let unasked_change: Vec<bool> = (0..self.candidates.len())
+            .map(|index| {
+                self.offered
+                    .get(index)
+                    .is_some_and(|offered| offered.changes() && !offered.meets(requested))
+            })
+            .collect();
         let bonus: Vec<f32> = evidence
             .iter()
             .zip(&self.calibration)
-            .zip(&serves)
-            .map(|((evidence, calibration), &serves)| match serves {
-                true => evidence - calibration,
-                false => f32::NEG_INFINITY,
-            })
+            .enumerate()
+            .map(
+                |(index, (evidence, calibration))| match serves[index] && covered[index] {
+                    true => evidence - calibration,
+                    false => f32::NEG_INFINITY,
+                },
+            )
             .collect();
         let bounds: Vec<Bound> = self
             .candidate_tokens
@@ -210,6 +242,8 @@ impl ChoicePrefix {
                     combined: model + evidence[index],
                     pruned: !bound.exact,
                     serves: serves[index],
+                    covered: covered[index],
+                    unasked_change: unasked_change[index],
                 }
             })
             .collect();
@@ -301,17 +335,28 @@ fn candidate_tokens(engine: &Engine, candidates: &[String]) -> Result<Vec<Vec<u3
 
 /// The winning tool's index among `scores`, or `None` for no tool.
 ///
-/// A tool must serve the message's action, and beat `none` by
-/// [`CALL_MARGIN`], and by more when the message's form asks for nothing
-/// (see [`form_margin`]).
+/// A tool must serve the message's action and cover its subject, and beat
+/// `none` by [`CALL_MARGIN`], by more when the message's form asks for
+/// nothing (see [`form_margin`]), and by [`CHANGE_MARGIN`] more when it
+/// changes things, the message names none of its actions and is a
+/// question or a statement (which ask no change of it).
 pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usize> {
     let (none, tools) = scores.split_last()?;
+    let lead = |score: &CandidateScore| {
+        let asks_nothing = matches!(form, MessageForm::Question | MessageForm::Statement);
+        let change = if score.unasked_change && asks_nothing {
+            CHANGE_MARGIN
+        } else {
+            0.0
+        };
+        score.combined - none.combined - change
+    };
     let (best, top) = tools
         .iter()
         .enumerate()
-        .filter(|(_, score)| score.serves)
-        .max_by(|a, b| a.1.combined.total_cmp(&b.1.combined))?;
-    (top.combined > none.combined + CALL_MARGIN + form_margin(form)).then_some(best)
+        .filter(|(_, score)| score.serves && score.covered)
+        .max_by(|a, b| lead(a.1).total_cmp(&lead(b.1)))?;
+    (lead(top) > CALL_MARGIN + form_margin(form)).then_some(best)
 }
 
 /// The best-scoring tool, however little it wins by: the call of a request
@@ -350,6 +395,8 @@ mod tests {
                 combined,
                 pruned: false,
                 serves: true,
+                covered: true,
+                unasked_change: false,
             })
             .collect()
     }

@@ -13,8 +13,9 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, ParamAffinity, as_clock_time, candidates, enumerations,
-    implied_flag, labelled_number, number_labels, param_options, snap_to_option, wants_clock_time,
+    Candidate, Fit, MessageSpans, NumberSpan, ParamAffinity, as_clock_time, candidates,
+    enumerations, implied_flag, in_described_scale, labelled_number, number_labels, param_options,
+    snap_to_option, unit_fits, wants_clock_time,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -66,13 +67,22 @@ pub(crate) fn fill_params(
             continue;
         }
         let state = engine.extend(&base, &prompt::param_key(0, name))?;
-        let decoded = decode_value(engine, &state, kind, &spans, &taken, "}")?;
+        let description = tool.parameters.get(name).map_or("", String::as_str);
+        let usable =
+            |number: &NumberSpan| unit_fits(&message[number.bytes.end..], name, description);
+        let decoded = decode_value(engine, &state, kind, &spans, &taken, "}", &usable)?;
         if let Some(value) = &decoded.value {
             object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
             object.push_str(&format!(" {value}"));
         }
+        let value = labelled_or_decoded(tool, name, message, decoded.value);
+        values[index] = match (&value, &decoded.taken) {
+            (Some(Value::Number(number)), Some(span)) => {
+                rescaled(tool, name, number, &message[span.end..]).or(value)
+            }
+            _ => value,
+        };
         taken.extend(decoded.taken);
-        values[index] = labelled_or_decoded(tool, name, message, decoded.value);
     }
     // Text parameters, lists among them; an object's keys and values are
     // beyond span copying, so an object parameter is left out.
@@ -124,32 +134,51 @@ pub(crate) fn fill_params(
         let enumerated: Vec<bool> = items.iter().map(Option::is_some).collect();
         let chosen = assign_strings(engine, tokens, tool, &slots, &found, &enumerated, &spans)?;
         for ((index, choice), list) in strings.iter().zip(chosen).zip(&lists) {
-            values[*index] = choice.map(|c| match (list, &items[c]) {
-                (true, Some(items)) => Value::from(items.clone()),
+            values[*index] = choice.map(|c| match (list, items_of(&found, &items, c)) {
+                (true, Some(items)) => Value::from(items),
                 (true, None) => Value::from(vec![found[c].value.clone()]),
                 (false, _) => Value::String(found[c].value.clone()),
             });
         }
     }
     for (name, value) in tool.parameters.keys().zip(values) {
-        // A parameter of a few options takes the one the value names, and
-        // one that asks for an `HH:MM` time gets the time written so.
-        let options = param_options(tool, name);
-        let description = tool.parameters.get(name).map_or("", String::as_str);
-        let value = match value {
-            Some(Value::String(text)) if !options.is_empty() => {
-                snap_to_option(&text, message, &options).map(Value::String)
-            }
-            Some(Value::String(text)) if wants_clock_time(description) => {
-                as_clock_time(&text, message).map(Value::String)
-            }
-            other => other,
-        };
-        if let Some(value) = value {
+        if let Some(value) = as_asked(tool, name, message, value) {
             params.insert(name.clone(), value);
         }
     }
     Ok((params, base.tokens()))
+}
+
+/// The items of candidate `c` for a list: its own when it is an
+/// enumeration, else those of an enumeration of the same text ("Ana and
+/// Luis" is two attendees).
+fn items_of(found: &[Candidate], items: &[Option<Vec<String>>], c: usize) -> Option<Vec<String>> {
+    items[c].clone().or_else(|| {
+        (0..found.len())
+            .filter(|&other| found[other].bytes == found[c].bytes)
+            .find_map(|other| items[other].clone())
+    })
+}
+
+/// `value` written as parameter `name` asks: a parameter of a few options
+/// takes the one the value names, or the one the message names when no
+/// span was given ("a Mexican recipe"), and one that asks for an `HH:MM`
+/// time gets the time written so.
+fn as_asked(tool: &ToolManifest, name: &str, message: &str, value: Option<Value>) -> Option<Value> {
+    let options = param_options(tool, name);
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    match value {
+        Some(Value::String(text)) if !options.is_empty() => {
+            snap_to_option(&text, message, &options).map(Value::String)
+        }
+        None if !options.is_empty() && tool.param_type(name) == ParamType::String => {
+            snap_to_option("", message, &options).map(Value::String)
+        }
+        Some(Value::String(text)) if wants_clock_time(description) => {
+            as_clock_time(&text, message).map(Value::String)
+        }
+        other => other,
+    }
 }
 
 /// A number parameter whose description labels its numbers with words
@@ -179,6 +208,24 @@ fn labelled_or_decoded(
     labelled_number(&labels, message)
         .map(Value::from)
         .or(decoded)
+}
+
+/// A number put in the unit or scale its parameter asks for ("2 hours" for
+/// a delay in minutes is 120; see [`in_described_scale`]), an integer for
+/// an integer parameter; `None` when it stays as written.
+fn rescaled(
+    tool: &ToolManifest,
+    name: &str,
+    number: &serde_json::Number,
+    after: &str,
+) -> Option<Value> {
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    let scaled = in_described_scale(number.as_f64()?, after, name, description)?;
+    match tool.param_type(name) {
+        ParamType::Int if scaled.fract() == 0.0 => Some(Value::from(scaled as i64)),
+        ParamType::Int => None,
+        _ => serde_json::Number::from_f64(scaled).map(Value::Number),
+    }
 }
 
 /// The name of `tool`'s parameter at `index` in its manifest.
@@ -263,6 +310,9 @@ fn assign_strings(
         .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
         .collect();
     let weight = CLOSE_WEIGHT;
+    // Only a list takes an enumeration, whole or as its text ("flour and
+    // yeast" is items, not a list's name).
+    let only_lists = only_for_lists(found, enumerated);
     let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
     let mut nulls = Vec::with_capacity(strings.len());
     for ((&index, &list), options) in strings
@@ -279,10 +329,9 @@ fn assign_strings(
                 .zip(closed)
                 .zip(&fits)
                 .zip(&coverage)
-                .zip(enumerated)
-                .map(|((((copied, closed), fits), coverage), &enumeration)| {
-                    if enumeration && !list {
-                        // Only a list takes an enumeration whole.
+                .zip(&only_lists)
+                .map(|((((copied, closed), fits), coverage), &only_list)| {
+                    if only_list && !list {
                         return f32::NEG_INFINITY;
                     }
                     let fit = fits[index];
@@ -314,6 +363,21 @@ fn assign_strings(
         &spans,
         JOINT_ORDER_PENALTY,
     ))
+}
+
+/// Per candidate, whether only a list may take it: an enumeration, or a
+/// span with an enumeration's text.
+fn only_for_lists(found: &[Candidate], enumerated: &[bool]) -> Vec<bool> {
+    let enumeration_text: Vec<&Range<usize>> = found
+        .iter()
+        .zip(enumerated)
+        .filter(|(_, enumeration)| **enumeration)
+        .map(|(candidate, _)| &candidate.bytes)
+        .collect();
+    found
+        .iter()
+        .map(|candidate| enumeration_text.contains(&&candidate.bytes))
+        .collect()
 }
 
 /// The order prior of the first string value after a number value (`3

@@ -22,7 +22,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use riverse_llm::Usage;
-use riverse_route::{Actions, MessageForm, message_form, requested_actions};
+use riverse_route::{Actions, MessageForm, message_form, request_parts, requested_actions};
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
 
@@ -49,6 +49,10 @@ pub enum Route {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteReport {
     pub route: Route,
+    /// The calls of the further requests a message joins to its first
+    /// ("What time is it in London, and how many pounds is 3 kg?"), each a
+    /// [`Route::Call`]; empty for a message that asks one thing.
+    pub further: Vec<Route>,
     /// Every offered tool, then `none`.
     pub scores: Vec<CandidateScore>,
     /// The message's form, which sets how far ahead of `none` a tool must be.
@@ -59,6 +63,13 @@ pub struct RouteReport {
     /// (the tool's name, or `none`), and the call's arguments as JSON when
     /// they were filled. All 0 when no tool was offered: nothing ran.
     pub usage: Usage,
+}
+
+impl RouteReport {
+    /// Whether `route` is already among this report's calls (or is none).
+    fn calls(&self, route: &Route) -> bool {
+        *route == Route::None || self.route == *route || self.further.contains(route)
+    }
 }
 
 /// Routing state shared by every call on one model: prefilled prompts and
@@ -81,7 +92,47 @@ impl Router {
     }
 
     /// `must_call`: one of `tools` is called even when `none` wins.
+    ///
+    /// A message that joins several requests ("X, and Y?") has each routed
+    /// on its own: the first call is the report's route, the others its
+    /// `further` calls, and a part no tool serves is left out. When no part
+    /// calls a tool, the message is routed whole.
     pub fn route(
+        &self,
+        engine: &Engine,
+        message: &str,
+        tools: &[ToolManifest],
+        must_call: bool,
+    ) -> Result<RouteReport> {
+        let message = routed_part(message);
+        let parts = request_parts(message);
+        if must_call || tools.is_empty() || parts.len() < 2 {
+            return self.route_one(engine, message, tools, must_call);
+        }
+        let mut first: Option<RouteReport> = None;
+        let mut usage = Usage::default();
+        for part in parts {
+            let report = self.route_one(engine, part, tools, false)?;
+            usage = Usage::sum(Some(usage), Some(report.usage)).unwrap_or_default();
+            match &mut first {
+                None if report.route != Route::None => first = Some(report),
+                Some(first) if !first.calls(&report.route) => {
+                    first.further.push(report.route);
+                }
+                _ => {}
+            }
+        }
+        match first {
+            Some(mut report) => {
+                report.usage = usage;
+                Ok(report)
+            }
+            None => self.route_one(engine, message, tools, false),
+        }
+    }
+
+    /// The route of one request.
+    fn route_one(
         &self,
         engine: &Engine,
         message: &str,
@@ -91,12 +142,12 @@ impl Router {
         if tools.is_empty() {
             return Ok(RouteReport {
                 route: Route::None,
+                further: Vec::new(),
                 scores: Vec::new(),
                 form: message_form(message),
                 usage: Usage::default(),
             });
         }
-        let message = routed_part(message);
         let choice = self.choice_prefix(engine, tools)?;
         // A required call takes the best tool whatever it offers.
         let requested = match must_call {
@@ -128,6 +179,7 @@ impl Router {
         };
         Ok(RouteReport {
             route,
+            further: Vec::new(),
             scores,
             form,
             usage: Usage::new(prompt_tokens as u64, reply_tokens as u64),

@@ -39,7 +39,8 @@ pub(crate) struct Decoded {
 /// Decodes the number or boolean that follows `state`, which ends just
 /// after `"name":`. `close` is the JSON text that follows the value (`,`
 /// before another key, `}` after the last), used to score numbers fairly.
-/// `taken` holds the spans earlier parameters took.
+/// `taken` holds the spans earlier parameters took; only numbers `usable`
+/// accepts are candidates.
 pub(crate) fn decode_value(
     engine: &Engine,
     state: &State,
@@ -47,6 +48,7 @@ pub(crate) fn decode_value(
     message: &MessageSpans<'_>,
     taken: &[Range<usize>],
     close: &str,
+    usable: &dyn Fn(&NumberSpan) -> bool,
 ) -> Result<Decoded> {
     let omitted = || Decoded {
         value: None,
@@ -68,6 +70,8 @@ pub(crate) fn decode_value(
                 .iter()
                 .filter(|number| kind == ParamType::Float || number.is_integer)
                 .filter(|number| !taken.iter().any(|span| overlaps(span, &number.bytes)))
+                .filter(|number| !in_time_or_date(message.text, &number.bytes))
+                .filter(|number| usable(number))
                 .collect();
             if numbers.is_empty() {
                 return Ok(omitted());
@@ -124,6 +128,58 @@ fn order_penalty(
     (skipped as f32 * SKIP_PENALTY).min(ORDER_PENALTY)
 }
 
+/// Whether the number at `bytes` is part of a clock time or a date
+/// (`12:30`, `2026-04-17`, `4/17`, `May 14`, `1 January 2025`): a part of
+/// when, not a quantity.
+fn in_time_or_date(text: &str, bytes: &Range<usize>) -> bool {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    // A month's name, or its first three letters (`Sept` too).
+    let is_month = |word: Option<&str>| {
+        word.map(|word| {
+            word.trim_matches(|c: char| !c.is_alphabetic())
+                .to_lowercase()
+        })
+        .is_some_and(|word| {
+            word.len() >= 3
+                && MONTHS
+                    .iter()
+                    .any(|month| *month == word || (word.len() <= 4 && month.starts_with(&word)))
+        })
+    };
+    let word_before = text[..bytes.start].split_whitespace().next_back();
+    let word_after = text[bytes.end..].split_whitespace().next();
+    // `10am`, `6 p.m.`, but not `5 ample`.
+    let after = text[bytes.end..].trim_start().to_lowercase();
+    let meridiem = ["am", "pm", "a.m.", "p.m."]
+        .iter()
+        .any(|mark| after.starts_with(mark))
+        && !after.chars().nth(2).is_some_and(char::is_alphabetic);
+    if is_month(word_before) || is_month(word_after) || meridiem {
+        return true;
+    }
+    let joined = |joint: Option<char>, digit: Option<char>| {
+        matches!(joint, Some(':' | '-' | '/')) && digit.is_some_and(|c| c.is_ascii_digit())
+    };
+    let mut before = text[..bytes.start].chars().rev();
+    let mut after = text[bytes.end..].chars();
+    let (joint_before, digit_before) = (before.next(), before.next());
+    let (joint_after, digit_after) = (after.next(), after.next());
+    joined(joint_before, digit_before) || joined(joint_after, digit_after)
+}
+
 fn best_index(scores: &[f32]) -> Option<usize> {
     scores
         .iter()
@@ -134,4 +190,36 @@ fn best_index(scores: &[f32]) -> Option<usize> {
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_of_a_clock_time_or_a_date_is_no_quantity() {
+        let text = "lunch on 2026-04-17 at 12:30 for 2 hours";
+        let at = |number: &str| {
+            let start = text.find(number).unwrap();
+            start..start + number.len()
+        };
+        assert!(in_time_or_date(text, &at("2026")));
+        assert!(in_time_or_date(text, &at("17")));
+        assert!(in_time_or_date(text, &at("12")));
+        let spoken = "Book me a seat on May 14 for 3 nights";
+        let may = spoken.find("14").unwrap();
+        assert!(in_time_or_date(spoken, &(may..may + 2)));
+        let three = spoken.find('3').unwrap();
+        assert!(!in_time_or_date(spoken, &(three..three + 1)));
+        let morning = "sync tomorrow 10am for 2 hours, 5 ample seats";
+        let ten = morning.find("10").unwrap();
+        assert!(in_time_or_date(morning, &(ten..ten + 2)));
+        let five = morning.find('5').unwrap();
+        assert!(
+            !in_time_or_date(morning, &(five..five + 1)),
+            "ample is no am"
+        );
+        let two = text.rfind("2 hours").unwrap();
+        assert!(!in_time_or_date(text, &(two..two + 1)));
+    }
 }

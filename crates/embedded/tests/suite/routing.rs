@@ -242,3 +242,38 @@ fn a_report_scores_every_offered_tool_and_none() {
         report.scores
     );
 }
+
+/// Issue 49: a message that asks for two things calls a tool for each.
+#[test]
+fn two_requests_in_one_message_call_both_tools() {
+    let tools = template_tools();
+    let message = "What time is it in London, and how many pounds is 3 kg?";
+    let report = model().route_report(message, &tools).unwrap();
+    let mut called: Vec<String> = std::iter::once(&report.route)
+        .chain(&report.further)
+        .filter_map(|route| match route {
+            Route::Call { tool, .. } => Some(tool.clone()),
+            Route::None => None,
+        })
+        .collect();
+    called.sort();
+    assert_eq!(called, ["clock", "convert_units"], "{report:?}");
+}
+
+/// Issue 48: a request about something no tool does calls none, and a
+/// remark about a tool's subject asks no change of a tool that changes
+/// things.
+#[test]
+fn a_request_no_tool_serves_calls_none() {
+    let tools = template_tools();
+    for message in [
+        "How many servings of vegetables should I eat in a day?",
+        "What's the difference between a mutex and a semaphore?",
+    ] {
+        assert_eq!(
+            model().route(message, &tools).unwrap(),
+            Route::None,
+            "{message}"
+        );
+    }
+}

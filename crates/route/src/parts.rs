@@ -1,0 +1,175 @@
+//! The requests a message joins ("What time is it in London, and how many
+//! pounds is 3 kg?", 明天订会议室；另外两小时后提醒我), each to be routed
+//! on its own.
+//!
+//! A message is cut after a sentence's end (`.`, `?`, `!`, `;`, `。`, `？`,
+//! `！`, `；`) and before a joining word ("and", "then", "also", 再, 然后,
+//! 还有, 另外, 并且, あと, それから, それと) or after し、, but only where
+//! both sides are requests of their own: the side after a joining word must
+//! open with a verb that names an action (`data/actions.txt`) or be a
+//! question, and neither side may be too short to ask anything. So "add eggs, oat milk and basil to the list" stays whole,
+//! while "Set the lights to 20% and close the blinds" is two requests.
+
+use crate::actions::requested_actions;
+use crate::form::{MessageForm, message_form};
+use crate::script::is_cjk;
+
+/// Words that join two English requests, before the second one's verb.
+const JOINERS: [&str; 6] = [
+    ", and then ",
+    " and then ",
+    ", and ",
+    " and ",
+    ", then ",
+    ", also ",
+];
+
+/// Terms that join two Chinese or Japanese requests, before the second.
+const CJK_JOINERS: [&str; 11] = [
+    "，再",
+    "，然后",
+    "，还有",
+    "，另外",
+    "，并且",
+    "，顺便",
+    "、あと",
+    "、それから",
+    "、それと",
+    "。あと",
+    "，帮我",
+];
+
+/// The requests `message` joins, in order; the message alone when it asks
+/// one thing.
+pub fn request_parts(message: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    for sentence in sentences(message) {
+        parts.extend(joined(sentence));
+    }
+    if parts.len() < 2 || !parts.iter().all(|part| asks_something(part)) {
+        return vec![message.trim()];
+    }
+    parts
+}
+
+/// `message` cut after each sentence end that more text follows.
+fn sentences(message: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    let mut chars = message.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let ends = matches!(c, '?' | '!' | ';' | '。' | '？' | '！' | '；')
+            || (c == '.' && chars.peek().is_some_and(|(_, next)| next.is_whitespace()));
+        if ends {
+            let end = at + c.len_utf8();
+            let sentence = message[start..end].trim();
+            if !sentence.is_empty() {
+                found.push(sentence);
+            }
+            start = end;
+        }
+    }
+    let rest = message[start..].trim();
+    if !rest.is_empty() {
+        found.push(rest);
+    }
+    found
+}
+
+/// A sentence cut before each joining word whose next part opens a request.
+fn joined(sentence: &str) -> Vec<&str> {
+    let lower = sentence.to_lowercase();
+    if lower.len() != sentence.len() {
+        return vec![sentence];
+    }
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    for joiner in JOINERS {
+        for (at, _) in lower.match_indices(joiner) {
+            let next = at + joiner.len();
+            let overlaps = cuts.iter().any(|&(a, b)| at < b && a < next);
+            if !overlaps && opens_request(&sentence[next..]) {
+                cuts.push((at, next));
+            }
+        }
+    }
+    for joiner in CJK_JOINERS {
+        for (at, _) in sentence.match_indices(joiner) {
+            let separator = joiner.chars().next().map_or(0, char::len_utf8);
+            cuts.push((at, at + separator));
+        }
+    }
+    for (at, _) in sentence.match_indices("し、") {
+        let after = at + "し、".len();
+        cuts.push((after, after));
+    }
+    cuts.sort_unstable();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (cut, next) in cuts {
+        if cut < start {
+            continue;
+        }
+        parts.push(sentence[start..cut].trim());
+        start = next;
+    }
+    parts.push(sentence[start..].trim());
+    parts.retain(|part| !part.is_empty());
+    parts
+}
+
+/// Whether `text` opens with a verb that names an action, or asks a
+/// question.
+fn opens_request(text: &str) -> bool {
+    let clause = text.split([',', ';']).next().unwrap_or(text);
+    !requested_actions(clause).is_empty() || message_form(clause) == MessageForm::Question
+}
+
+/// Long enough to ask something: three words, or four CJK characters.
+fn asks_something(part: &str) -> bool {
+    let cjk = part.chars().filter(|&c| is_cjk(c)).count();
+    part.split_whitespace().count() >= 3 || cjk >= 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_requests_joined_by_and_are_two_parts() {
+        assert_eq!(
+            request_parts("What time is it in London, and how many pounds is 3 kg?"),
+            ["What time is it in London", "how many pounds is 3 kg?"]
+        );
+        assert_eq!(
+            request_parts("Set the bedroom lights to 20% and close the blinds"),
+            ["Set the bedroom lights to 20%", "close the blinds"]
+        );
+    }
+
+    #[test]
+    fn an_enumeration_is_not_a_second_request() {
+        for whole in [
+            "Thanks! What time is it in Tokyo?",
+            "add eggs, oat milk and basil to the shopping list",
+            "Add a workshop with Ana and Luis on Friday",
+            "Convert 10 km to miles",
+        ] {
+            assert_eq!(request_parts(whole), [whole]);
+        }
+    }
+
+    #[test]
+    fn sentences_and_cjk_joiners_cut_requests() {
+        assert_eq!(
+            request_parts("What time was 1712345678 in UTC? Also grep the auth logs"),
+            [
+                "What time was 1712345678 in UTC?",
+                "Also grep the auth logs"
+            ]
+        );
+        assert_eq!(
+            request_parts("查一下成都未来三天的天气，再把“我不吃辣”翻译成英语"),
+            ["查一下成都未来三天的天气", "再把“我不吃辣”翻译成英语"]
+        );
+    }
+}

@@ -1,0 +1,278 @@
+//! Whether a tool's purpose covers what a message asks: the message and the
+//! tool's texts (name, description, parameters and their descriptions,
+//! examples) must name a subject in common.
+//!
+//! A subject is an English word that is not topic-free
+//! (`data/topic_free_words.txt`: question words, auxiliaries, pronouns,
+//! "tell", "show", "thing"…), compared by its stem ("translations" meets
+//! "translate", "converter" meets "conversion"), or a concept of the
+//! [`glossary`] either side mentions (天気 meets "weather", "kg" meets
+//! "convert units"), or, between CJK texts, two CJK characters in a row that
+//! hold no particle. The model scores every tool for almost any sentence; a
+//! tool that shares no subject with the message ("How many servings of
+//! vegetables should I eat a day?" and a word counter) is about something
+//! else, however well its name scored.
+
+use std::collections::HashSet;
+
+use riverse_tool::ToolManifest;
+
+use crate::actions::is_changing_verb;
+use crate::glossary;
+use crate::scales::writes_measure;
+use crate::script::{is_cjk, mostly_cjk};
+use crate::words::{TOPIC_FREE_WORDS, is_particle};
+
+/// The subjects a tool's texts name, ready to be compared with messages.
+#[derive(Debug, Clone, Default)]
+pub struct Purpose {
+    /// Stems of the English words that name a subject.
+    stems: HashSet<String>,
+    /// Pairs of adjacent CJK characters without a particle.
+    cjk_pairs: HashSet<(char, char)>,
+}
+
+impl Purpose {
+    pub fn of(tool: &ToolManifest) -> Self {
+        let mut texts = vec![tool.description.clone(), split_identifier(&tool.name)];
+        for (name, description) in &tool.parameters {
+            texts.push(split_identifier(name));
+            texts.push(without_value_examples(description).to_owned());
+        }
+        texts.extend(tool.examples.iter().cloned());
+        let mut purpose = Purpose::default();
+        for text in &texts {
+            purpose.stems.extend(subject_stems(text));
+            purpose.cjk_pairs.extend(cjk_pairs(text));
+        }
+        purpose
+    }
+
+    /// Whether `message` names a subject the tool's texts name. A measure
+    /// ("3 kg", "2 hours") names units.
+    pub fn covers(&self, message: &str) -> bool {
+        let mut stems = subject_stems(&without_leading_verbs(message));
+        // The glossary's concepts are read in the whole message: a verb
+        // that is a concept's term ("schedule") names its subject.
+        stems.extend(subject_stems(&glossary::glosses(&message.to_lowercase())));
+        if writes_measure(message) {
+            stems.insert(stem("units"));
+        }
+        let shared_stem = stems
+            .iter()
+            .any(|stem| self.stems.iter().any(|own| same_stem(stem, own)));
+        let pairs = cjk_pairs(message);
+        // A CJK message that names no concept of the glossary cannot be
+        // compared with a tool written in English only (its Latin words are
+        // mostly values: codes, names): left to the scores.
+        let incomparable = mostly_cjk(message)
+            && self.cjk_pairs.is_empty()
+            && glossary::glosses(&message.to_lowercase()).is_empty();
+        shared_stem || incomparable || pairs.iter().any(|pair| self.cjk_pairs.contains(pair))
+    }
+}
+
+/// A parameter's description without the values it gives as examples
+/// ("Room name, e.g. kitchen, office" is about rooms, not offices).
+fn without_value_examples(description: &str) -> &str {
+    let lower = description.to_lowercase();
+    ["e.g.", "such as", "for example"]
+        .iter()
+        .filter_map(|marker| lower.find(marker))
+        .min()
+        .map_or(description, |at| &description[..at])
+}
+
+/// `message` without the changing verb each clause opens with ("Book me a
+/// seat on BA117" is not about hotels because a hotel tool books): what a
+/// request changes is for the action classes to judge (see
+/// [`crate::requested_actions`]); its subject is what remains. A verb that
+/// reads ("search", "find") stays: a search tool's purpose is the search.
+fn without_leading_verbs(message: &str) -> String {
+    let mut kept = String::with_capacity(message.len());
+    let mut clause_start = true;
+    for word in message.split_inclusive(char::is_whitespace) {
+        let bare = word
+            .trim()
+            .trim_matches(|c: char| c.is_ascii_punctuation())
+            .to_lowercase();
+        let verb = clause_start && is_changing_verb(&bare);
+        if !verb {
+            kept.push_str(word);
+        }
+        if !bare.is_empty() && !TOPIC_FREE_WORDS.contains(&bare) || verb {
+            clause_start = false;
+        }
+        if word.trim_end().ends_with([',', ';', '.', '?', '!']) || bare == "and" || bare == "then" {
+            clause_start = true;
+        }
+    }
+    kept
+}
+
+/// `convert_units` and `convertUnits` as "convert units".
+fn split_identifier(name: &str) -> String {
+    let mut words = String::with_capacity(name.len() + 4);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == '.' {
+            words.push(' ');
+        } else {
+            if c.is_uppercase() && previous_lower {
+                words.push(' ');
+            }
+            words.push(c);
+        }
+        previous_lower = c.is_lowercase();
+    }
+    words
+}
+
+/// The stems of the subject words of `text` and of the glossary concepts it
+/// mentions.
+fn subject_stems(text: &str) -> HashSet<String> {
+    let lower = text.to_lowercase();
+    let glosses = glossary::glosses(&lower);
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
+        .chain(glosses.split_whitespace())
+        .map(|word| word.trim_matches('\'').trim_end_matches("'s"))
+        .filter(|word| {
+            word.len() >= 2
+                && word.chars().any(|c| c.is_ascii_alphabetic())
+                && !TOPIC_FREE_WORDS.contains(word)
+        })
+        .collect();
+    // A word of a glossary concept names the concept's other words too
+    // ("sunny" names weather).
+    let related: Vec<&str> = words
+        .iter()
+        .flat_map(|word| glossary::related_words(word))
+        .filter(|word| !TOPIC_FREE_WORDS.contains(word))
+        .collect();
+    words.into_iter().chain(related).map(stem).collect()
+}
+
+/// A word without the commonest English inflections and derivations.
+fn stem(word: &str) -> String {
+    const SUFFIXES: [&str; 14] = [
+        "ations", "ation", "ions", "ion", "ings", "ing", "ers", "er", "ies", "ed", "es", "ly", "s",
+        "e",
+    ];
+    for suffix in SUFFIXES {
+        if let Some(base) = word.strip_suffix(suffix)
+            && base.len() >= 3
+        {
+            return base.to_owned();
+        }
+    }
+    word.to_owned()
+}
+
+/// Two stems of one word: equal, or, both long, alike but for their ends
+/// ("convers" and "convert").
+fn same_stem(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let shorter = a.len().min(b.len());
+    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    shorter >= 6 && common >= 5 && common + 1 >= shorter
+}
+
+/// Adjacent CJK characters of `text`, neither a particle.
+fn cjk_pairs(text: &str) -> HashSet<(char, char)> {
+    let chars: Vec<char> = text.chars().collect();
+    chars
+        .windows(2)
+        .filter(|pair| pair.iter().all(|&c| is_cjk(c) && !is_particle(c)))
+        .map(|pair| (pair[0], pair[1]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
+        ToolManifest {
+            name: name.into(),
+            description: description.into(),
+            parameters: parameters
+                .iter()
+                .map(|(name, description)| ((*name).into(), (*description).into()))
+                .collect(),
+            ..ToolManifest::default()
+        }
+    }
+
+    #[test]
+    fn a_message_on_another_subject_is_not_covered() {
+        let words = tool(
+            "word_count",
+            "Count the words of a text.",
+            &[("text", "The text"), ("language", "Language of the text")],
+        );
+        let purpose = Purpose::of(&words);
+        assert!(!purpose.covers("How many servings of vegetables should I consume in a day?"));
+        assert!(purpose.covers("How many words are in this paragraph?"));
+    }
+
+    #[test]
+    fn inflections_and_derivations_meet() {
+        let converter = tool("convert_units", "Converts a value between units.", &[]);
+        let purpose = Purpose::of(&converter);
+        assert!(purpose.covers("Can you do a unit conversion for me?"));
+        assert!(
+            purpose.covers("How many pounds is 3 kg?"),
+            "through the glossary"
+        );
+        let translator = tool("translate", "Translate a text.", &[]);
+        assert!(Purpose::of(&translator).covers("I need translations of this"));
+        let counter = tool("count_words", "Count words.", &[]);
+        assert!(!Purpose::of(&counter).covers("Which country is largest?"));
+    }
+
+    #[test]
+    fn japanese_and_chinese_meet_english_through_the_glossary() {
+        let weather = tool(
+            "weather",
+            "Current weather for a city.",
+            &[("city", "City")],
+        );
+        let purpose = Purpose::of(&weather);
+        assert!(purpose.covers("東京の天気は？"));
+        assert!(purpose.covers("北京天气怎么样"));
+        assert!(
+            purpose.covers("晩ご飯は何にしよう"),
+            "nothing to compare: left to the scores"
+        );
+        let mut japanese = weather.clone();
+        japanese.examples = vec!["大阪の天気".into()];
+        assert!(!Purpose::of(&japanese).covers("晩ご飯は何にしよう"));
+    }
+
+    #[test]
+    fn a_shared_verb_or_a_value_example_is_no_shared_subject() {
+        let hotel = tool(
+            "book_hotel",
+            "Book a hotel room in a city.",
+            &[("city", "City name")],
+        );
+        assert!(!Purpose::of(&hotel).covers("Book me a seat on BA117 on May 14"));
+        assert!(Purpose::of(&hotel).covers("Book a room in Lisbon"));
+        let lights = tool(
+            "set_lights",
+            "Switch or dim the lights.",
+            &[("room", "Room name, e.g. kitchen, office")],
+        );
+        assert!(!Purpose::of(&lights).covers("Turn the heating up in the office"));
+        assert!(Purpose::of(&lights).covers("Dim the office lights"));
+    }
+
+    #[test]
+    fn identifiers_are_read_as_words() {
+        assert_eq!(split_identifier("getStockPrice"), "get Stock Price");
+        assert_eq!(split_identifier("add_to_list"), "add to list");
+    }
+}

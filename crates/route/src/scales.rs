@@ -1,0 +1,380 @@
+//! A number the message writes in one unit, for a parameter that asks for
+//! another: "in 2 hours" for a delay "in minutes" is 120, "12 minutes" for
+//! a timer in seconds is 720, "1.68 m" for a height in centimetres is 168,
+//! and "10%" for a rate "as a decimal" is 0.1.
+//!
+//! The parameter's unit is the one its description names after "in" ("Delay
+//! from now, in minutes"), or else the last word of its name (`timeout_ms`,
+//! `weight_kg`); the message's is the word right after the number ("2-hour",
+//! "24h", "8分", "6小时"). Only units of one kind convert (a time to a time,
+//! a length to a length, a mass to a mass); anything else is left as
+//! written.
+
+use crate::numbers::numbers;
+
+/// One unit: its kind, its size in the kind's base unit, and its names.
+struct Unit {
+    kind: Kind,
+    size: f64,
+    names: &'static [&'static str],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Time,
+    Length,
+    Mass,
+    Volume,
+}
+
+const UNITS: [Unit; 21] = [
+    unit(
+        Kind::Time,
+        0.001,
+        &[
+            "ms",
+            "msec",
+            "millisecond",
+            "milliseconds",
+            "毫秒",
+            "ミリ秒",
+        ],
+    ),
+    unit(
+        Kind::Time,
+        1.0,
+        &["s", "sec", "secs", "second", "seconds", "秒", "秒钟"],
+    ),
+    unit(
+        Kind::Time,
+        60.0,
+        &["min", "mins", "minute", "minutes", "分", "分钟", "分間"],
+    ),
+    unit(
+        Kind::Time,
+        3600.0,
+        &["h", "hr", "hrs", "hour", "hours", "小时", "時間", "个小时"],
+    ),
+    unit(Kind::Time, 86400.0, &["d", "day", "days", "天", "日間"]),
+    unit(
+        Kind::Time,
+        604800.0,
+        &["wk", "week", "weeks", "周", "週間", "个星期"],
+    ),
+    unit(
+        Kind::Time,
+        31557600.0,
+        &["yr", "yrs", "year", "years", "岁", "歳", "年"],
+    ),
+    unit(
+        Kind::Length,
+        0.001,
+        &[
+            "mm",
+            "millimeter",
+            "millimeters",
+            "millimetre",
+            "millimetres",
+            "毫米",
+        ],
+    ),
+    unit(
+        Kind::Length,
+        0.01,
+        &[
+            "cm",
+            "centimeter",
+            "centimeters",
+            "centimetre",
+            "centimetres",
+            "厘米",
+            "公分",
+            "センチ",
+        ],
+    ),
+    unit(
+        Kind::Length,
+        1.0,
+        &["m", "meter", "meters", "metre", "metres", "米", "メートル"],
+    ),
+    unit(Kind::Length, 0.0254, &["inch", "inches", "英寸", "インチ"]),
+    unit(
+        Kind::Length,
+        0.3048,
+        &["ft", "foot", "feet", "英尺", "フィート"],
+    ),
+    unit(
+        Kind::Length,
+        1609.344,
+        &["mi", "mile", "miles", "英里", "マイル"],
+    ),
+    unit(
+        Kind::Length,
+        1000.0,
+        &[
+            "km",
+            "kilometer",
+            "kilometers",
+            "kilometre",
+            "kilometres",
+            "公里",
+            "キロメートル",
+        ],
+    ),
+    unit(
+        Kind::Mass,
+        1.0,
+        &["g", "gram", "grams", "gramme", "grammes", "克", "グラム"],
+    ),
+    unit(
+        Kind::Mass,
+        1000.0,
+        &[
+            "kg",
+            "kilogram",
+            "kilograms",
+            "kilo",
+            "kilos",
+            "公斤",
+            "千克",
+            "キログラム",
+        ],
+    ),
+    unit(
+        Kind::Mass,
+        28.349523,
+        &["oz", "ounce", "ounces", "盎司", "オンス"],
+    ),
+    unit(
+        Kind::Mass,
+        453.59237,
+        &["lb", "lbs", "pound", "pounds", "磅", "ポンド"],
+    ),
+    unit(
+        Kind::Volume,
+        0.001,
+        &[
+            "ml",
+            "milliliter",
+            "milliliters",
+            "millilitre",
+            "millilitres",
+            "毫升",
+        ],
+    ),
+    unit(
+        Kind::Volume,
+        1.0,
+        &["l", "liter", "liters", "litre", "litres", "升", "リットル"],
+    ),
+    unit(
+        Kind::Volume,
+        3.785411784,
+        &["gal", "gallon", "gallons", "加仑", "ガロン"],
+    ),
+];
+
+const fn unit(kind: Kind, size: f64, names: &'static [&'static str]) -> Unit {
+    Unit { kind, size, names }
+}
+
+/// `number`, followed in the message by `after`, in the scale parameter
+/// `name` described by `description` asks for; `None` when it asks for the
+/// scale written, or for one the number cannot be put in.
+pub fn in_described_scale(number: f64, after: &str, name: &str, description: &str) -> Option<f64> {
+    if let Some(rate) = percent_as_fraction(number, after, description) {
+        return Some(rate);
+    }
+    let written = unit_after(after)?;
+    let wanted = described_unit(name, description)?;
+    if written.kind != wanted.kind || written.size == wanted.size {
+        return None;
+    }
+    Some(tidy(number * written.size / wanted.size))
+}
+
+/// Whether a number followed by `after` can be the value of parameter
+/// `name`: one written with a unit ("62 kg", "15 min") only for a
+/// parameter of that kind of unit, and never for one that counts things
+/// ("Number of copies"); a number without a unit for any.
+pub fn unit_fits(after: &str, name: &str, description: &str) -> bool {
+    let Some(written) = unit_after(after) else {
+        return true;
+    };
+    match described_unit(name, description) {
+        Some(wanted) => wanted.kind == written.kind,
+        None => {
+            let description = description.to_lowercase();
+            !["number of", "how many", "count of"]
+                .iter()
+                .any(|count| description.starts_with(count))
+        }
+    }
+}
+
+/// Whether `text` writes a number with a unit after it ("3 kg", "2-hour").
+pub(crate) fn writes_measure(text: &str) -> bool {
+    numbers(text)
+        .iter()
+        .any(|number| unit_after(&text[number.bytes.end..]).is_some())
+}
+
+/// "10%" as 0.1 for a description that asks for a decimal or a fraction.
+fn percent_as_fraction(number: f64, after: &str, description: &str) -> Option<f64> {
+    let after = after.trim_start().to_lowercase();
+    let percent = after.starts_with('%')
+        || after.starts_with('％')
+        || after.starts_with("percent")
+        || after.starts_with("per cent");
+    let description = description.to_lowercase();
+    let fraction = [
+        "decimal",
+        "fraction",
+        "0 to 1",
+        "0-1",
+        "0.0 to 1.0",
+        "between 0 and 1",
+    ]
+    .iter()
+    .any(|asked| {
+        description.match_indices(asked).any(|(at, _)| {
+            let next = description[at + asked.len()..].chars().next();
+            !next.is_some_and(|c| c.is_ascii_digit())
+        })
+    });
+    (percent && fraction).then(|| tidy(number / 100.0))
+}
+
+/// The unit named right after a number: a word, or CJK characters.
+fn unit_after(after: &str) -> Option<&'static Unit> {
+    let after = after.trim_start_matches([' ', '-', '\u{a0}']);
+    let word: String = after
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<String>()
+        .to_lowercase();
+    if !word.is_empty() {
+        return UNITS
+            .iter()
+            .find(|unit| unit.names.contains(&word.as_str()));
+    }
+    // The longest CJK name the text starts with (分钟 before 分).
+    UNITS
+        .iter()
+        .flat_map(|unit| unit.names.iter().map(move |name| (unit, *name)))
+        .filter(|(_, name)| !name.is_ascii() && after.starts_with(name))
+        .max_by_key(|(_, name)| name.len())
+        .map(|(unit, _)| unit)
+}
+
+/// The unit a parameter asks for: named after "in" in its description, or
+/// the last word of its name.
+fn described_unit(name: &str, description: &str) -> Option<&'static Unit> {
+    let description = description.to_lowercase();
+    let words: Vec<&str> = description
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let after_in = words
+        .windows(2)
+        .find(|pair| pair[0] == "in" && find_unit(pair[1]).is_some())
+        .and_then(|pair| find_unit(pair[1]));
+    after_in.or_else(|| {
+        let last = name.rsplit(['_', '-']).next()?.to_lowercase();
+        find_unit(&last)
+    })
+}
+
+fn find_unit(word: &str) -> Option<&'static Unit> {
+    UNITS.iter().find(|unit| unit.names.contains(&word))
+}
+
+/// A converted number without the float noise of its conversion (1.68 m
+/// is 168 cm, not 168.00000000000003).
+fn tidy(number: f64) -> f64 {
+    (number * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_is_put_in_the_unit_the_parameter_asks_for() {
+        let delay =
+            |after| in_described_scale(2.0, after, "in_minutes", "Delay from now, in minutes");
+        assert_eq!(delay(" hours to call mom"), Some(120.0));
+        assert_eq!(delay("-hour break"), Some(120.0));
+        assert_eq!(delay(" minutes"), None, "already in minutes");
+        assert_eq!(delay(" people"), None, "no unit");
+        assert_eq!(
+            in_described_scale(
+                12.0,
+                " minutes for the eggs",
+                "seconds",
+                "Duration in seconds"
+            ),
+            Some(720.0)
+        );
+        assert_eq!(
+            in_described_scale(2.0, " second timeout", "timeout_ms", "Timeout"),
+            Some(2000.0),
+            "the unit the name ends in"
+        );
+        assert_eq!(
+            in_described_scale(6.0, "小时 gateway", "since_hours", "How far back, in hours"),
+            None
+        );
+        assert_eq!(
+            in_described_scale(8.0, "分のタイマー", "seconds", "Duration in seconds"),
+            Some(480.0)
+        );
+    }
+
+    #[test]
+    fn a_number_with_a_unit_fits_only_a_parameter_of_that_kind() {
+        assert!(unit_fits(
+            " kg, 1.68 m",
+            "weight_kg",
+            "Body weight in kilograms"
+        ));
+        assert!(!unit_fits(
+            " m, and",
+            "weight_kg",
+            "Body weight in kilograms"
+        ));
+        assert!(unit_fits(" year old", "age", "Age in years"));
+        assert!(!unit_fits(
+            " min remind me",
+            "copies",
+            "Number of copies (default 1)"
+        ));
+        assert!(unit_fits(" kg in pounds", "value", "The value to convert"));
+        assert!(unit_fits(" people", "people", "Number of people"));
+    }
+
+    #[test]
+    fn lengths_and_masses_convert_but_not_across_kinds() {
+        assert_eq!(
+            in_described_scale(1.68, " m, and", "height_cm", "Height in centimetres"),
+            Some(168.0)
+        );
+        assert_eq!(
+            in_described_scale(3.0, " kg", "minutes", "Duration in minutes"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_percentage_is_a_decimal_where_the_description_asks_for_one() {
+        let tip = "Tip rate as a decimal, e.g. 0.15";
+        assert_eq!(
+            in_described_scale(10.0, "% tip", "tip_rate", tip),
+            Some(0.1)
+        );
+        assert_eq!(
+            in_described_scale(30.0, "%", "brightness", "Brightness in percent, 0 to 100"),
+            None
+        );
+    }
+}
