@@ -66,6 +66,21 @@ impl Project {
         self.tool(name, &fixture(name))
     }
 
+    /// The names of the entries of `dir` (relative to the project), sorted;
+    /// none when it does not exist: what a tool that leaves files behind
+    /// has left so far.
+    pub fn file_names(&self, dir: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path().join(dir))
+            .map(|entries| {
+                entries
+                    .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
     /// Writes `settings.yaml`.
     pub fn settings(&self, yaml: &str) -> &Self {
         self.file("settings.yaml", yaml)

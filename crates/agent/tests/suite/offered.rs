@@ -23,15 +23,7 @@ fn marking_project() -> Project {
 }
 
 fn marks(project: &Project) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(project.path().join("marks"))
-        .map(|entries| {
-            entries
-                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
+    project.file_names("marks")
 }
 
 fn choosing(choice: ToolChoice) -> ToolUse {

@@ -68,15 +68,7 @@ fn offline_stamping_project(tools: &str) -> Project {
 
 /// The names of the stamps left so far, sorted.
 fn stamps(project: &Project) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(project.path().join("stamps"))
-        .map(|entries| {
-            entries
-                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
+    project.file_names("stamps")
 }
 
 /// The pids of the workers that left the stamps.

@@ -63,15 +63,7 @@ fn marking_project(llm: &OpenAiServer, extra: &str) -> Project {
 }
 
 fn marks(project: &Project) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(project.path().join("marks"))
-        .map(|entries| {
-            entries
-                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
+    project.file_names("marks")
 }
 
 /// Every route, as a client would call it, with a body where it takes one.
