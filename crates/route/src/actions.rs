@@ -234,18 +234,7 @@ fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
-        ToolManifest {
-            name: name.into(),
-            description: description.into(),
-            parameters: parameters
-                .iter()
-                .map(|(name, text)| ((*name).to_owned(), (*text).to_owned()))
-                .collect(),
-            ..ToolManifest::default()
-        }
-    }
+    use crate::test_tools::tool;
 
     #[test]
     fn every_named_class_exists() {

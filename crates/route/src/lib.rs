@@ -63,6 +63,8 @@ mod scales;
 pub mod script;
 mod shapes;
 mod similarity;
+#[cfg(test)]
+mod test_tools;
 mod tool_texts;
 mod triggers;
 pub mod words;

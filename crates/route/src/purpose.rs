@@ -193,18 +193,7 @@ fn cjk_pairs(text: &str) -> HashSet<(char, char)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
-        ToolManifest {
-            name: name.into(),
-            description: description.into(),
-            parameters: parameters
-                .iter()
-                .map(|(name, description)| ((*name).into(), (*description).into()))
-                .collect(),
-            ..ToolManifest::default()
-        }
-    }
+    use crate::test_tools::tool;
 
     #[test]
     fn a_message_on_another_subject_is_not_covered() {

@@ -1,16 +1,13 @@
 //! Regression tests for issue 41, finding 6: an integer too long for Python to
 //! read fails its call with a clear error, and the worker lives on.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use pretty_assertions::assert_eq;
-use riverse_python::{WORKER_SOURCE, resolve_interpreter};
 use riverse_tool::{Answer, CallContext, CallListener, FailureKind, Question};
 use serde_json::{Value, json};
 
-use super::support::{call, options, project, registry};
+use super::support::{Standalone, call, options, project, registry};
 
 /// Half a million digits, as in the review's reproduction.
 fn huge_integer() -> String {
@@ -39,39 +36,8 @@ async fn an_integer_too_long_for_python_is_refused_by_parameter_and_the_worker_s
 #[test]
 fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
     let project = project(&["worker_pid.py"]);
-    let script = project.path().join("riverse_worker.py");
-    std::fs::write(&script, WORKER_SOURCE).unwrap();
-    let python = resolve_interpreter(None, project.path())
-        .unwrap()
-        .executable;
-    let mut worker = Command::new(python)
-        .arg(&script)
-        .arg("agent/tools")
-        .current_dir(project.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = worker.stdin.take().unwrap();
-    let mut stdout = BufReader::new(worker.stdout.take().unwrap());
-    let mut ask = |line: String| -> Value {
-        writeln!(stdin, "{line}").unwrap();
-        loop {
-            let mut reply = String::new();
-            stdout.read_line(&mut reply).unwrap();
-            let message: Value = serde_json::from_str(&reply).unwrap();
-            if message.get("id").is_some() {
-                return message;
-            }
-        }
-    };
-    let request = |id: i64, method: &str, params: Value| {
-        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
-    };
-    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "client", "version": "0"}});
-    ask(request(1, "initialize", init));
+    let mut worker = Standalone::start(&project);
+    worker.initialize();
     let pid = |reply: &Value| {
         reply["result"]["content"][0]["text"]
             .as_str()
@@ -79,15 +45,15 @@ fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
     };
     let call = json!({"name": "worker_pid", "arguments": {}});
     assert_eq!(
-        pid(&ask(request(2, "tools/call", call.clone()))),
-        Some(worker.id().to_string())
+        pid(&worker.request(2, "tools/call", call.clone())),
+        Some(worker.pid().to_string())
     );
 
     let unreadable = format!(
         r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"worker_pid","arguments":{{"id":5,"n":{}}}}},"id":3}}"#,
         huge_integer()
     );
-    let refused = ask(unreadable);
+    let refused = worker.send(&unreadable);
     assert_eq!(refused["id"], json!(3), "{refused}");
     assert_eq!(refused["error"]["code"], json!(-32602));
     let message = refused["error"]["message"].as_str().unwrap();
@@ -98,11 +64,10 @@ fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
         "{message}"
     );
     assert_eq!(
-        pid(&ask(request(4, "tools/call", call))),
-        Some(worker.id().to_string())
+        pid(&worker.request(4, "tools/call", call)),
+        Some(worker.pid().to_string())
     );
-    drop(stdin);
-    worker.wait().unwrap();
+    worker.close();
 }
 
 const ASKER: &str = r#"
