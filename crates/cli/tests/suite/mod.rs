@@ -10,6 +10,7 @@ mod eval;
 mod init;
 mod live;
 mod mcp;
+mod mcp_approvals;
 mod mcp_http;
 mod nested_calls;
 mod operations;
