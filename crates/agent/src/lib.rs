@@ -22,6 +22,7 @@ mod turn;
 
 pub use listing::tools_json;
 pub use provider::{build_agent, build_agent_with_sources, build_provider};
+pub use riverse_tool::{Arguments, CallRecord};
 pub use settings::options;
 pub use settings::tool_config;
 pub use settings::{
@@ -30,12 +31,13 @@ pub use settings::{
     checked_token,
 };
 pub use settings::{LocalSettings, OpenaiSettings};
+pub use settings::{SKILLS_DIR_VARIABLE, SkillsSettings};
 pub use sources::{
-    HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, list_tools,
-    sync_environment,
+    HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, describe_metrics,
+    list_tools, sync_environment,
 };
 pub use turn::{
-    Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolCallRecord, ToolUse, Turn,
-    TurnError, TurnEvent, TurnOptions,
+    Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolUse, Turn, TurnError,
+    TurnEvent, TurnOptions,
 };
 pub use turn::{ToolSelector, turn_span};

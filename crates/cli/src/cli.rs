@@ -71,6 +71,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List every skill (agent/skills/), and every file that failed to
+    /// yield one.
+    Skills {
+        /// One JSON document on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run one tool directly.
     Call {
         /// The tool's name.
@@ -135,10 +142,14 @@ pub enum Command {
         #[arg(long)]
         rebuild: bool,
     },
-    /// Write agent/tools/NAME.py from a commented template, and its eval cases.
+    /// Write agent/tools/NAME.py from a commented template, and its eval
+    /// cases; with --skill, agent/skills/NAME/SKILL.md.
     New {
-        /// The tool's name: letters, digits and _.
+        /// The tool's (or skill's) name: letters, digits, _ and -.
         name: String,
+        /// Write a skill, agent/skills/NAME/SKILL.md, instead of a tool.
+        #[arg(long)]
+        skill: bool,
     },
     /// An OpenAI-compatible HTTP API with server-side tools, and a chat page.
     Serve {

@@ -11,14 +11,15 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use riverse_process::{BoundedLines, Replace};
 use riverse_protocol::id_of_cut_line;
 use riverse_tool::{
-    CallContext, CallLimits, FailureKind, Found, Params, Tool, ToolManifest, ToolResult,
-    ToolSource, sanitize_name,
+    AfterTimeout, CallContext, CallFailure, CallLimits, Found, Params, ServerFailure, Subject,
+    Tool, ToolManifest, ToolResult, ToolSource, sanitize_name,
 };
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode, ServerResult};
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{Peer, RoleClient, ServiceExt};
+use serde_json::Value;
 use tokio::time::Instant;
 
 mod calls;
@@ -88,6 +89,7 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
             spec: spec.clone(),
             project_dir: options.project_dir.clone(),
             reply_limit: options.limits.reply_bytes_with_content(),
+            max_output_bytes: options.limits.max_output_bytes,
             session: tokio::sync::Mutex::new(None),
             spawned: Mutex::new(None),
         });
@@ -111,7 +113,11 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
                 .map(|tool| {
                     let description = tool.description.as_deref().unwrap_or_default();
                     let name = sanitize_name(&format!("mcp_{}_{}", link.spec.name, tool.name));
-                    let translated = translate(&name, description, &tool.input_schema);
+                    let mut translated = translate(&name, description, &tool.input_schema);
+                    translated.manifest.output_schema = tool
+                        .output_schema
+                        .as_ref()
+                        .map(|schema| Value::Object(schema.as_ref().clone()));
                     Found::Tool {
                         tool: Arc::new(McpTool {
                             manifest: translated.manifest,
@@ -201,6 +207,12 @@ impl Tool for McpTool {
         &self.source
     }
 
+    /// MCP has the server check the arguments against its `inputSchema`;
+    /// they reach it restored from what the manifest's parameters made of them.
+    fn checks_own_arguments(&self) -> bool {
+        true
+    }
+
     async fn call(
         &self,
         mut params: Params,
@@ -210,29 +222,24 @@ impl Tool for McpTool {
         let name = &self.manifest.name;
         let server = &self.link.spec.name;
         let deadline = Instant::now() + timeout;
-        let timed_out = || {
-            ToolResult::failed(
-                FailureKind::Timeout,
-                format!(
-                    "tool \"{name}\" timed out after {}; mcp server \"{server}\" was sent notifications/cancelled",
-                    seconds(timeout)
-                ),
-            )
+        let timed_out = |then| {
+            ToolResult::from(CallFailure::TimedOut {
+                subject: Subject::Tool(name.clone()),
+                after: timeout,
+                then,
+            })
         };
         let connected = match tokio::time::timeout_at(deadline, self.link.connected()).await {
             Ok(Ok(connected)) => connected,
             Ok(Err(err)) => {
-                let message = format!("tool \"{name}\" could not run: {err}");
-                return ToolResult::failed(FailureKind::Unavailable, message);
+                return ToolResult::from(CallFailure::CouldNotRun {
+                    tool: name.clone(),
+                    cause: err.to_string(),
+                });
             }
             Err(_elapsed) => {
-                return ToolResult::failed(
-                    FailureKind::Timeout,
-                    format!(
-                        "tool \"{name}\" timed out after {} while mcp server \"{server}\" restarted",
-                        seconds(timeout)
-                    ),
-                );
+                let server = server.clone();
+                return timed_out(AfterTimeout::ServerRestarting { server });
             }
         };
         restore_structured(&mut params, &self.structured);
@@ -254,55 +261,51 @@ impl Tool for McpTool {
         // not the tool's.
         let left = deadline.saturating_duration_since(Instant::now());
         let Some(reply) = context.within(left, call).await else {
-            return timed_out();
+            let server = server.clone();
+            return timed_out(AfterTimeout::ServerCancelled { server });
         };
         match reply {
-            Ok(ServerResult::CallToolResult(result)) => reply::tool_result(result),
+            Ok(ServerResult::CallToolResult(result)) => {
+                reply::tool_result(result, self.link.max_output_bytes)
+            }
             // A server with nothing to say may answer `{}`.
             Ok(ServerResult::EmptyResult(_)) => ToolResult::ok(""),
-            Ok(other) => ToolResult::failed(
-                FailureKind::ToolError,
-                format!(
-                    "tool \"{name}\": mcp server \"{server}\" answered tools/call with something else: {other:?}"
-                ),
-            ),
+            Ok(other) => {
+                let reply = format!("{other:?}");
+                server_failed(name, server, ServerFailure::UnexpectedReply { reply })
+            }
             Err(ServiceError::McpError(error)) => {
-                let kind = match error.code {
-                    ErrorCode::INVALID_PARAMS => FailureKind::BadParameters,
-                    _ => FailureKind::ToolError,
+                let refused = ServerFailure::Refused {
+                    message: error.message.to_string(),
+                    invalid_params: error.code == ErrorCode::INVALID_PARAMS,
                 };
-                let message = format!(
-                    "tool \"{name}\": mcp server \"{server}\" refused the call: {}",
-                    error.message
-                );
-                ToolResult::failed(kind, message)
+                server_failed(name, server, refused)
             }
             Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                 if let Some(cause) = connected.not_mcp.cause() {
-                    return ToolResult::failed(
-                        FailureKind::Crashed,
-                        format!(
-                            "tool \"{name}\": mcp server \"{server}\" failed during the call: {cause}; it will be restarted on the next call"
-                        ),
-                    );
+                    return server_failed(name, server, ServerFailure::NotMcp { cause });
                 }
                 let death = match &connected.process {
                     Some(process) => process.death(DEATH_GRACE).await,
                     None => "the connection was closed".to_owned(),
                 };
-                ToolResult::failed(
-                    FailureKind::Crashed,
-                    format!(
-                        "tool \"{name}\": mcp server \"{server}\" died during the call ({death}); it will be restarted on the next call"
-                    ),
-                )
+                server_failed(name, server, ServerFailure::Died { death })
             }
             Err(other) => {
-                let message = format!("tool \"{name}\": mcp server \"{server}\": {other}");
-                ToolResult::failed(FailureKind::Crashed, message)
+                let cause = other.to_string();
+                server_failed(name, server, ServerFailure::Lost { cause })
             }
         }
     }
+}
+
+/// A server's failure of a call of `tool`, as its result.
+fn server_failed(tool: &str, server: &str, failure: ServerFailure) -> ToolResult {
+    ToolResult::from(CallFailure::Server {
+        tool: tool.to_owned(),
+        server: server.to_owned(),
+        failure,
+    })
 }
 
 /// A live session with a server.
@@ -341,6 +344,9 @@ struct ServerLink {
     project_dir: PathBuf,
     /// The longest reply line read from a stdio server.
     reply_limit: usize,
+    /// `tools.max_output_bytes`, which a result's text and its structured
+    /// content share.
+    max_output_bytes: usize,
     /// `None` before the first start and after a failed restart. Held while
     /// (re)connecting, so two calls never start two servers.
     session: tokio::sync::Mutex<Option<Session>>,

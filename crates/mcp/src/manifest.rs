@@ -3,7 +3,8 @@
 //! A manifest knows four parameter types. Properties typed `array` or `object`
 //! are declared as strings described as JSON, and their values are parsed back
 //! before a call, so an LLM that writes them as text still sends the server the
-//! structure it asked for.
+//! structure it asked for. The schema itself is kept whole beside them, for
+//! the models and clients that read schemas.
 
 use indexmap::IndexMap;
 use riverse_tool::{DeclaredType, ToolManifest};
@@ -94,7 +95,8 @@ pub(crate) fn translate(
             parameters,
             examples: Vec::new(),
             parameter_types,
-            input_schema: None,
+            input_schema: Some(Value::Object(input_schema.clone())),
+            output_schema: None,
         },
         structured,
     }
@@ -181,7 +183,8 @@ mod tests {
                 "unit": "one of: C, F",
                 "tags": "a JSON array"
             },
-            "parameter_types": {"days": "int", "ratio": "float", "metric": "bool"}
+            "parameter_types": {"days": "int", "ratio": "float", "metric": "bool"},
+            "input_schema": schema
         }))
         .unwrap();
         assert_eq!(translated.manifest, expected);

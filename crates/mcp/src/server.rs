@@ -254,25 +254,34 @@ fn too_long_request() -> Replace {
     })
 }
 
-/// A manifest as MCP lists it: the schema from the parameters and their types,
-/// the examples after the description.
+/// A manifest as MCP lists it: the schema from the parameters and their types
+/// (or the tool's own, whole), the examples after the description, and the
+/// tool's output schema, whole, when it has one.
 fn mcp_tool(manifest: &ToolManifest) -> Tool {
     let schema = match input_schema(manifest) {
         Value::Object(schema) => schema,
         _ => Map::new(),
     };
-    Tool::new(manifest.name.clone(), described(manifest), Arc::new(schema))
+    let mut tool = Tool::new(manifest.name.clone(), described(manifest), Arc::new(schema));
+    tool.output_schema = match &manifest.output_schema {
+        Some(Value::Object(schema)) => Some(Arc::new(schema.clone())),
+        _ => None,
+    };
+    tool
 }
 
-/// A result as MCP content: `data` as text when there is any, then the
-/// content blocks. A failed call says why as data too, in `_meta` under
-/// [`FAILURE_META_KEY`].
+/// A result as MCP content: `data` as text when there is any (a structured
+/// result's JSON when the tool gave no text), then the content blocks, and
+/// the structured result as `structuredContent`. A failed call says why as
+/// data too, in `_meta` under [`FAILURE_META_KEY`].
 fn call_result(result: ToolResult) -> CallToolResult {
     let kind = result.failure_kind();
     let blocks = result.content.into_iter().map(content::to_mcp);
     let Some(kind) = kind else {
         let text = (!result.data.is_empty()).then(|| ContentBlock::text(result.data));
-        return CallToolResult::success(text.into_iter().chain(blocks).collect());
+        let mut done = CallToolResult::success(text.into_iter().chain(blocks).collect());
+        done.structured_content = result.structured;
+        return done;
     };
     let text = if result.error.is_empty() {
         "the tool failed without saying why".to_owned()
@@ -385,3 +394,6 @@ fn as_pipe(fd: OwnedFd) -> Option<OwnedFd> {
     let is_pipe = file.metadata().ok()?.file_type().is_fifo();
     is_pipe.then(|| file.into())
 }
+
+#[cfg(test)]
+mod tests;

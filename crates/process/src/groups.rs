@@ -12,8 +12,8 @@
 //!
 //! When Riverse is killed outright none of this runs: the Python workers are
 //! child subreapers themselves, and each kills what its tools left, whatever
-//! its group, once it sees the host gone (`riverse_worker.py`,
-//! `kill_adopted_children`).
+//! its group, once it sees the host gone (the worker package's
+//! `lifetime.kill_adopted_children`).
 
 use std::collections::BTreeSet;
 use std::sync::Once;
@@ -222,14 +222,15 @@ mod tests {
         let unregistered_pid = Pid::from_raw(unregistered.id().unwrap() as i32);
         kill_escapees();
         // Gone once it has exited (reaped by its task, or by the sweep's thread).
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while matches!(unregistered.try_wait(), Ok(None)) && kill(unregistered_pid, None).is_ok() {
-            assert!(
-                Instant::now() < deadline,
-                "the sweep left an escaped process"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        riverse_test_support::eventually_async(
+            Duration::from_secs(20),
+            "the sweep to end the escaped process",
+            || {
+                !matches!(unregistered.try_wait(), Ok(None))
+                    || kill(unregistered_pid, None).is_err()
+            },
+        )
+        .await;
         assert_eq!(
             registered.try_wait().unwrap(),
             None,

@@ -7,8 +7,9 @@
 //! which leave payloads to their own types), the handshake
 //! ([`InitializeParams`]) and the worker's own extensions: a tool call
 //! ([`CallParams`], [`CallOutcome`]), discovery ([`DiscoveryResult`]), the
-//! importing notification, forking, and the worker's requests of the host in
-//! [`methods`]. It does no I/O: reading and writing lines is the caller's job.
+//! importing notification, forking, the sandbox's rules ([`SandboxPolicy`]),
+//! and the worker's requests of the host in [`methods`]. It does no I/O:
+//! reading and writing lines is the caller's job.
 //!
 //! MCP with peers outside Riverse (`riverse mcp`, MCP servers as tool sources)
 //! goes through `rmcp` and its own model types, in `riverse-mcp`.
@@ -16,11 +17,13 @@
 mod jsonrpc;
 mod line;
 mod mcp;
+mod sandbox;
 mod worker;
 
 pub use jsonrpc::{ErrorObject, Incoming, Message, OutgoingRequest, RequestId, error_codes};
 pub use line::{KEPT_OF_TOO_LONG, id_of_cut_line, leading_id};
 pub use mcp::{ClientInfo, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSION, ServerInfo};
+pub use sandbox::{NetworkPolicy, SandboxPolicy};
 pub use worker::{
     CallOutcome, CallParams, DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED,
     FileFate, FileReport, ForkResult, ImportingNotification, ToolClass, WORKER_PROTOCOL_VERSION,

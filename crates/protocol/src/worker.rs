@@ -16,9 +16,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::SandboxPolicy;
+
 /// Checked in the `initialize` handshake: the host refuses a worker whose
 /// `serverInfo.version` differs.
-pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/3";
+pub const WORKER_PROTOCOL_VERSION: &str = "riverse-worker/4";
 
 pub mod methods {
     pub const INITIALIZE: &str = "initialize";
@@ -96,6 +98,10 @@ pub struct WorkerInit {
     /// worker, whose files its fork server has imported already.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<BTreeMap<String, ToolClass>>,
+    /// The sandbox the worker runs in, when it runs in one: it reads the
+    /// rules before it imports any tool file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxPolicy>,
 }
 
 /// Where a tool is defined: its file in the tools directory and its class.
@@ -133,6 +139,10 @@ pub struct CallOutcome {
     /// The result's content blocks, as riverse-tool's `Content` writes them.
     #[serde(default)]
     pub content: Vec<Value>,
+    /// The result's structured output (`ToolResult.structured`), a JSON
+    /// object, when the tool gave one.
+    #[serde(default)]
+    pub structured: Option<Value>,
 }
 
 /// A fork server's refusal to fork because a tool file started a thread at

@@ -22,7 +22,7 @@ use parking_lot::RwLock;
 
 use riverse_process::sandbox::Sandbox;
 use riverse_protocol::{ErrorObject, error_codes, methods};
-use riverse_tool::{FailureKind, Registry, ToolResult, WeakRegistry};
+use riverse_tool::{CallFailure, Registry, ToolResult, WeakRegistry};
 use serde_json::{Value, json};
 
 /// The host's registry, once it is built, as the workers of one pool reach it.
@@ -75,7 +75,7 @@ impl HostLink {
     }
 
     /// Why the caller may not run `name` through the host, if it may not.
-    fn nested_refusal(&self, registry: &Registry, name: &str) -> Option<String> {
+    fn nested_refusal(&self, registry: &Registry, name: &str) -> Option<CallFailure> {
         let caller = self.caller.as_deref()?;
         if caller.calls.iter().any(|allowed| allowed == name) {
             return None;
@@ -85,10 +85,11 @@ impl HostLink {
             Some(target) => caller.holds(target).err()?,
             None => "it runs in no sandbox".to_owned(),
         };
-        Some(format!(
-            "sandbox: tool \"{name}\" can't be called from inside {label}: {why}; name it in {label}.calls to allow the call",
-            label = caller.label
-        ))
+        Some(CallFailure::SandboxedCaller {
+            tool: name.to_owned(),
+            sandbox: caller.label.clone(),
+            why,
+        })
     }
 
     fn registry(&self) -> Result<Registry, ErrorObject> {
@@ -119,12 +120,12 @@ impl HostLink {
                     _ => Default::default(),
                 };
                 let registry = self.registry()?;
-                if let Some(why) = self.nested_refusal(&registry, &name) {
-                    return Ok(json!(ToolResult::failed(FailureKind::Denied, why)));
+                if let Some(refused) = self.nested_refusal(&registry, &name) {
+                    return Ok(json!(ToolResult::from(refused)));
                 }
                 let result = match registry.call(&name, arguments).await {
                     Ok(result) => result,
-                    Err(err) => ToolResult::failed(FailureKind::Unavailable, err.to_string()),
+                    Err(err) => ToolResult::from(CallFailure::from(err)),
                 };
                 Ok(json!(result))
             }

@@ -1,8 +1,8 @@
 //! Riverse's Python host.
 //!
 //! Drop-in tools are Python files. They run out of process in a [`WorkerPool`] of
-//! worker interpreters, each running the worker script that ships inside the
-//! binary ([`WORKER_SOURCE`]). A worker imports the tools directory, provides
+//! worker interpreters, each running the worker package that ships inside the
+//! binary ([`WORKER_FILES`]). A worker imports the tools directory, provides
 //! `agent.tools` to it, and serves calls over newline-delimited JSON-RPC shaped as
 //! MCP (see `riverse-protocol`).
 //!
@@ -35,9 +35,9 @@ mod host_calls;
 mod in_flight;
 mod int_limit;
 mod interpreter;
+mod package;
 mod pool;
 mod reply;
-mod script;
 mod tool;
 mod worker;
 mod worker_metrics;
@@ -46,12 +46,11 @@ pub use env::{ALWAYS_KEPT, EnvPolicy};
 pub use error::Error;
 pub use host_calls::HostLink;
 pub use interpreter::{Interpreter, resolve_interpreter};
+pub use package::{WORKER_FILES, uncached_worker_args, write_worker_package};
 pub use pool::{PythonOptions, WorkerPool};
 pub use tool::{PythonTool, python_tools};
-pub use worker_metrics::{WORKERS_ALIVE, WORKERS_LOST, WORKERS_STARTED};
-
-/// The worker script. Workers import it from a copy in the cache (see
-/// `script.rs`), or run it with `python -c` where there is none.
-pub const WORKER_SOURCE: &str = include_str!("../python/riverse_worker.py");
+pub use worker_metrics::{
+    WORKERS_ALIVE, WORKERS_LOST, WORKERS_STARTED, describe as describe_worker_metrics,
+};
 
 pub(crate) use riverse_tool::seconds;

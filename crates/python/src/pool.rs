@@ -9,9 +9,13 @@ use parking_lot::Mutex;
 use riverse_process::Exit;
 use riverse_process::sandbox::{Confinement, Network, Sandbox};
 use riverse_protocol::{
-    DiscoveryResult, FileFate, ToolClass, WorkerError, WorkerInit, error_codes, methods,
+    DiscoveryResult, FileFate, NetworkPolicy, SandboxPolicy, ToolClass, WorkerError, WorkerInit,
+    error_codes, methods,
 };
-use riverse_tool::{CallContext, CallLimits, FailureKind, Params, ToolResult};
+use riverse_tool::{
+    AfterTimeout, CallContext, CallFailure, CallLimits, LimitBreach, Params, SandboxLimit, Subject,
+    ToolResult, WorkerFailure,
+};
 use serde_json::{Value, json};
 use tokio::sync::{Semaphore, SemaphorePermit};
 
@@ -24,7 +28,7 @@ use crate::int_limit::unreadable_integer;
 use crate::reply::tool_result;
 use crate::worker::{SpawnOptions, Worker, describe};
 use crate::worker_metrics;
-use crate::{Error, HostLink, Interpreter, resolve_interpreter, seconds};
+use crate::{Error, HostLink, Interpreter, resolve_interpreter};
 
 /// What the pool needs from the settings.
 #[derive(Debug, Clone)]
@@ -108,8 +112,8 @@ enum Confined {
     /// None: no policy, or one the kernel can't enforce that accepts running
     /// unsandboxed.
     No,
-    /// The confinement, and the policy as JSON for the worker.
-    Yes(Arc<Confinement>, String),
+    /// The confinement, and the policy as the worker reads it.
+    Yes(Arc<Confinement>, Box<SandboxPolicy>),
     /// No worker may start: why.
     Refused(String),
 }
@@ -232,11 +236,9 @@ impl WorkerPool {
         timeout: Duration,
         context: &CallContext,
     ) -> ToolResult {
-        if let Some(refused) = unreadable_integer(&arguments) {
-            return ToolResult::failed(
-                FailureKind::BadParameters,
-                format!("tool \"{name}\": {refused}"),
-            );
+        if let Some(why) = unreadable_integer(&arguments) {
+            let tool = Some(name.to_owned());
+            return ToolResult::from(CallFailure::BadArguments { tool, why });
         }
         let started = tokio::time::Instant::now();
         let mut expiry = self.inner.deadlines.watch(started + timeout);
@@ -248,10 +250,10 @@ impl WorkerPool {
             let (worker, _permit) = match self.checkout().await {
                 Ok(checked_out) => checked_out,
                 Err(err) => {
-                    return ToolResult::failed(
-                        FailureKind::Unavailable,
-                        format!("tool \"{name}\" could not run: {err}"),
-                    );
+                    return ToolResult::from(CallFailure::CouldNotRun {
+                        tool: name.to_owned(),
+                        cause: err.to_string(),
+                    });
                 }
             };
             let previous = worker.last_tool();
@@ -285,32 +287,29 @@ impl WorkerPool {
                 Some(Err(error)) => error,
                 None => {
                     worker.kill();
-                    return ToolResult::failed(
-                        FailureKind::Timeout,
-                        format!(
-                            "tool \"{name}\" timed out after {}; its worker was killed and a fresh one will serve later calls",
-                            seconds(timeout)
-                        ),
-                    );
+                    return ToolResult::from(CallFailure::TimedOut {
+                        subject: Subject::Tool(name.to_owned()),
+                        after: timeout,
+                        then: AfterTimeout::WorkerReplaced,
+                    });
                 }
             };
             match error {
                 RequestError::Rpc(error) => {
                     self.checkin(worker);
-                    let kind = match error.code {
-                        error_codes::INVALID_PARAMS => FailureKind::BadParameters,
-                        _ => FailureKind::ToolError,
+                    let refused = WorkerFailure::Refused {
+                        invalid_params: error.code == error_codes::INVALID_PARAMS,
+                        message: error.message,
                     };
-                    return ToolResult::failed(kind, format!("tool \"{name}\": {}", error.message));
+                    return worker_failed(name, refused);
                 }
-                error @ (RequestError::TooLarge { .. } | RequestError::Unreadable(_)) => {
+                RequestError::TooLarge { total, limit } => {
                     self.checkin(worker);
-                    let kind = match error {
-                        RequestError::TooLarge { .. } => FailureKind::OutputTooLarge,
-                        _ => FailureKind::Crashed,
-                    };
-                    let message = format!("tool \"{name}\": {}", describe(&error));
-                    return ToolResult::failed(kind, message);
+                    return worker_failed(name, WorkerFailure::ReplyTooLarge { total, limit });
+                }
+                RequestError::Unreadable(what) => {
+                    self.checkin(worker);
+                    return worker_failed(name, WorkerFailure::ReplyUnreadable { what });
                 }
                 RequestError::Closed(closed @ Closed::Corrupted(_))
                 | RequestError::NotSent(closed)
@@ -321,13 +320,11 @@ impl WorkerPool {
                 }
                 RequestError::Closed(closed) | RequestError::NotSent(closed) => {
                     worker_metrics::lost();
-                    let (breach, allowing) = self.limit_broken(&closed, name);
-                    return ToolResult::failed(
-                        FailureKind::Crashed,
-                        format!(
-                            "{breach}tool \"{name}\" crashed: {closed}; a fresh worker will serve later calls{allowing}"
-                        ),
-                    );
+                    let crashed = WorkerFailure::Crashed {
+                        how: closed.to_string(),
+                        breach: self.limit_broken(&closed),
+                    };
+                    return worker_failed(name, crashed);
                 }
             }
         }
@@ -387,45 +384,23 @@ impl WorkerPool {
         self.inner.idle.lock().push(worker);
     }
 
-    /// The sandbox limit that a worker's death says it passed, as the start
-    /// of the call's error (`sandbox: CPU time past …: `), and the settings
-    /// line that allows more, as its end; both empty for any other death.
-    fn limit_broken(&self, closed: &Closed, tool: &str) -> (String, String) {
+    /// The sandbox limit that a worker's death says it passed (a signal of
+    /// the CPU or file size limit), `None` for any other death.
+    fn limit_broken(&self, closed: &Closed) -> Option<LimitBreach> {
         let (Some(sandbox), Closed::Died(Exit::Signal(signal))) =
             (&self.inner.options.sandbox, closed)
         else {
-            return (String::new(), String::new());
+            return None;
         };
-        let label = &sandbox.label;
-        let (breach, key, limit) = match (*signal, sandbox.cpu_seconds, sandbox.file_size_mb) {
-            (libc::SIGXCPU, Some(limit), _) => (
-                format!(
-                    "sandbox: CPU time past {label}.cpu_seconds ({limit} s, a worker's in all): "
-                ),
-                "cpu_seconds",
-                limit,
-            ),
-            (libc::SIGXFSZ, _, Some(limit)) => (
-                format!("sandbox: a file written past {label}.file_size_mb ({limit} MB): "),
-                "file_size_mb",
-                limit,
-            ),
-            _ => return (String::new(), String::new()),
+        let limit = match (*signal, sandbox.cpu_seconds, sandbox.file_size_mb) {
+            (libc::SIGXCPU, Some(limit), _) => SandboxLimit::CpuSeconds(limit),
+            (libc::SIGXFSZ, _, Some(limit)) => SandboxLimit::FileSizeMb(limit),
+            _ => return None,
         };
-        let own = format!("tools.{tool}.sandbox");
-        let allowing = if own == *label {
-            format!(
-                "\nto allow it, set {label}.{key}: {}",
-                limit.saturating_mul(2)
-            )
-        } else {
-            // As the worker words it for the rules it names (`SandboxRules.allowing`).
-            format!(
-                "\nto allow it, set {own}: {{{key}: {}}} (a sandbox of the tool's own; its other keys come from {label})",
-                limit.saturating_mul(2)
-            )
-        };
-        (breach, allowing)
+        Some(LimitBreach {
+            sandbox: sandbox.label.clone(),
+            limit,
+        })
     }
 
     /// Spawns a worker, skipping each file whose import times out or ends
@@ -539,12 +514,16 @@ impl WorkerPool {
                 label_key: None,
                 fork_socket: None,
                 tools: None,
+                sandbox: match &self.inner.confined {
+                    Confined::Yes(_, policy) => Some(SandboxPolicy::clone(policy)),
+                    Confined::No | Confined::Refused(_) => None,
+                },
             },
             import_timeout: options.import_timeout,
             host: options.host.clone(),
             reply_limit: options.limits.reply_bytes_with_content(),
             sandbox: match &self.inner.confined {
-                Confined::Yes(confinement, policy) => Some((confinement, policy.as_str())),
+                Confined::Yes(confinement, _) => Some(confinement),
                 Confined::No | Confined::Refused(_) => None,
             },
         }
@@ -553,6 +532,14 @@ impl WorkerPool {
 
 /// Prepares the pool's sandbox: its own paths, and what its workers always
 /// read (the interpreter, the tool environment, the tools, the worker script).
+/// A worker's failure of a call of `tool`, as its result.
+fn worker_failed(tool: &str, failure: WorkerFailure) -> ToolResult {
+    ToolResult::from(CallFailure::Worker {
+        tool: tool.to_owned(),
+        failure,
+    })
+}
+
 fn confine(options: &PythonOptions, interpreter: &Interpreter) -> Confined {
     let Some(sandbox) = &options.sandbox else {
         return Confined::No;
@@ -565,7 +552,7 @@ fn confine(options: &PythonOptions, interpreter: &Interpreter) -> Confined {
     if let Ok(real) = std::fs::canonicalize(executable) {
         readable.extend(prefix_of(&real));
     }
-    readable.extend(crate::script::cached_script_dir().map(Path::to_path_buf));
+    readable.extend(crate::package::cached_package_parent().map(Path::to_path_buf));
     for dir in &sandbox.write {
         if let Err(err) = std::fs::create_dir_all(dir) {
             tracing::warn!("{}: can't make {}: {err}", sandbox.label, dir.display());
@@ -574,7 +561,7 @@ fn confine(options: &PythonOptions, interpreter: &Interpreter) -> Confined {
     match sandbox.confinement(&readable) {
         Ok(Some(confinement)) => Confined::Yes(
             confinement,
-            sandbox_json(sandbox, &options.project_dir, &readable),
+            Box::new(sandbox_policy(sandbox, &options.project_dir, &readable)),
         ),
         Ok(None) => Confined::No,
         Err(err) => Confined::Refused(err.to_string()),
@@ -582,30 +569,37 @@ fn confine(options: &PythonOptions, interpreter: &Interpreter) -> Confined {
 }
 
 /// The policy as a sandboxed worker reads it, to say which rule a call broke.
-fn sandbox_json(sandbox: &Sandbox, project_dir: &Path, readable: &[PathBuf]) -> String {
-    let network = match &sandbox.network {
-        Network::Any => json!(true),
-        Network::Off => json!(false),
-        Network::Ports(ports) => json!(ports),
+fn sandbox_policy(sandbox: &Sandbox, project_dir: &Path, readable: &[PathBuf]) -> SandboxPolicy {
+    let shown = |paths: &[PathBuf]| -> Vec<String> {
+        paths
+            .iter()
+            .map(|path| path.to_string_lossy().into_owned())
+            .collect()
     };
-    let system_readable = riverse_process::sandbox::SYSTEM_READABLE;
-    json!({
-        "label": sandbox.label,
-        "read": sandbox.read,
-        "write": sandbox.write,
-        "project": std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf()),
-        "always_read": readable.iter().map(|path| path.display().to_string()).chain(system_readable.iter().map(|path| path.to_string())).collect::<Vec<_>>(),
-        "always_write": riverse_process::sandbox::SYSTEM_WRITABLE,
-        "network": network,
-        "memory_mb": sandbox.memory_mb,
-        "cpu_seconds": sandbox.cpu_seconds,
-        "processes": sandbox.processes,
-        "file_size_mb": sandbox.file_size_mb,
+    let strings =
+        |paths: &[&str]| -> Vec<String> { paths.iter().map(|path| (*path).to_owned()).collect() };
+    let project = std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
+    let mut always_read = shown(readable);
+    always_read.extend(strings(riverse_process::sandbox::SYSTEM_READABLE));
+    SandboxPolicy {
+        label: sandbox.label.clone(),
+        project: project.to_string_lossy().into_owned(),
+        read: shown(&sandbox.read),
+        write: shown(&sandbox.write),
+        always_read,
+        always_write: strings(riverse_process::sandbox::SYSTEM_WRITABLE),
+        network: match &sandbox.network {
+            Network::Any => NetworkPolicy::Any,
+            Network::Off => NetworkPolicy::Ports(Vec::new()),
+            Network::Ports(ports) => NetworkPolicy::Ports(ports.clone()),
+        },
+        memory_mb: sandbox.memory_mb,
+        processes: sandbox.processes,
+        file_size_mb: sandbox.file_size_mb,
         // From ABI 6 a worker makes a signal domain of its own, to find what
         // its tools started when Riverse is killed (/proc is not readable).
-        "landlock_abi": riverse_process::sandbox::landlock_abi(),
-    })
-    .to_string()
+        landlock_abi: riverse_process::sandbox::landlock_abi(),
+    }
 }
 
 /// Logs why a worker is retired, naming the tool that ran there last (its

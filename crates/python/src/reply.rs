@@ -28,6 +28,7 @@ pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
                 }
             })
             .collect(),
+        structured: outcome.structured,
         approval: None,
     }
 }

@@ -34,9 +34,9 @@ use crate::connection::{
 use crate::env::EnvPolicy;
 use crate::fork_link::ForkServerLink;
 use crate::in_flight::InFlight;
-use crate::script::{BOOTSTRAP, LABEL, cached_script_dir};
+use crate::package::worker_args;
 use crate::worker_metrics::Alive;
-use crate::{Error, HostLink, Interpreter, WORKER_SOURCE, seconds};
+use crate::{Error, HostLink, Interpreter, seconds};
 
 /// How long a worker whose protocol stream ended may take to exit before the
 /// stream is reported closed (and the worker is killed as its handle drops).
@@ -71,9 +71,9 @@ pub(crate) struct SpawnOptions<'a> {
     pub reply_limit: usize,
     /// Answers the worker's own requests (`ToolRegistry` in a tool).
     pub host: HostLink,
-    /// The sandbox the worker enters before it runs, and its policy as the
-    /// worker reads it (`RIVERSE_SANDBOX`: to name the rule a call broke).
-    pub sandbox: Option<(&'a Arc<Confinement>, &'a str)>,
+    /// The sandbox the worker enters before it runs (its policy, as the
+    /// worker reads it to name the rule a call broke, is `init.sandbox`).
+    pub sandbox: Option<&'a Arc<Confinement>>,
 }
 
 /// The host's end of a worker's stdin: a pipe to a spawned or a forked worker.
@@ -141,21 +141,12 @@ impl Worker {
     ) -> Result<Worker, Error> {
         let executable = &options.interpreter.executable;
         let mut command = Command::new(executable);
-        let script_dir = cached_script_dir();
-        let code = if script_dir.is_some() {
-            BOOTSTRAP
-        } else {
-            WORKER_SOURCE
-        };
-        command.arg("-c").arg(code).arg(LABEL);
-        command.args(options.pool).arg(options.project_dir);
-        command.args(script_dir);
+        command.args(worker_args(options.pool, options.project_dir));
         command.current_dir(options.project_dir);
         options.env.apply(command.as_std_mut());
         command.env("PYTHONIOENCODING", "utf-8");
-        if let Some((confinement, policy)) = options.sandbox {
+        if let Some(confinement) = options.sandbox {
             confinement.apply_to(&mut command);
-            command.env("RIVERSE_SANDBOX", policy);
         }
         let key = label_key();
         let mut options = options;

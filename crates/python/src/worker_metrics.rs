@@ -9,6 +9,17 @@ pub const WORKERS_STARTED: &str = "riverse_python_workers_started_total";
 /// Workers lost to a crash or a broken stream; a fresh one takes each one's place.
 pub const WORKERS_LOST: &str = "riverse_python_workers_lost_total";
 
+/// Gives the workers' metrics their help text in the recorder the front end
+/// installed.
+pub fn describe() {
+    metrics::describe_gauge!(WORKERS_ALIVE, "Python interpreters alive");
+    metrics::describe_counter!(WORKERS_STARTED, "Python interpreters started");
+    metrics::describe_counter!(
+        WORKERS_LOST,
+        "Python workers lost to a crash or a broken stream"
+    );
+}
+
 /// Counts an interpreter as alive while it lives.
 pub(crate) struct Alive;
 

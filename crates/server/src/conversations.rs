@@ -17,9 +17,8 @@ use riverse_agent::TurnEvent;
 use riverse_llm::Message;
 use riverse_store::{
     Conversation, ConversationSummary, MAX_TITLE_CHARS, MessageStatus, Role, Store, StoreError,
-    StoredApproval, ToolCallOutcome,
 };
-use riverse_tool::LogLine;
+use riverse_tool::{CallApproval, CallRecord};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -247,8 +246,9 @@ async fn persist(
 struct Said {
     /// The answer's text, kept if the turn fails halfway.
     answer: String,
-    /// The log lines of each running call, stored when it ends.
-    logs: HashMap<String, Vec<LogLine>>,
+    /// Each running call as stored so far, with the log lines it gave since
+    /// (stored when it ends).
+    running: HashMap<String, CallRecord>,
 }
 
 /// Writes what one update changed; `said` gathers what is written later.
@@ -264,30 +264,22 @@ async fn store_update(
             tool,
             params,
         }) => {
-            store
-                .start_tool_call(answer_id, call_id, tool, params)
-                .await
+            let record = CallRecord::started(call_id, tool, params.clone());
+            store.record_tool_call(answer_id, &record).await?;
+            said.running.insert(call_id.clone(), record);
+            Ok(())
         }
         Update::Event(TurnEvent::ToolCallFinished(record)) => {
-            let outcome = ToolCallOutcome {
-                success: record.success,
-                data: record.data.clone(),
-                error: record.error.clone(),
-                failure: record.failure,
-                duration_ms: u64::try_from(record.duration.as_millis()).unwrap_or(u64::MAX),
-                content: record.content.clone(),
-                logs: said.logs.remove(&record.call_id).unwrap_or_default(),
-                approval: record.approval.clone(),
-            };
-            store
-                .finish_tool_call(answer_id, &record.call_id, &outcome)
-                .await
+            let mut record = record.clone();
+            if let Some(running) = said.running.remove(&record.call_id) {
+                record.logs = running.logs;
+            }
+            store.record_tool_call(answer_id, &record).await
         }
         Update::Event(TurnEvent::ToolLog { call_id, line, .. }) => {
-            said.logs
-                .entry(call_id.clone())
-                .or_default()
-                .push(line.clone());
+            if let Some(running) = said.running.get_mut(call_id) {
+                running.logs.push(line.clone());
+            }
             Ok(())
         }
         Update::Event(TurnEvent::AnswerDelta(text)) => {
@@ -302,15 +294,20 @@ async fn store_update(
             | TurnEvent::ToolQuestion { .. },
         )
         | Update::QuestionClosed(_) => Ok(()),
-        Update::QuestionAsked(asked) => match &asked.question.approval {
-            Some(request) => {
-                let pending = StoredApproval::pending(&request.rule, &asked.id, asked.deadline);
-                store
-                    .set_pending_approval(answer_id, &asked.call_id, &pending)
-                    .await
+        Update::QuestionAsked(asked) => {
+            let running = said.running.get_mut(&asked.call_id);
+            match (&asked.question.approval, running) {
+                (Some(request), Some(running)) => {
+                    running.approval = Some(CallApproval::pending(
+                        &request.rule,
+                        &asked.id,
+                        asked.deadline,
+                    ));
+                    store.record_tool_call(answer_id, running).await
+                }
+                _ => Ok(()),
             }
-            None => Ok(()),
-        },
+        }
         Update::Finished(Ok(turn)) => {
             store
                 .finish_message(answer_id, &turn.answer, MessageStatus::Done, None)

@@ -130,15 +130,7 @@ fn describe() {
         "How long LLM requests took"
     );
     metrics::describe_counter!(observed::TOKENS, "Tokens of LLM requests, by kind");
-    metrics::describe_gauge!(riverse_python::WORKERS_ALIVE, "Python interpreters alive");
-    metrics::describe_counter!(
-        riverse_python::WORKERS_STARTED,
-        "Python interpreters started"
-    );
-    metrics::describe_counter!(
-        riverse_python::WORKERS_LOST,
-        "Python workers lost to a crash or a broken stream"
-    );
+    riverse_agent::describe_metrics();
     metrics::describe_counter!("riverse_reloads_total", "Hot reloads by outcome");
 }
 

@@ -1,8 +1,8 @@
 //! Riverse's conversations, as `riverse serve` keeps them.
 //!
 //! A [`Store`] holds [`Conversation`]s: their [`StoredMessage`]s in order,
-//! and each answer's [`StoredToolCall`]s, with the content blocks (images,
-//! audio, files) and log lines of each call. Every change is written as it
+//! and each answer's tool calls, each one [`CallRecord`] (with its content
+//! blocks, log lines and approval) kept whole as JSON. Every change is written as it
 //! happens (the user's message, each tool call as it starts and ends, the
 //! answer), so a turn cut short by a crash keeps what it did. The schema is
 //! created and upgraded by versioned migrations on open.
@@ -30,9 +30,8 @@ mod sqlite;
 
 use std::time::Duration;
 
-use riverse_tool::{ApprovalRecord, Content, Decision, FailureKind, LogLine};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use riverse_tool::{CallRecord, FailureKind};
+use serde::Serialize;
 use serde_json::Value;
 
 pub use postgres::PostgresStore;
@@ -96,6 +95,8 @@ pub enum StoreError {
     Task(String),
     #[error("stored response {id} does not read: {cause}")]
     UnreadableResponse { id: String, cause: String },
+    #[error("tool call {call_id} can't be written: {cause}")]
+    UnwritableCall { call_id: String, cause: String },
 }
 
 /// Who said a message.
@@ -180,83 +181,7 @@ pub struct StoredMessage {
     pub error: Option<String>,
     pub created_at: i64,
     /// The calls made while answering, in the order they started.
-    pub tool_calls: Vec<StoredToolCall>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StoredToolCall {
-    pub call_id: String,
-    pub tool: String,
-    pub params: Value,
-    /// `None` while the call runs.
-    pub success: Option<bool>,
-    pub data: String,
-    pub error: String,
-    /// Why the call failed, when it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure: Option<FailureKind>,
-    pub duration_ms: Option<u64>,
-    /// Images, audio and files the call gave beside its data.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub content: Vec<Content>,
-    /// What the call logged while it ran, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub logs: Vec<LogLine>,
-    /// How its approval went, when one asked, refused or allowed it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub approval: Option<StoredApproval>,
-}
-
-/// A call's approval as stored: pending while the call waits for a
-/// person's yes, then what was decided.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredApproval {
-    /// `None` while pending.
-    pub decision: Option<Decision>,
-    /// The settings key that asked, refused or allowed.
-    pub rule: String,
-    /// While pending: the question the answer is posted to
-    /// (`/v1/riverse/questions/{id}`) and when it expires, in milliseconds
-    /// since the Unix epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub question_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deadline: Option<i64>,
-}
-
-impl StoredApproval {
-    /// A call that waits for its answer to question `question_id`.
-    pub fn pending(rule: &str, question_id: &str, deadline: i64) -> Self {
-        StoredApproval {
-            decision: None,
-            rule: rule.to_owned(),
-            question_id: Some(question_id.to_owned()),
-            deadline: Some(deadline),
-        }
-    }
-
-    pub fn decided(record: &ApprovalRecord) -> Self {
-        StoredApproval {
-            decision: Some(record.decision),
-            rule: record.rule.clone(),
-            question_id: None,
-            deadline: None,
-        }
-    }
-}
-
-/// How a tool call ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallOutcome {
-    pub success: bool,
-    pub data: String,
-    pub error: String,
-    /// `None` exactly when `success`.
-    pub failure: Option<FailureKind>,
-    pub duration_ms: u64,
-    pub content: Vec<Content>,
-    pub logs: Vec<LogLine>,
-    pub approval: Option<ApprovalRecord>,
+    pub tool_calls: Vec<CallRecord>,
 }
 
 /// A response of `/v1/responses`, as `GET /v1/responses/{id}` returns it
@@ -441,35 +366,19 @@ impl Store {
         on_backend!(self, store => store.finish_message(message_id, content, status, error))
     }
 
-    /// Records a call as it starts, under the answer it belongs to.
-    pub async fn start_tool_call(
+    /// Records a call as it stands now (started, waiting for its approval,
+    /// ended), under the answer it belongs to. A call already recorded as
+    /// ended stays as it ended.
+    pub async fn record_tool_call(
         &self,
         message_id: &str,
-        call_id: &str,
-        tool: &str,
-        params: &Value,
+        record: &CallRecord,
     ) -> Result<(), StoreError> {
-        on_backend!(self, store => store.start_tool_call(message_id, call_id, tool, params))
-    }
-
-    /// Records that a started call waits for its approval.
-    pub async fn set_pending_approval(
-        &self,
-        message_id: &str,
-        call_id: &str,
-        approval: &StoredApproval,
-    ) -> Result<(), StoreError> {
-        on_backend!(self, store => store.set_approval(message_id, call_id, approval))
-    }
-
-    /// Records how a started call ended.
-    pub async fn finish_tool_call(
-        &self,
-        message_id: &str,
-        call_id: &str,
-        outcome: &ToolCallOutcome,
-    ) -> Result<(), StoreError> {
-        on_backend!(self, store => store.finish_tool_call(message_id, call_id, outcome))
+        let text = serde_json::to_string(record).map_err(|err| StoreError::UnwritableCall {
+            call_id: record.call_id.clone(),
+            cause: err.to_string(),
+        })?;
+        on_backend!(self, store => store.record_tool_call(message_id, &record.call_id, &text))
     }
 
     /// Keeps `response`, replacing one of the same id.
@@ -488,64 +397,29 @@ impl Store {
     }
 }
 
-/// Puts each `(message id, call)` under its message, keeping their order.
-fn attach_tool_calls(messages: &mut [StoredMessage], calls: Vec<(String, StoredToolCall)>) {
-    for (message_id, call) in calls {
+/// Puts each `(message id, stored record)` under its message, keeping
+/// their order.
+fn attach_tool_calls(messages: &mut [StoredMessage], calls: Vec<(String, String)>) {
+    for (message_id, text) in calls {
         if let Some(message) = messages.iter_mut().find(|m| m.id == message_id) {
-            message.tool_calls.push(call);
+            message.tool_calls.push(read_record(&text));
         }
     }
 }
 
-/// Stored params text as JSON (as text when it somehow isn't).
-fn params_value(text: String) -> Value {
-    serde_json::from_str(&text).unwrap_or(Value::String(text))
-}
-
-/// Why a stored call failed: its kind's name, a tool error for a failed
-/// call stored before kinds were (or under a name this version doesn't know).
-fn stored_failure(success: Option<bool>, name: Option<String>) -> Option<FailureKind> {
-    match success {
-        Some(false) => Some(
-            name.as_deref()
-                .and_then(FailureKind::from_name)
-                .unwrap_or(FailureKind::ToolError),
-        ),
-        _ => None,
-    }
-}
-
-/// A list as the JSON text of its column; NULL (`None`) when empty.
-fn json_column<T: Serialize>(items: &[T]) -> Option<String> {
-    if items.is_empty() {
-        return None;
-    }
-    serde_json::to_string(items).ok()
-}
-
-/// A call's approval column read back; `None` when NULL, and when it does
-/// not read (said in the log).
-fn approval_column(text: Option<String>) -> Option<StoredApproval> {
-    let text = text?;
-    serde_json::from_str(&text)
-        .inspect_err(|err| tracing::warn!("a stored tool call's approval does not read: {err}"))
-        .ok()
-}
-
-/// The approval column of a finished call.
-fn decided_column(record: Option<&ApprovalRecord>) -> Option<String> {
-    record.and_then(|record| serde_json::to_string(&StoredApproval::decided(record)).ok())
-}
-
-/// A column's JSON list read back; empty when NULL, and when it does not
-/// read (said in the log: the rest of the call is still worth showing).
-fn from_json_column<T: DeserializeOwned>(text: Option<String>, column: &str) -> Vec<T> {
-    let Some(text) = text else {
-        return Vec::new();
-    };
-    serde_json::from_str(&text).unwrap_or_else(|err| {
-        tracing::warn!("a stored tool call's {column} does not read: {err}");
-        Vec::new()
+/// A stored call read back. One that does not read (written by a newer
+/// version, or damaged) is shown as a failed call saying so, under the id
+/// and tool it names, rather than dropped.
+fn read_record(text: &str) -> CallRecord {
+    serde_json::from_str(text).unwrap_or_else(|err| {
+        tracing::warn!("a stored tool call does not read: {err}");
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        let named = |key: &str| value[key].as_str().unwrap_or("?").to_owned();
+        let mut record = CallRecord::started(named("call_id"), named("tool"), Default::default());
+        record.success = Some(false);
+        record.failure = Some(FailureKind::Unavailable);
+        record.error = format!("this call's record does not read: {err}");
+        record
     })
 }
 

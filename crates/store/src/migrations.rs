@@ -44,6 +44,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (5, CALL_APPROVAL),
     (6, SQLITE_RESPONSES),
     (7, HANDED_BACK),
+    (8, SQLITE_CALL_RECORDS),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -97,6 +98,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (5, CALL_APPROVAL),
     (6, POSTGRES_RESPONSES),
     (7, HANDED_BACK),
+    (8, POSTGRES_CALL_RECORDS),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -121,7 +123,7 @@ const CALL_CONTENT: &str = "ALTER TABLE tool_calls ADD COLUMN content TEXT;
     ALTER TABLE tool_calls ADD COLUMN logs TEXT;";
 
 /// Step 5, the same in both: how a call's approval went, as the JSON of a
-/// `StoredApproval`: pending (with the question its answer is posted to)
+/// `riverse_tool::CallApproval`: pending (with the question its answer is posted to)
 /// while the call waits for a yes, then the decision and the rule that
 /// asked. NULL for calls no approval touched, and for calls stored before it.
 const CALL_APPROVAL: &str = "ALTER TABLE tool_calls ADD COLUMN approval TEXT;";
@@ -158,3 +160,53 @@ const POSTGRES_RESPONSES: &str = "CREATE TABLE responses (
         response TEXT NOT NULL,
         items TEXT NOT NULL
     );";
+
+/// Step 8: each call kept whole as the JSON of one `riverse_tool::CallRecord`
+/// (`record`), in place of the columns added one by one (steps 1, 3, 4, 5).
+/// Calls stored before it are written into records as the readers of those
+/// columns read them: a failed call without a kind is a tool error, a list
+/// column left NULL is empty. A server of an earlier version can't use the
+/// table after it: stop them all before the first server of this one starts.
+const SQLITE_CALL_RECORDS: &str =
+    "ALTER TABLE tool_calls ADD COLUMN record TEXT NOT NULL DEFAULT '{}';
+    UPDATE tool_calls SET record = json_object(
+        'call_id', call_id,
+        'tool', tool,
+        'params', CASE WHEN json_valid(params) THEN json(params) ELSE params END,
+        'success', CASE success WHEN 1 THEN json('true') WHEN 0 THEN json('false') END,
+        'data', data,
+        'error', error,
+        'failure', CASE WHEN success = 0 THEN COALESCE(failure, 'tool_error') END,
+        'content', CASE WHEN json_valid(content) THEN json(content) ELSE json('[]') END,
+        'logs', CASE WHEN json_valid(logs) THEN json(logs) ELSE json('[]') END,
+        'approval', CASE WHEN json_valid(approval) THEN json(approval) END,
+        'duration_ms', duration_ms);
+    ALTER TABLE tool_calls DROP COLUMN tool;
+    ALTER TABLE tool_calls DROP COLUMN params;
+    ALTER TABLE tool_calls DROP COLUMN success;
+    ALTER TABLE tool_calls DROP COLUMN data;
+    ALTER TABLE tool_calls DROP COLUMN error;
+    ALTER TABLE tool_calls DROP COLUMN duration_ms;
+    ALTER TABLE tool_calls DROP COLUMN failure;
+    ALTER TABLE tool_calls DROP COLUMN content;
+    ALTER TABLE tool_calls DROP COLUMN logs;
+    ALTER TABLE tool_calls DROP COLUMN approval;";
+
+/// Step 8 for PostgreSQL.
+const POSTGRES_CALL_RECORDS: &str =
+    "ALTER TABLE tool_calls ADD COLUMN record TEXT NOT NULL DEFAULT '{}';
+    UPDATE tool_calls SET record = json_build_object(
+        'call_id', call_id,
+        'tool', tool,
+        'params', params::json,
+        'success', success,
+        'data', data,
+        'error', error,
+        'failure', CASE WHEN success = FALSE THEN COALESCE(failure, 'tool_error') END,
+        'content', COALESCE(content, '[]')::json,
+        'logs', COALESCE(logs, '[]')::json,
+        'approval', approval::json,
+        'duration_ms', duration_ms)::text;
+    ALTER TABLE tool_calls DROP COLUMN tool, DROP COLUMN params, DROP COLUMN success,
+        DROP COLUMN data, DROP COLUMN error, DROP COLUMN duration_ms, DROP COLUMN failure,
+        DROP COLUMN content, DROP COLUMN logs, DROP COLUMN approval;";

@@ -13,12 +13,9 @@ use tokio_postgres::{Client, NoTls, Row};
 
 use crate::{
     Conversation, ConversationSummary, HANDED_BACK_KEPT_MILLIS, INTERRUPTED, Liveness,
-    MessageStatus, Page, Role, StoreError, StoredApproval, StoredMessage, StoredResponse,
-    StoredToolCall, ToolCallOutcome, approval_column, attach_tool_calls, bounded_title,
-    decided_column, from_json_column, json_column, migrations, new_id, now_millis, params_value,
-    stored_failure, title_from,
+    MessageStatus, Page, Role, StoreError, StoredMessage, StoredResponse, attach_tool_calls,
+    bounded_title, migrations, new_id, now_millis, title_from,
 };
-use riverse_tool::FailureKind;
 
 /// The database's clock in milliseconds since the Unix epoch. Heartbeats
 /// are written and judged by it, never by a server's clock, so servers whose
@@ -156,8 +153,11 @@ impl PostgresStore {
                              AND ($3::TEXT IS NULL OR conversation_id = $3)
                          RETURNING id),
                      calls AS (
-                         UPDATE tool_calls SET success = FALSE, error = $1, failure = 'crashed'
-                         WHERE success IS NULL AND message_id IN (SELECT id FROM failed))
+                         UPDATE tool_calls
+                         SET record = (record::jsonb || jsonb_build_object(
+                             'success', FALSE, 'error', $1::TEXT, 'failure', 'crashed'))::TEXT
+                         WHERE (record::jsonb -> 'success') = 'null'::jsonb
+                             AND message_id IN (SELECT id FROM failed))
                      SELECT COUNT(*) FROM failed"
                 ),
                 &[&INTERRUPTED, &self.liveness.stale_millis(), &conversation],
@@ -251,32 +251,14 @@ impl PostgresStore {
             .client()
             .await?
             .query(
-                "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
-                     t.content, t.logs, t.approval
+                "SELECT t.message_id, t.record
                  FROM tool_calls t JOIN messages m ON m.id = t.message_id
                  WHERE m.conversation_id = $1 ORDER BY t.seq",
                 &[&id],
             )
             .await?
             .iter()
-            .map(|row| {
-                (
-                    row.get::<_, String>(0),
-                    StoredToolCall {
-                        call_id: row.get(1),
-                        tool: row.get(2),
-                        params: params_value(row.get(3)),
-                        success: row.get(4),
-                        data: row.get(5),
-                        error: row.get(6),
-                        duration_ms: row.get::<_, Option<i64>>(7).map(|ms| ms.max(0) as u64),
-                        failure: stored_failure(row.get(4), row.get(8)),
-                        content: from_json_column(row.get(9), "content"),
-                        logs: from_json_column(row.get(10), "logs"),
-                        approval: approval_column(row.get(11)),
-                    },
-                )
-            })
+            .map(|row| (row.get(0), row.get(1)))
             .collect();
         attach_tool_calls(&mut messages, calls);
         Ok(Some(Conversation { summary, messages }))
@@ -366,66 +348,20 @@ impl PostgresStore {
         Ok(())
     }
 
-    pub async fn start_tool_call(
+    /// Records a call as it stands now; one recorded as ended stays so.
+    pub async fn record_tool_call(
         &self,
         message_id: &str,
         call_id: &str,
-        tool: &str,
-        params: &serde_json::Value,
+        record: &str,
     ) -> Result<(), StoreError> {
         self.client()
             .await?
             .execute(
-                "INSERT INTO tool_calls (message_id, call_id, tool, params) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (message_id, call_id) DO NOTHING",
-                &[&message_id, &call_id, &tool, &params.to_string()],
-            )
-            .await?;
-        Ok(())
-    }
-
-    /// Records a call's approval as it is now.
-    pub async fn set_approval(
-        &self,
-        message_id: &str,
-        call_id: &str,
-        approval: &StoredApproval,
-    ) -> Result<(), StoreError> {
-        let approval = serde_json::to_string(approval).ok();
-        self.client()
-            .await?
-            .execute(
-                "UPDATE tool_calls SET approval = $3 WHERE message_id = $1 AND call_id = $2",
-                &[&message_id, &call_id, &approval],
-            )
-            .await?;
-        Ok(())
-    }
-
-    pub async fn finish_tool_call(
-        &self,
-        message_id: &str,
-        call_id: &str,
-        outcome: &ToolCallOutcome,
-    ) -> Result<(), StoreError> {
-        self.client()
-            .await?
-            .execute(
-                "UPDATE tool_calls SET success = $3, data = $4, error = $5, duration_ms = $6,
-                     failure = $7, content = $8, logs = $9, approval = $10
-                 WHERE message_id = $1 AND call_id = $2",
-                &[
-                    &message_id,
-                    &call_id,
-                    &outcome.success,
-                    &outcome.data,
-                    &outcome.error,
-                    &i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
-                    &outcome.failure.map(FailureKind::as_str),
-                    &json_column(&outcome.content),
-                    &json_column(&outcome.logs),
-                    &decided_column(outcome.approval.as_ref()),
-                ],
+                "INSERT INTO tool_calls (message_id, call_id, record) VALUES ($1, $2, $3)
+                 ON CONFLICT (message_id, call_id) DO UPDATE SET record = excluded.record
+                 WHERE (tool_calls.record::jsonb -> 'success') = 'null'::jsonb",
+                &[&message_id, &call_id, &record],
             )
             .await?;
         Ok(())

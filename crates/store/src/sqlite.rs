@@ -10,12 +10,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::{
     Conversation, ConversationSummary, HANDED_BACK_KEPT_MILLIS, INTERRUPTED, Liveness,
-    MessageStatus, Page, Role, StoreError, StoredApproval, StoredMessage, StoredResponse,
-    StoredToolCall, ToolCallOutcome, approval_column, attach_tool_calls, bounded_title,
-    decided_column, from_json_column, json_column, migrations, new_id, now_millis, params_value,
-    stored_failure, title_from,
+    MessageStatus, Page, Role, StoreError, StoredMessage, StoredResponse, attach_tool_calls,
+    bounded_title, migrations, new_id, now_millis, title_from,
 };
-use riverse_tool::FailureKind;
 
 /// How long a statement waits for a lock held by another process (another
 /// server on the same file) before failing.
@@ -243,32 +240,12 @@ impl SqliteStore {
             };
             let calls = {
                 let mut statement = transaction.prepare_cached(
-                    "SELECT t.message_id, t.call_id, t.tool, t.params, t.success, t.data, t.error, t.duration_ms, t.failure,
-                         t.content, t.logs, t.approval
+                    "SELECT t.message_id, t.record
                      FROM tool_calls t JOIN messages m ON m.id = t.message_id
                      WHERE m.conversation_id = ?1 ORDER BY t.seq",
                 )?;
                 statement
-                    .query_map(params![id], |row| {
-                        Ok((
-                            row.get::<_, String>(0)?,
-                            StoredToolCall {
-                                call_id: row.get(1)?,
-                                tool: row.get(2)?,
-                                params: params_value(row.get(3)?),
-                                success: row.get(4)?,
-                                data: row.get(5)?,
-                                error: row.get(6)?,
-                                duration_ms: row
-                                    .get::<_, Option<i64>>(7)?
-                                    .map(|ms| ms.max(0) as u64),
-                                failure: stored_failure(row.get(4)?, row.get(8)?),
-                                content: from_json_column(row.get(9)?, "content"),
-                                logs: from_json_column(row.get(10)?, "logs"),
-                                approval: approval_column(row.get(11)?),
-                            },
-                        ))
-                    })?
+                    .query_map(params![id], |row| Ok((row.get(0)?, row.get(1)?)))?
                     .collect::<Result<Vec<_>, _>>()?
             };
             attach_tool_calls(&mut messages, calls);
@@ -370,80 +347,27 @@ impl SqliteStore {
         .await
     }
 
-    /// Records a call as it starts, under the answer it belongs to.
-    pub async fn start_tool_call(
+    /// Records a call as it stands now; one recorded as ended stays so.
+    pub async fn record_tool_call(
         &self,
         message_id: &str,
         call_id: &str,
-        tool: &str,
-        params: &serde_json::Value,
+        record: &str,
     ) -> Result<(), StoreError> {
-        let (message_id, call_id, tool) =
-            (message_id.to_owned(), call_id.to_owned(), tool.to_owned());
-        let params = params.to_string();
+        let (message_id, call_id, record) =
+            (message_id.to_owned(), call_id.to_owned(), record.to_owned());
         self.run(move |connection| {
             connection.execute(
-                "INSERT OR IGNORE INTO tool_calls (message_id, call_id, tool, params)
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![message_id, call_id, tool, params],
+                "INSERT INTO tool_calls (message_id, call_id, record) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (message_id, call_id) DO UPDATE SET record = excluded.record
+                 WHERE json_extract(tool_calls.record, '$.success') IS NULL",
+                params![message_id, call_id, record],
             )?;
             Ok(())
         })
         .await
     }
 
-    /// Records a call's approval as it is now.
-    pub async fn set_approval(
-        &self,
-        message_id: &str,
-        call_id: &str,
-        approval: &StoredApproval,
-    ) -> Result<(), StoreError> {
-        let (message_id, call_id) = (message_id.to_owned(), call_id.to_owned());
-        let approval = serde_json::to_string(approval).ok();
-        self.run(move |connection| {
-            connection.execute(
-                "UPDATE tool_calls SET approval = ?3 WHERE message_id = ?1 AND call_id = ?2",
-                params![message_id, call_id, approval],
-            )?;
-            Ok(())
-        })
-        .await
-    }
-
-    /// Records how a started call ended.
-    pub async fn finish_tool_call(
-        &self,
-        message_id: &str,
-        call_id: &str,
-        outcome: &ToolCallOutcome,
-    ) -> Result<(), StoreError> {
-        let (message_id, call_id, outcome) =
-            (message_id.to_owned(), call_id.to_owned(), outcome.clone());
-        self.run(move |connection| {
-            connection.execute(
-                "UPDATE tool_calls SET success = ?3, data = ?4, error = ?5, duration_ms = ?6,
-                     failure = ?7, content = ?8, logs = ?9, approval = ?10
-                 WHERE message_id = ?1 AND call_id = ?2",
-                params![
-                    message_id,
-                    call_id,
-                    outcome.success,
-                    outcome.data,
-                    outcome.error,
-                    i64::try_from(outcome.duration_ms).unwrap_or(i64::MAX),
-                    outcome.failure.map(FailureKind::as_str),
-                    json_column(&outcome.content),
-                    json_column(&outcome.logs),
-                    decided_column(outcome.approval.as_ref())
-                ],
-            )?;
-            Ok(())
-        })
-        .await
-    }
-
-    /// Keeps `response`, replacing one of the same id.
     pub async fn save_response(&self, response: &StoredResponse) -> Result<(), StoreError> {
         let (text, items) = response.json_columns();
         let (id, previous_id, created_at) = (
@@ -523,8 +447,11 @@ fn fail_stale_answers(
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     transaction.execute(
         &format!(
-            "UPDATE tool_calls SET success = 0, error = ?3, failure = 'crashed'
-             WHERE success IS NULL AND message_id IN (SELECT id FROM messages WHERE {STALE})"
+            "UPDATE tool_calls
+             SET record = json_set(record, '$.success', json('false'), '$.error', ?3,
+                                   '$.failure', 'crashed')
+             WHERE json_extract(record, '$.success') IS NULL
+                 AND message_id IN (SELECT id FROM messages WHERE {STALE})"
         ),
         params![bound, conversation, INTERRUPTED],
     )?;

@@ -1,8 +1,36 @@
 use pretty_assertions::assert_eq;
-use riverse_tool::LogLevel;
+use riverse_tool::{
+    ApprovalRecord, Arguments, CallApproval, Content, Decision, LogLevel, LogLine, ToolResult,
+};
 use serde_json::json;
 
 use super::*;
+
+/// Records the start of call `call_id` of `tool` under `answer`; the record.
+async fn start_call(
+    store: &Store,
+    answer: &str,
+    call_id: &str,
+    tool: &str,
+    params: Value,
+) -> CallRecord {
+    let record = CallRecord::started(call_id, tool, Arguments::from_value(params));
+    store.record_tool_call(answer, &record).await.unwrap();
+    record
+}
+
+/// Records `record` ended with `result` after `millis`.
+async fn finish_call(
+    store: &Store,
+    answer: &str,
+    mut record: CallRecord,
+    result: ToolResult,
+    millis: u64,
+) -> CallRecord {
+    record.finish(result, Duration::from_millis(millis));
+    store.record_tool_call(answer, &record).await.unwrap();
+    record
+}
 
 /// A fresh SQLite store, and a fresh PostgreSQL one when a server is
 /// configured: every test runs on both.
@@ -44,109 +72,40 @@ async fn a_conversation_keeps_messages_and_tool_calls_in_order() {
             .await
             .unwrap()
             .unwrap();
-        store
-            .start_tool_call(&answer, "c1", "weather", &json!({"city": "Tokyo"}))
-            .await
-            .unwrap();
-        store
-            .start_tool_call(&answer, "c2", "clock", &json!({}))
-            .await
-            .unwrap();
-        store
-            .start_tool_call(&answer, "c3", "slow", &json!({}))
-            .await
-            .unwrap();
-        let pending = StoredApproval::pending("tools.clock.approval", "q1", 1234);
-        store
-            .set_pending_approval(&answer, "c2", &pending)
-            .await
-            .unwrap();
-        let outcome = ToolCallOutcome {
-            success: true,
-            data: "sunny".into(),
-            error: String::new(),
-            failure: None,
-            duration_ms: 12,
-            content: vec![Content::image(b"\x89PNG", "image/png")],
-            logs: vec![LogLine {
-                level: LogLevel::Info,
-                message: "asked the sky".into(),
-            }],
-            approval: None,
-        };
-        store
-            .finish_tool_call(&answer, "c1", &outcome)
-            .await
-            .unwrap();
-        let timed_out = ToolCallOutcome {
-            success: false,
-            data: String::new(),
-            error: "too slow".into(),
-            failure: Some(FailureKind::Timeout),
-            duration_ms: 1000,
-            content: Vec::new(),
-            logs: Vec::new(),
-            approval: Some(ApprovalRecord {
-                decision: Decision::Approved,
-                rule: "tools.slow.approval".into(),
-            }),
-        };
-        store
-            .finish_tool_call(&answer, "c3", &timed_out)
-            .await
-            .unwrap();
+        let weather = start_call(&store, &answer, "c1", "weather", json!({"city": "Tokyo"})).await;
+        let mut clock = start_call(&store, &answer, "c2", "clock", json!({})).await;
+        let slow = start_call(&store, &answer, "c3", "slow", json!({})).await;
+        clock.approval = Some(CallApproval::pending("tools.clock.approval", "q1", 1234));
+        store.record_tool_call(&answer, &clock).await.unwrap();
+        let mut sunny = ToolResult::ok("sunny");
+        sunny.content = vec![Content::image(b"\x89PNG", "image/png")];
+        let mut weather = weather;
+        weather.logs = vec![LogLine {
+            level: LogLevel::Info,
+            message: "asked the sky".into(),
+        }];
+        let weather = finish_call(&store, &answer, weather, sunny, 12).await;
+        let mut too_slow = ToolResult::failed(FailureKind::Timeout, "too slow");
+        too_slow.approval = Some(ApprovalRecord {
+            decision: Decision::Approved,
+            rule: "tools.slow.approval".into(),
+        });
+        let slow = finish_call(&store, &answer, slow, too_slow, 1000).await;
+        // A start seen again after the end leaves the end as it was.
+        let again = CallRecord::started("c1", "weather", Arguments::default());
+        store.record_tool_call(&answer, &again).await.unwrap();
         let stored = store.conversation(&conversation.id).await.unwrap().unwrap();
         assert_eq!(stored.summary.title, "Weather in Tokyo?");
         assert_eq!(stored.messages.len(), 2);
         assert_eq!(stored.messages[1].status, MessageStatus::Running);
+        assert_eq!(stored.messages[1].tool_calls, vec![weather, clock, slow]);
+        let shown = json!(stored.messages[1].tool_calls[2]);
         assert_eq!(
-            stored.messages[1].tool_calls,
-            vec![
-                StoredToolCall {
-                    call_id: "c1".into(),
-                    tool: "weather".into(),
-                    params: json!({"city": "Tokyo"}),
-                    success: Some(true),
-                    data: "sunny".into(),
-                    error: String::new(),
-                    failure: None,
-                    duration_ms: Some(12),
-                    content: outcome.content.clone(),
-                    logs: outcome.logs.clone(),
-                    approval: None,
-                },
-                StoredToolCall {
-                    call_id: "c2".into(),
-                    tool: "clock".into(),
-                    params: json!({}),
-                    success: None,
-                    data: String::new(),
-                    error: String::new(),
-                    failure: None,
-                    duration_ms: None,
-                    content: Vec::new(),
-                    logs: Vec::new(),
-                    approval: Some(pending),
-                },
-                StoredToolCall {
-                    call_id: "c3".into(),
-                    tool: "slow".into(),
-                    params: json!({}),
-                    success: Some(false),
-                    data: String::new(),
-                    error: "too slow".into(),
-                    failure: Some(FailureKind::Timeout),
-                    duration_ms: Some(1000),
-                    content: Vec::new(),
-                    logs: Vec::new(),
-                    approval: Some(StoredApproval {
-                        decision: Some(Decision::Approved),
-                        rule: "tools.slow.approval".into(),
-                        question_id: None,
-                        deadline: None,
-                    }),
-                },
-            ]
+            (&shown["failure"], &shown["approval"]),
+            (
+                &json!("timeout"),
+                &json!({"decision": "approved", "rule": "tools.slow.approval"})
+            )
         );
         store
             .finish_message(&answer, "It is sunny.", MessageStatus::Done, None)
@@ -190,10 +149,7 @@ async fn rename_and_delete_report_unknown_ids() {
             .await
             .unwrap()
             .unwrap();
-        store
-            .start_tool_call(&answer, "c1", "t", &json!({}))
-            .await
-            .unwrap();
+        start_call(&store, &answer, "c1", "t", json!({})).await;
         assert!(store.rename_conversation(&id, "Trip").await.unwrap());
         assert!(!store.rename_conversation("conv_none", "x").await.unwrap());
         assert_eq!(
@@ -312,28 +268,9 @@ async fn running_answer(store: &Store) -> (String, String) {
         .await
         .unwrap()
         .unwrap();
-    store
-        .start_tool_call(&answer, "c1", "quick", &json!({}))
-        .await
-        .unwrap();
-    let outcome = ToolCallOutcome {
-        success: true,
-        data: "ok".into(),
-        error: String::new(),
-        failure: None,
-        duration_ms: 1,
-        content: Vec::new(),
-        logs: Vec::new(),
-        approval: None,
-    };
-    store
-        .finish_tool_call(&answer, "c1", &outcome)
-        .await
-        .unwrap();
-    store
-        .start_tool_call(&answer, "c2", "slow", &json!({}))
-        .await
-        .unwrap();
+    let quick = start_call(store, &answer, "c1", "quick", json!({})).await;
+    finish_call(store, &answer, quick, ToolResult::ok("ok"), 1).await;
+    start_call(store, &answer, "c2", "slow", json!({})).await;
     (conversation, answer)
 }
 
@@ -581,20 +518,11 @@ async fn content_and_logs_outlast_the_store_that_wrote_them() {
         let (conversation, answer) = {
             let writer = database.open(PATIENT).await;
             let (conversation, answer) = running_answer(&writer).await;
-            let outcome = ToolCallOutcome {
-                success: true,
-                data: "drawn".into(),
-                error: String::new(),
-                failure: None,
-                duration_ms: 5,
-                content: blocks.clone(),
-                logs: logs.clone(),
-                approval: None,
-            };
-            writer
-                .finish_tool_call(&answer, "c2", &outcome)
-                .await
-                .unwrap();
+            let mut slow = CallRecord::started("c2", "slow", Arguments::default());
+            slow.logs = logs.clone();
+            let mut drawn = ToolResult::ok("drawn");
+            drawn.content = blocks.clone();
+            finish_call(&writer, &answer, slow, drawn, 5).await;
             (conversation, answer)
         };
         let reader = database.open(PATIENT).await;
@@ -653,6 +581,96 @@ async fn a_call_stored_before_content_was_reads_with_none() {
         (call.data.as_str(), call.content.len(), call.logs.len()),
         ("sunny", 0, 0)
     );
+}
+
+/// Rows of the seventh schema, where each field of a call had a column.
+const CALLS_IN_COLUMNS: &str = "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
+    INSERT INTO messages (id, conversation_id, role, content, status, created_at)
+    VALUES ('msg_q', 'conv_old', 'user', 'q', 'done', 0),
+           ('msg_a', 'conv_old', 'assistant', 'a', 'done', 0);
+    INSERT INTO tool_calls (message_id, call_id, tool, params, success, data, error,
+                            duration_ms, failure, content, logs, approval)
+    VALUES ('msg_a', 'c1', 'weather', '{\"n\": 123456789012345678901234567890}', TRUE,
+            'sunny', '', 3, NULL, NULL, '[{\"level\": \"info\", \"message\": \"hi\"}]', NULL),
+           ('msg_a', 'c2', 'deploy', '\"go now\"', FALSE, '', 'boom', 9, NULL, NULL, NULL,
+            '{\"decision\": \"approved\", \"rule\": \"tools.deploy.approval\"}'),
+           ('msg_a', 'c3', 'slow', '{}', NULL, '', '', NULL, NULL, NULL, NULL, NULL);";
+
+/// What [`CALLS_IN_COLUMNS`] reads as once each call is one record.
+fn calls_as_records() -> Value {
+    json!([
+        {"call_id": "c1", "tool": "weather", "params": {"n": 123456789012345678901234567890u128},
+         "success": true, "data": "sunny", "error": "", "duration_ms": 3,
+         "logs": [{"level": "info", "message": "hi"}]},
+        {"call_id": "c2", "tool": "deploy", "params": "go now", "success": false, "data": "",
+         "error": "boom", "failure": "tool_error", "duration_ms": 9,
+         "approval": {"decision": "approved", "rule": "tools.deploy.approval"}},
+        {"call_id": "c3", "tool": "slow", "params": {}, "success": null, "data": "", "error": "",
+         "duration_ms": null},
+    ])
+}
+
+/// A database of the seventh schema, each call's fields in columns of their
+/// own: the upgrade writes each call into one record, as the columns read.
+#[tokio::test]
+async fn calls_stored_in_columns_become_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("riverse.db");
+    {
+        let mut connection = rusqlite::Connection::open(&path).unwrap();
+        let transaction = connection.transaction().unwrap();
+        transaction
+            .execute_batch(
+                "CREATE TABLE riverse_migrations (
+                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+            )
+            .unwrap();
+        for &(version, sql) in &migrations::SQLITE[..7] {
+            transaction.execute_batch(sql).unwrap();
+            transaction
+                .execute(
+                    "INSERT INTO riverse_migrations VALUES (?1, 0)",
+                    rusqlite::params![version],
+                )
+                .unwrap();
+        }
+        transaction.execute_batch(CALLS_IN_COLUMNS).unwrap();
+        transaction.commit().unwrap();
+    }
+    let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
+    let calls = answer_of(&upgraded, "conv_old").await.tool_calls;
+    assert_eq!(json!(calls), calls_as_records());
+
+    let Some(url) = riverse_test_support::postgres::fresh_postgres_url().await else {
+        return;
+    };
+    let (mut client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let transaction = client.transaction().await.unwrap();
+    transaction
+        .batch_execute(
+            "CREATE TABLE riverse_migrations (
+                 version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+        )
+        .await
+        .unwrap();
+    for &(version, sql) in &migrations::POSTGRES[..7] {
+        transaction.batch_execute(sql).await.unwrap();
+        transaction
+            .execute(
+                "INSERT INTO riverse_migrations VALUES ($1, 0)",
+                &[&(version as i32)],
+            )
+            .await
+            .unwrap();
+    }
+    transaction.batch_execute(CALLS_IN_COLUMNS).await.unwrap();
+    transaction.commit().await.unwrap();
+    let upgraded = Store::Postgres(PostgresStore::connect(&url).await.unwrap());
+    let calls = answer_of(&upgraded, "conv_old").await.tool_calls;
+    assert_eq!(json!(calls), calls_as_records());
 }
 
 /// A response of `/v1/responses` as the server keeps it.

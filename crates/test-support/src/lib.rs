@@ -3,7 +3,9 @@
 //! [`Project`] is a temporary Riverse project: a directory with `settings.yaml`
 //! and real tool files in `agent/tools/`. Fixture tool files for every failure
 //! mode of DESIGN.md section 1 live in `fixtures/` and are reached with
-//! [`fixture`]. With the `otlp` feature, `otlp::OtlpReceiver` is a test
+//! [`fixture`]. [`McpProcess`] speaks JSON-RPC on stdio to an MCP server
+//! (`riverse mcp`, a standalone worker); [`eventually`] waits for what a test
+//! can only poll for. With the `otlp` feature, `otlp::OtlpReceiver` is a test
 //! collector that keeps the spans sent to it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,8 +13,10 @@
 use std::path::{Path, PathBuf};
 
 pub mod clients;
+mod eventually;
 pub mod index;
 mod loopback;
+mod mcp;
 mod once;
 pub mod openai;
 #[cfg(feature = "otlp")]
@@ -23,7 +27,9 @@ mod skips;
 pub mod venv;
 pub mod web;
 
+pub use eventually::{Check, eventually, eventually_async, within};
 pub use loopback::Loopback;
+pub use mcp::McpProcess;
 pub use skips::{SKIPS_VARIABLE, chromium_or_skip, skip};
 
 /// A temporary project directory, removed on drop.
@@ -110,14 +116,7 @@ pub fn is_gone(pid: i32) -> bool {
 
 /// Waits up to a minute for process `pid` to be gone; whether it went.
 pub fn wait_gone(pid: i32) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !is_gone(pid) {
-        if std::time::Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    true
+    within(std::time::Duration::from_secs(60), || is_gone(pid)).is_some()
 }
 
 /// The text of `fixtures/<name>`.

@@ -10,7 +10,7 @@
 //! ([`Loopback`]), so it serves tests that run the `riverse` binary.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -120,14 +120,11 @@ impl OtlpReceiver {
 
     /// Waits up to `timeout` for `count` spans or more; those received.
     pub fn wait_for_spans(&self, count: usize, timeout: Duration) -> Vec<Span> {
-        let deadline = Instant::now() + timeout;
-        loop {
+        crate::within(timeout, || {
             let spans = self.spans();
-            if spans.len() >= count || Instant::now() > deadline {
-                return spans;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            (spans.len() >= count).then_some(spans)
+        })
+        .unwrap_or_else(|| self.spans())
     }
 
     /// Every export request received so far.

@@ -1,7 +1,9 @@
-//! Whether a call may run: `tools.<name>.approval`, and what was decided.
+//! Whether a call may run: the policy of `tools.<name>.approval`, the
+//! engine that decides each call by it, and what was decided.
 //!
 //! A policy is a mode (`auto`, `ask`, `deny`) or a mode with rules over the
-//! call's arguments:
+//! call's arguments; the settings read it from a tool's section (in
+//! `riverse-agent`) and build it with [`ApprovalPolicy::with_rule`]:
 //!
 //! ```yaml
 //! approval:
@@ -26,20 +28,23 @@
 //! case. So `notes/run.sh/` meets `deny` as `notes/run.sh`, and `notes//x`
 //! meets `auto` as `notes/x` too.
 
+mod outcome;
 mod question;
+mod rule;
 mod spelling;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use regex_lite::Regex;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::params::Params;
+pub use outcome::{Approval, ApprovalRecord, ApprovalRequest, Decision, FOR_SESSION};
 pub use question::{MAX_ARGUMENTS_CHARS, ShownArgument, TooManyArguments};
-use spelling::{Form, Places};
+pub use rule::ArgumentPattern;
+use rule::{Argument, Rule};
+use spelling::Places;
 
 /// What a policy says of one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -55,6 +60,8 @@ pub enum ApprovalMode {
 }
 
 impl ApprovalMode {
+    pub const ALL: [ApprovalMode; 3] = [ApprovalMode::Auto, ApprovalMode::Ask, ApprovalMode::Deny];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ApprovalMode::Auto => "auto",
@@ -63,8 +70,9 @@ impl ApprovalMode {
         }
     }
 
-    fn from_name(name: &str) -> Option<ApprovalMode> {
-        [ApprovalMode::Auto, ApprovalMode::Ask, ApprovalMode::Deny]
+    /// The mode `name` names (`auto`, `ask`, `deny`); `None` for another.
+    pub fn from_name(name: &str) -> Option<ApprovalMode> {
+        ApprovalMode::ALL
             .into_iter()
             .find(|mode| mode.as_str() == name)
     }
@@ -79,42 +87,6 @@ pub struct ApprovalPolicy {
     rules: Vec<Rule>,
     /// Where the paths in arguments lead.
     places: Places,
-}
-
-/// One rule: when every parameter matches its pattern, `mode` applies.
-#[derive(Debug, Clone, PartialEq)]
-struct Rule {
-    /// `tools.<name>.approval.auto[0]`.
-    key: String,
-    mode: ApprovalMode,
-    when: Vec<(String, Pattern)>,
-}
-
-#[derive(Debug, Clone)]
-enum Pattern {
-    Exact(String),
-    Prefix(String),
-    /// Anchored at both ends; `folded` ignores ASCII case.
-    Regex {
-        exact: Regex,
-        folded: Regex,
-    },
-    Any(Vec<Pattern>),
-}
-
-impl PartialEq for Pattern {
-    fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (Pattern::Exact(a), Pattern::Exact(b)) | (Pattern::Prefix(a), Pattern::Prefix(b)) => {
-                a == b
-            }
-            (Pattern::Regex { exact: a, .. }, Pattern::Regex { exact: b, .. }) => {
-                a.as_str() == b.as_str()
-            }
-            (Pattern::Any(a), Pattern::Any(b)) => a == b,
-            _ => false,
-        }
-    }
 }
 
 /// What a policy decided for one call, and the key of the rule that did.
@@ -156,45 +128,18 @@ impl ApprovalPolicy {
         self
     }
 
-    /// Reads the value of `key` (`tools.<name>.approval`): a mode's name, or
-    /// a map of `default` and rule lists. The error names the key at fault.
-    pub fn from_value(key: &str, value: &Value) -> Result<ApprovalPolicy, ApprovalError> {
-        let map = match value {
-            Value::String(name) => return Ok(ApprovalPolicy::mode(key, mode_named(key, name)?)),
-            Value::Object(map) => map,
-            other => {
-                let why = format!("expected auto, ask, deny or a map of rules, got {other}");
-                return Err(fault(key, why));
-            }
-        };
-        let mut policy = ApprovalPolicy::mode(key, ApprovalMode::Auto);
-        for (field, value) in map {
-            let field_key = format!("{key}.{field}");
-            if field == "default" {
-                let name = value.as_str().ok_or_else(|| {
-                    fault(
-                        &field_key,
-                        format!("expected auto, ask or deny, got {value}"),
-                    )
-                })?;
-                policy.default = mode_named(&field_key, name)?;
-                continue;
-            }
-            let Some(mode) = ApprovalMode::from_name(field) else {
-                let why = "unknown key; an approval takes default, auto, ask and deny";
-                return Err(fault(&field_key, why));
-            };
-            let Value::Array(rules) = value else {
-                let why = format!("expected a list of rules ({{parameter: pattern}}), got {value}");
-                return Err(fault(&field_key, why));
-            };
-            for (index, rule) in rules.iter().enumerate() {
-                policy
-                    .rules
-                    .push(read_rule(format!("{field_key}[{index}]"), mode, rule)?);
-            }
-        }
-        Ok(policy)
+    /// This policy with one more rule: when every parameter of `when`
+    /// matches its pattern, `mode` applies. The rule's key is the policy's
+    /// with the mode and the rule's place among that mode's
+    /// (`tools.x.approval.auto[0]`), as the settings list them.
+    pub fn with_rule(mut self, mode: ApprovalMode, when: Vec<(String, ArgumentPattern)>) -> Self {
+        let index = self.rules.iter().filter(|rule| rule.mode == mode).count();
+        self.rules.push(Rule {
+            key: format!("{}.{}[{index}]", self.key, mode.as_str()),
+            mode,
+            when,
+        });
+        self
     }
 
     /// Whether every call runs with nothing to record: no rule to read.
@@ -252,258 +197,6 @@ impl ApprovalPolicy {
             },
         }
     }
-}
-
-/// A fault in an approval policy: the settings key, and what is wrong there.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{key}: {message}")]
-pub struct ApprovalError {
-    pub key: String,
-    pub message: String,
-}
-
-fn fault(key: &str, message: impl Into<String>) -> ApprovalError {
-    ApprovalError {
-        key: key.to_owned(),
-        message: message.into(),
-    }
-}
-
-fn mode_named(key: &str, name: &str) -> Result<ApprovalMode, ApprovalError> {
-    ApprovalMode::from_name(name.trim())
-        .ok_or_else(|| fault(key, format!("expected auto, ask or deny, got {name:?}")))
-}
-
-fn read_rule(key: String, mode: ApprovalMode, value: &Value) -> Result<Rule, ApprovalError> {
-    let Value::Object(map) = value else {
-        let why = format!("expected a map of parameters to patterns, got {value}");
-        return Err(fault(&key, why));
-    };
-    if map.is_empty() {
-        let why = "a rule names at least one parameter (an empty rule would match every call)";
-        return Err(fault(&key, why));
-    }
-    let when = map
-        .iter()
-        .map(|(param, pattern)| {
-            let pattern = read_pattern(&format!("{key}.{param}"), pattern)?;
-            Ok((param.clone(), pattern))
-        })
-        .collect::<Result<_, ApprovalError>>()?;
-    Ok(Rule { key, mode, when })
-}
-
-fn read_pattern(key: &str, value: &Value) -> Result<Pattern, ApprovalError> {
-    const EXPECTED: &str = "expected a string, {prefix: ...}, {regex: ...} or a list of them";
-    match value {
-        Value::String(text) => Ok(Pattern::Exact(text.clone())),
-        Value::Number(_) | Value::Bool(_) => Ok(Pattern::Exact(value.to_string())),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| read_pattern(key, item))
-            .collect::<Result<_, _>>()
-            .map(Pattern::Any),
-        Value::Object(map) if map.len() == 1 => {
-            let (kind, text) = map.iter().next().expect("one entry");
-            let Some(text) = text.as_str() else {
-                return Err(fault(
-                    &format!("{key}.{kind}"),
-                    format!("expected a string, got {text}"),
-                ));
-            };
-            match kind.as_str() {
-                "prefix" if text.is_empty() => Err(fault(
-                    &format!("{key}.prefix"),
-                    "an empty prefix would match every value",
-                )),
-                "prefix" => Ok(Pattern::Prefix(text.to_owned())),
-                "regex" => {
-                    let compile = |flags: &str| {
-                        Regex::new(&format!("{flags}^(?:{text})$"))
-                            .map_err(|err| fault(&format!("{key}.regex"), err.to_string()))
-                    };
-                    Ok(Pattern::Regex {
-                        exact: compile("")?,
-                        folded: compile("(?i)")?,
-                    })
-                }
-                _ => Err(fault(key, format!("unknown pattern {kind:?}; {EXPECTED}"))),
-            }
-        }
-        other => Err(fault(key, format!("{EXPECTED}, got {other}"))),
-    }
-}
-
-impl Rule {
-    fn matches(&self, arguments: &BTreeMap<&str, Argument>, places: &Places) -> bool {
-        self.when.iter().all(|(param, pattern)| {
-            arguments
-                .get(param.as_str())
-                .is_some_and(|argument| match self.mode {
-                    ApprovalMode::Auto => argument.lets_through(pattern, places),
-                    ApprovalMode::Ask | ApprovalMode::Deny => argument.holds_back(pattern, places),
-                })
-        })
-    }
-}
-
-/// How a rule reads a value: in one form, and folded or not.
-#[derive(Debug, Clone, Copy)]
-struct Reading {
-    form: Form,
-    /// Composed and in lower case: how rules that hold calls back read.
-    folded: bool,
-}
-
-impl Reading {
-    fn of(self, text: &str, places: &Places) -> String {
-        let read = places.read(self.form, text);
-        if self.folded {
-            spelling::folded(&read)
-        } else {
-            read
-        }
-    }
-}
-
-/// One argument as its rules read it: a string in every form, anything else
-/// as its JSON.
-struct Argument {
-    readings: Vec<(Reading, String)>,
-    /// Whether an `auto` rule may let it through at all.
-    plain: bool,
-}
-
-impl Argument {
-    fn read(value: &Value, places: &Places) -> Argument {
-        let (text, forms) = match value {
-            Value::String(text) => (text.clone(), &Form::ALL[..]),
-            other => (other.to_string(), &[Form::Sent][..]),
-        };
-        let readings = [false, true]
-            .into_iter()
-            .flat_map(|folded| forms.iter().map(move |&form| Reading { form, folded }))
-            .map(|reading| (reading, reading.of(&text, places)))
-            .collect();
-        Argument {
-            readings,
-            plain: places.reads_plainly(&text),
-        }
-    }
-
-    /// Whether an `auto` rule's `pattern` lets this through: it matches
-    /// every form, as it is written.
-    fn lets_through(&self, pattern: &Pattern, places: &Places) -> bool {
-        self.plain
-            && self
-                .readings
-                .iter()
-                .filter(|(reading, _)| !reading.folded)
-                .all(|(reading, text)| pattern.matches(text, *reading, places, true))
-    }
-
-    /// Whether an `ask` or `deny` rule's `pattern` holds this back: it
-    /// matches any form, folded or not.
-    fn holds_back(&self, pattern: &Pattern, places: &Places) -> bool {
-        self.readings
-            .iter()
-            .any(|(reading, text)| pattern.matches(text, *reading, places, false))
-    }
-}
-
-/// Characters that make one shell command several, or substitute one.
-const SHELL_OPERATORS: &[char] = &[';', '&', '|', '<', '>', '$', '`', '(', ')', '\n', '\r'];
-
-impl Pattern {
-    /// Whether `value`, read as `reading`, matches; a pattern's text is read
-    /// the same way first. `lets_through`: for an `auto` rule, whose prefix
-    /// matches no chained command and no `..`.
-    fn matches(&self, value: &str, reading: Reading, places: &Places, lets_through: bool) -> bool {
-        match self {
-            Pattern::Exact(text) => value == reading.of(text, places),
-            Pattern::Regex { exact, folded } => {
-                if reading.folded {
-                    folded.is_match(value)
-                } else {
-                    exact.is_match(value)
-                }
-            }
-            Pattern::Any(patterns) => patterns
-                .iter()
-                .any(|pattern| pattern.matches(value, reading, places, lets_through)),
-            Pattern::Prefix(text) => {
-                let mut prefix = reading.of(text, places);
-                // Read as a path, `notes/` is `notes`, which `notes.sh` starts with.
-                if (text.ends_with('/') || text.ends_with("/.")) && !prefix.ends_with('/') {
-                    prefix.push('/');
-                }
-                let Some(rest) = value.strip_prefix(prefix.as_str()) else {
-                    return false;
-                };
-                // `ls` is not a prefix of `lsblk`; `notes/` is of `notes/a`.
-                let at_boundary = rest.is_empty()
-                    || !prefix.ends_with(|c: char| c.is_alphanumeric())
-                    || !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-');
-                at_boundary
-                    && !(lets_through
-                        && (value.contains(SHELL_OPERATORS) || has_parent_component(value)))
-            }
-        }
-    }
-}
-
-fn has_parent_component(value: &str) -> bool {
-    value
-        .split(|c: char| c == '/' || c == '\\' || c.is_whitespace())
-        .any(|component| component == "..")
-}
-
-/// How a call that needed approval was let through or kept back, as it is
-/// recorded with the call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    /// An `auto` rule let it run without asking.
-    Allowed,
-    /// The person said yes to this call.
-    Approved,
-    /// The person said yes to this tool for the rest of the session.
-    ApprovedForSession,
-    /// The person said no.
-    Declined,
-    /// Nobody could be asked, or nobody answered in time.
-    Unanswered,
-    /// The settings refuse it.
-    Denied,
-}
-
-/// The decision on one call, recorded with its result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApprovalRecord {
-    pub decision: Decision,
-    /// The settings key that asked, refused or allowed.
-    pub rule: String,
-}
-
-/// A call that waits for a person's yes: what a front end shows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApprovalRequest {
-    pub tool: String,
-    /// The call's arguments, coerced: what will run.
-    pub arguments: Params,
-    /// The settings key that asks.
-    pub rule: String,
-}
-
-/// What the person behind a front end made of an [`ApprovalRequest`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approval {
-    Approved,
-    /// Yes, and to every call of this tool for the rest of the session.
-    ApprovedForSession,
-    Declined,
-    /// Nobody could answer, with why ("`riverse ask` has nobody to ask: …").
-    Unanswered(String),
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! host, MCP servers) produces [`Found`] values; the [`Registry`] turns them into
 //! the agent's tool set: it checks names, resolves conflicts (first wins),
 //! applies the per-tool settings, coerces parameters by their declared types,
-//! caps output, and remembers every failure so `riverse tools` can show it.
+//! checks arguments and structured results against a manifest's JSON Schemas
+//! (compiled once per generation), caps output, and remembers every failure
+//! so `riverse tools` can show it.
 //!
 //! This crate knows nothing of processes, sockets or settings files: sources and
 //! options come from the crates above it. Of `riverse-process` it reads only
@@ -15,40 +17,48 @@ mod approval;
 pub mod call_metrics;
 mod content;
 mod context;
+mod failure;
 mod limits;
 mod live;
 mod manifest;
 mod name;
 mod params;
+mod record;
 mod registry;
 mod result;
 mod schema;
 mod text;
 mod truncate;
+mod typed;
 mod types;
 
 pub use approval::{
-    Approval, ApprovalError, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest,
-    Decision, MAX_ARGUMENTS_CHARS, ShownArgument, TooManyArguments, Verdict,
+    Approval, ApprovalMode, ApprovalPolicy, ApprovalRecord, ApprovalRequest, ArgumentPattern,
+    Decision, FOR_SESSION, MAX_ARGUMENTS_CHARS, ShownArgument, TooManyArguments, Verdict,
 };
 pub use content::{Content, human_size};
 pub use context::{
-    Answer, AnswerAction, CallContext, CallListener, EndOnDrop, FOR_SESSION, LogLevel, LogLine,
-    MAX_LOG_LINES, MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress,
-    Question, SampleRequest, Sampler, SamplesOnly,
+    Answer, AnswerAction, CallContext, CallListener, EndOnDrop, LogLevel, LogLine, MAX_LOG_LINES,
+    MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress, Question,
+    SampleRequest, Sampler, SamplesOnly,
+};
+pub use failure::{
+    AfterTimeout, CallFailure, HttpFailure, LimitBreach, ProgramFailure, Refusal, SandboxLimit,
+    ServerFailure, Subject, Termination, Unoffered, WorkerFailure,
 };
 pub use limits::CallLimits;
 pub use live::LiveRegistry;
 pub use manifest::{ToolManifest, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};
+pub use record::{Arguments, CallApproval, CallRecord};
 pub use registry::{
     CallError, Entry, Found, Registry, RegistryOptions, Status, ToolPolicy, WeakRegistry, trace,
 };
 pub use result::{FailureKind, ToolResult};
 pub use schema::{described, input_schema};
 pub use text::{seconds, shorten};
-pub use truncate::{cap_output, mark_cut};
+pub use truncate::{cap_output, cap_shared, mark_cut};
 pub use types::{DeclaredType, Kind, ParamType};
 
 use std::time::Duration;
@@ -73,5 +83,11 @@ pub trait Tool: Send + Sync {
     /// it no sandbox, which reach whatever Riverse itself can.
     fn sandbox(&self) -> Option<&Sandbox> {
         None
+    }
+    /// Whether its source checks a call's arguments against the manifest's
+    /// `input_schema` itself (an MCP server must), so the registry does not;
+    /// `false` (the default) has the registry check them.
+    fn checks_own_arguments(&self) -> bool {
+        false
     }
 }

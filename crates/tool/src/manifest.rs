@@ -20,11 +20,20 @@ pub struct ToolManifest {
     #[serde(default)]
     pub parameter_types: IndexMap<String, DeclaredType>,
     /// The parameters' JSON Schema as the tool's source wrote it, when it
-    /// wrote one (a client's function tool): shown to a model in place of the
-    /// schema built from `parameters` and `parameter_types`, which keeps only
-    /// names, descriptions and simple types.
+    /// wrote one (a Python tool's `input_schema`, an MCP server's
+    /// `inputSchema`, a client's function tool), kept whole (`$schema`,
+    /// `$defs`, `additionalProperties`): shown to a model and to MCP clients
+    /// in place of the schema built from `parameters` and `parameter_types`,
+    /// which keeps only names, descriptions and simple types. The registry
+    /// checks a call's arguments against it, unless the tool's source does
+    /// ([`Tool::checks_own_arguments`](crate::Tool::checks_own_arguments)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_schema: Option<serde_json::Value>,
+    /// The JSON Schema of the tool's structured result
+    /// ([`ToolResult::structured`](crate::ToolResult::structured)), kept
+    /// whole. A call that succeeds must return a structured result that fits it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
 }
 
 impl ToolManifest {

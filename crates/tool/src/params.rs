@@ -2,9 +2,14 @@
 //!
 //! Values arrive as strings from the command line and as any JSON from an LLM.
 //! Each declared parameter is brought to its declared type, or the call fails
-//! with a message naming the parameter and the value. Parameters the manifest
-//! does not declare, and those declared as a union or with a type name Riverse
-//! doesn't know, pass through untouched.
+//! with a message naming the parameter and the value. A parameter's type is
+//! its `parameter_types` entry, else the one its manifest's `input_schema`
+//! gives the property (one type name), else a string. Parameters declared as
+//! a union or with a type name Riverse doesn't know pass through untouched,
+//! and so do those the manifest does not declare, except text given for a
+//! property its `input_schema` types as a number, boolean, array or object:
+//! the command line gives only text, and it is read as that type when it can
+//! be (what it can't be read as is left for the schema to judge).
 
 use serde_json::{Map, Number, Value};
 
@@ -20,15 +25,16 @@ pub fn coerce_params(manifest: &ToolManifest, params: Params) -> Result<Params, 
     params
         .into_iter()
         .map(|(key, value)| {
-            if !manifest.parameters.contains_key(&key)
-                && !manifest.parameter_types.contains_key(&key)
-            {
-                return Ok((key, value));
-            }
+            let declared = manifest.parameters.contains_key(&key);
             let wanted = match manifest.parameter_types.get(&key) {
-                None => Kind::String,
                 Some(declared) => match declared.conversion() {
                     Some(kind) => kind,
+                    None => return Ok((key, value)),
+                },
+                None => match schema_kind(manifest, &key) {
+                    Some(kind) if declared => kind,
+                    Some(kind) => return Ok((key, read_from_text(value, kind))),
+                    None if declared => Kind::String,
                     None => return Ok((key, value)),
                 },
             };
@@ -42,6 +48,22 @@ pub fn coerce_params(manifest: &ToolManifest, params: Params) -> Result<Params, 
             }
         })
         .collect()
+}
+
+/// The kind the input schema gives property `key`, when it names one type.
+fn schema_kind(manifest: &ToolManifest, key: &str) -> Option<Kind> {
+    let schema = manifest.input_schema.as_ref()?;
+    let name = schema.get("properties")?.get(key)?.get("type")?.as_str()?;
+    Kind::from_name(name)
+}
+
+/// Text read as `kind` when it is not a string and the text reads as one;
+/// any other value as it is.
+fn read_from_text(value: Value, kind: Kind) -> Value {
+    if kind == Kind::String || !value.is_string() {
+        return value;
+    }
+    coerce(value, kind).unwrap_or_else(|text| text)
 }
 
 fn describe(wanted: Kind) -> &'static str {
@@ -216,6 +238,66 @@ mod tests {
             Ok(json!({"any": "3", "when": {"h": 1}}))
         );
         assert_eq!(coerced(json!({"any": 3})), Ok(json!({"any": 3})));
+    }
+
+    #[test]
+    fn text_for_a_property_the_input_schema_types_is_read_as_that_type() {
+        let manifest: ToolManifest = serde_json::from_value(json!({
+            "name": "t", "description": "d",
+            "input_schema": {"type": "object", "properties": {
+                "days": {"type": "integer"}, "loud": {"type": "boolean"},
+                "tags": {"type": "array"}, "city": {"type": "string"},
+                "when": {"$ref": "#/$defs/when"}
+            }}
+        }))
+        .unwrap();
+        let given = json!({"days": "3", "loud": "yes", "tags": "[\"a\"]", "city": "7",
+                           "when": "noon", "other": "1"});
+        let Value::Object(given) = given else {
+            panic!()
+        };
+        assert_eq!(
+            coerce_params(&manifest, given).map(Value::Object),
+            Ok(json!({"days": 3, "loud": true, "tags": ["a"], "city": "7",
+                      "when": "noon", "other": "1"}))
+        );
+        // What is not text, or can't be read, is left for the schema to judge.
+        let given = json!({"days": 2.5, "loud": "maybe"});
+        let Value::Object(given) = given else {
+            panic!()
+        };
+        assert_eq!(
+            coerce_params(&manifest, given).map(Value::Object),
+            Ok(json!({"days": 2.5, "loud": "maybe"}))
+        );
+    }
+
+    #[test]
+    fn a_described_parameter_takes_its_type_from_the_input_schema() {
+        let manifest: ToolManifest = serde_json::from_value(json!({
+            "name": "t", "description": "d",
+            "parameters": {"quantity": "how many", "note": "a note", "tags": "labels"},
+            "input_schema": {"type": "object", "properties": {
+                "quantity": {"type": "integer"}, "tags": {"type": "array"}
+            }}
+        }))
+        .unwrap();
+        let given = json!({"quantity": 2, "note": 7, "tags": ["a"]});
+        let Value::Object(given) = given else {
+            panic!()
+        };
+        assert_eq!(
+            coerce_params(&manifest, given).map(Value::Object),
+            Ok(json!({"quantity": 2, "note": "7", "tags": ["a"]}))
+        );
+        let given = json!({"quantity": "many"});
+        let Value::Object(given) = given else {
+            panic!()
+        };
+        assert_eq!(
+            coerce_params(&manifest, given),
+            Err("parameter \"quantity\": expected an integer, got \"many\"".to_owned())
+        );
     }
 
     #[test]

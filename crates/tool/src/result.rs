@@ -4,6 +4,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::Content;
 use crate::approval::ApprovalRecord;
@@ -96,6 +97,10 @@ pub struct ToolResult {
     /// Images, audio and files beside `data`, in the tool's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub content: Vec<Content>,
+    /// The result as data, beside `data`'s text: checked against the
+    /// manifest's `output_schema` when it has one (MCP's `structuredContent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
     /// How the call was let through or kept back, when its approval policy
     /// asked, refused, or let it run by a rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +115,7 @@ impl ToolResult {
             error: String::new(),
             failure: None,
             content: Vec::new(),
+            structured: None,
             approval: None,
         }
     }
@@ -127,6 +133,7 @@ impl ToolResult {
             error: error.into(),
             failure: Some(kind),
             content: Vec::new(),
+            structured: None,
             approval: None,
         }
     }
@@ -154,6 +161,18 @@ impl ToolResult {
                 "{summary} left out: a result carries at most {} of content",
                 crate::human_size(max_bytes)
             ));
+        }
+    }
+
+    /// A successful result with structured content and no text reads as
+    /// the content's JSON, for whoever reads only text: the LLM, an MCP
+    /// client that reads no `structuredContent`.
+    pub fn text_from_structured(&mut self) {
+        if self.success
+            && self.data.is_empty()
+            && let Some(structured) = &self.structured
+        {
+            self.data = structured.to_string();
         }
     }
 
@@ -201,6 +220,20 @@ mod tests {
             json!(ToolResult::ok("yes")),
             json!({"success": true, "data": "yes", "error": ""})
         );
+    }
+
+    #[test]
+    fn a_structured_result_is_written_only_when_there_is_one_and_reads_as_text_without_any() {
+        let mut result = ToolResult::ok("");
+        assert_eq!(json!(result).get("structured"), None);
+        result.structured = Some(json!({"degrees": 21.5}));
+        assert_eq!(json!(result)["structured"], json!({"degrees": 21.5}));
+        result.text_from_structured();
+        assert_eq!(result.data, r#"{"degrees":21.5}"#);
+        let mut spoken = ToolResult::ok("21.5 degrees");
+        spoken.structured = Some(json!({"degrees": 21.5}));
+        spoken.text_from_structured();
+        assert_eq!(spoken.data, "21.5 degrees");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! description with the examples, and the JSON Schema of its parameters.
 //!
 //! The Python worker answers MCP `tools/list` itself in standalone mode and
-//! mirrors both (`listed_tool` in `riverse_worker.py`); the golden test in
+//! mirrors both (`listed_tool` in the worker's `mcp_shapes.py`); the golden test in
 //! `tests/schema_golden.rs` holds the two to the same output.
 
 use serde_json::{Map, Value, json};

@@ -25,6 +25,33 @@ pub fn cap_output(text: String, max_bytes: usize) -> String {
     capped
 }
 
+/// The most bytes a marker takes: both sizes of twenty digits.
+const MARKER_BYTES: usize = MARKER_START.len() + 20 + " of ".len() + 20 + " bytes]".len();
+
+/// `first`, `separator` and `second` in at most `max_bytes` bytes, each part
+/// cut with its own marker where it must be: neither crowds the other out.
+/// A part shorter than half the room keeps it all and leaves the rest to the
+/// other; two long parts get half each.
+pub fn cap_shared(first: &str, separator: &str, second: &str, max_bytes: usize) -> String {
+    let whole = first.len() + separator.len() + second.len();
+    if whole <= max_bytes {
+        return format!("{first}{separator}{second}");
+    }
+    // The room left for the parts when one of them is cut, and when both are.
+    let one_cut = max_bytes.saturating_sub(separator.len() + MARKER_BYTES);
+    let both_cut = one_cut.saturating_sub(MARKER_BYTES);
+    let (first_room, second_room) = if first.len() <= one_cut / 2 {
+        (first.len(), one_cut - first.len())
+    } else if second.len() <= one_cut / 2 {
+        (one_cut - second.len(), second.len())
+    } else {
+        (both_cut / 2, both_cut - both_cut / 2)
+    };
+    let first = cap_output(first.to_owned(), first_room);
+    let second = cap_output(second.to_owned(), second_room);
+    format!("{first}{separator}{second}")
+}
+
 /// The start of an output of `total` bytes that its source cut (the Python
 /// worker cuts a huge result before sending it), with the marker
 /// [`cap_output`] writes, which then leaves it as it is.
@@ -63,6 +90,29 @@ mod tests {
             capped,
             "日\n[output truncated: showing the first 3 of 9 bytes]"
         );
+    }
+
+    #[test]
+    fn two_parts_share_the_cap_each_cut_with_its_marker() {
+        assert_eq!(cap_shared("ab", " | ", "cd", 7), "ab | cd");
+        let long = "x".repeat(1000);
+        let shared = cap_shared(&long, "\n\n", &long, 600);
+        assert!(shared.len() <= 600, "{}", shared.len());
+        let (first, second) = shared.split_once("\n\n").unwrap();
+        assert!(first.starts_with(&"x".repeat(200)), "{first}");
+        assert!(first.ends_with(" of 1000 bytes]"), "{first}");
+        assert!(second.starts_with(&"x".repeat(200)), "{second}");
+        assert!(second.ends_with(" of 1000 bytes]"), "{second}");
+        // A short part is kept whole; the long one gets the rest.
+        let shared = cap_shared("short", "\n\n", &long, 600);
+        assert!(shared.starts_with("short\n\nxxx"), "{shared}");
+        assert!(
+            shared.len() <= 600 && shared.len() > 500,
+            "{}",
+            shared.len()
+        );
+        // Within the cap, the registry's cut leaves it as it is.
+        assert_eq!(cap_output(shared.clone(), 600), shared);
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn from_name(name: &str) -> Option<Kind> {
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
         Some(match name.to_ascii_lowercase().as_str() {
             "str" | "string" | "text" => Kind::String,
             "int" | "integer" => Kind::Int,

@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use riverse_process::Registered;
 use riverse_process::sandbox::Confinement;
-use riverse_tool::{FailureKind, Params, ToolResult, seconds};
+use riverse_tool::{
+    AfterTimeout, CallFailure, Params, ProgramFailure, Subject, Termination, ToolResult,
+};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
@@ -66,16 +68,16 @@ pub(crate) async fn call(
     place: &Place<'_>,
     deadline: Duration,
 ) -> ToolResult {
-    let denied = |error| ToolResult::failed(FailureKind::Denied, error);
-    if let Err(error) = check_allowed(spec, params).and_then(|()| check_options(spec, params)) {
-        return denied(error);
+    let refused = |why| ToolResult::from(CallFailure::Refused { why });
+    if let Err(why) = check_allowed(spec, params).and_then(|()| check_options(spec, params)) {
+        return refused(why);
     }
     let argv = match argv(spec, params) {
         Ok(argv) => argv,
-        Err(error) => return ToolResult::failed(FailureKind::BadParameters, error),
+        Err(why) => return ToolResult::from(CallFailure::BadArguments { tool: None, why }),
     };
-    if let Err(error) = check_protected(&argv.values, place) {
-        return denied(error);
+    if let Err(why) = check_protected(&argv.values, place) {
+        return refused(why);
     }
     let timeout = spec.timeout.min(deadline);
     run(&argv.program, place, timeout).await
@@ -240,6 +242,12 @@ fn resolve(path: &Path) -> PathBuf {
 }
 
 async fn run(argv: &[String], place: &Place<'_>, timeout: Duration) -> ToolResult {
+    let failed = |failure| {
+        ToolResult::from(CallFailure::Program {
+            program: argv[0].clone(),
+            failure,
+        })
+    };
     let mut command = Command::new(&argv[0]);
     if let Some(sandbox) = place.sandbox {
         sandbox.apply_to(&mut command);
@@ -256,13 +264,12 @@ async fn run(argv: &[String], place: &Place<'_>, timeout: Duration) -> ToolResul
     let (mut child, group) = match Registered::spawn(&mut command) {
         Ok(spawned) => spawned,
         Err(err) => {
-            let message = format!("can't run {:?}: {err}", argv[0]);
-            return ToolResult::failed(FailureKind::Unavailable, message);
+            let cause = err.to_string();
+            return failed(ProgramFailure::NotStarted { cause });
         }
     };
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        let message = format!("can't read the output of {:?}", argv[0]);
-        return ToolResult::failed(FailureKind::Crashed, message);
+        return failed(ProgramFailure::OutputNotTaken);
     };
     let waited = async {
         let status = child.wait().await;
@@ -274,41 +281,30 @@ async fn run(argv: &[String], place: &Place<'_>, timeout: Duration) -> ToolResul
     let (status, stdout, stderr) = match tokio::time::timeout(timeout, finished).await {
         Ok(done) => done,
         Err(_elapsed) => {
-            return ToolResult::failed(
-                FailureKind::Timeout,
-                format!(
-                    "{:?} timed out after {}; it was killed",
-                    argv[0],
-                    seconds(timeout)
-                ),
-            );
+            return ToolResult::from(CallFailure::TimedOut {
+                subject: Subject::Program(argv[0].clone()),
+                after: timeout,
+                then: AfterTimeout::Killed,
+            });
         }
     };
     let status = match status {
         Ok(status) => status,
         Err(err) => {
-            return ToolResult::failed(FailureKind::Crashed, format!("{:?}: {err}", argv[0]));
+            let cause = err.to_string();
+            return failed(ProgramFailure::Lost { cause });
         }
     };
     if !status.success() {
         use std::os::unix::process::ExitStatusExt;
         // A program's own failure is its exit status; a signal ended it from outside.
-        let (kind, how) = match (status.code(), status.signal()) {
-            (Some(code), _) => (FailureKind::ToolError, format!("exited with status {code}")),
-            (None, Some(signal)) => (
-                FailureKind::Crashed,
-                format!("was killed by signal {signal}"),
-            ),
-            (None, None) => (FailureKind::ToolError, "failed".to_owned()),
+        let ended = match (status.code(), status.signal()) {
+            (Some(code), _) => Termination::Status(code),
+            (None, Some(signal)) => Termination::Signal(signal),
+            (None, None) => Termination::Unknown,
         };
-        let stderr = String::from_utf8_lossy(&stderr);
-        return ToolResult::failed(
-            kind,
-            match stderr.trim() {
-                "" => format!("{:?} {how}", argv[0]),
-                text => format!("{:?} {how}: {}", argv[0], excerpt(text)),
-            },
-        );
+        let stderr = excerpt(String::from_utf8_lossy(&stderr).trim());
+        return failed(ProgramFailure::Failed { ended, stderr });
     }
     ToolResult::ok(String::from_utf8_lossy(&stdout).trim().to_owned())
 }

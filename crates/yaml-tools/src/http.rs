@@ -13,7 +13,7 @@ use std::time::Duration;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use reqwest::{Method, StatusCode, Url};
-use riverse_tool::{FailureKind, Params, ToolResult, seconds};
+use riverse_tool::{AfterTimeout, CallFailure, HttpFailure, Params, Subject, ToolResult};
 use serde_json::Value;
 
 use crate::excerpt;
@@ -72,7 +72,7 @@ pub(crate) async fn call(
     let timeout = spec.timeout.min(deadline);
     let request = match Prepared::new(spec, params) {
         Ok(request) => request,
-        Err((kind, error)) => return ToolResult::failed(kind, error),
+        Err(failure) => return ToolResult::from(failure),
     };
     let what = format!("{} {}", spec.method, request.url);
     let exchange = Exchange {
@@ -83,10 +83,11 @@ pub(crate) async fn call(
     };
     match tokio::time::timeout(timeout, exchange.run(request)).await {
         Ok(result) => result,
-        Err(_elapsed) => ToolResult::failed(
-            FailureKind::Timeout,
-            format!("{what} timed out after {}", seconds(timeout)),
-        ),
+        Err(_elapsed) => ToolResult::from(CallFailure::TimedOut {
+            subject: Subject::Request(what),
+            after: timeout,
+            then: AfterTimeout::Dropped,
+        }),
     }
 }
 
@@ -104,14 +105,14 @@ impl Prepared {
     /// `Err` says why the request can't be made: a value that doesn't fit
     /// its place (bad parameters), or a template that can't be sent as it
     /// is (the agent is unavailable).
-    fn new(spec: &HttpSpec, params: &Params) -> Result<Prepared, (FailureKind, String)> {
-        let bad_value = |error| (FailureKind::BadParameters, error);
+    fn new(spec: &HttpSpec, params: &Params) -> Result<Prepared, CallFailure> {
+        let bad_value = |why| CallFailure::BadArguments { tool: None, why };
         let url = url(spec, params).map_err(bad_value)?;
         let method = Method::from_bytes(spec.method.as_bytes()).map_err(|err| {
-            let message = format!("http.method {:?}: {err}", spec.method);
-            (FailureKind::Unavailable, message)
+            let why = format!("http.method {:?}: {err}", spec.method);
+            CallFailure::Misdeclared { why }
         })?;
-        let mut headers = headers(spec).map_err(|error| (FailureKind::Unavailable, error))?;
+        let mut headers = headers(spec).map_err(|why| CallFailure::Misdeclared { why })?;
         let body = match &spec.body {
             None => None,
             Some(BodyTemplate::Json(template)) => {
@@ -316,38 +317,43 @@ struct Exchange<'a> {
 
 impl Exchange<'_> {
     async fn run(&self, first: Prepared) -> ToolResult {
+        match self.follow(first).await {
+            Ok(reply) => self.read(reply).await,
+            Err(failure) => self.failed(failure),
+        }
+    }
+
+    /// Sends `first` and follows its redirects as the agent allows, to the
+    /// reply that is the answer.
+    async fn follow(&self, first: Prepared) -> Result<reqwest::Response, HttpFailure> {
         let mut request = first.clone();
         let mut hops = 0;
-        let reply = loop {
-            let reply = match self.send(&first, &request).await {
-                Ok(reply) => reply,
-                Err(error) => return ToolResult::failed(FailureKind::Unavailable, error),
-            };
-            let next = match self.redirect_target(&reply) {
-                Ok(Some(next)) => next,
-                Ok(None) => break reply,
-                Err(error) => return ToolResult::tool_error(error),
+        loop {
+            let reply = self.send(&first, &request).await?;
+            let Some(next) = self.redirect_target(&reply)? else {
+                return Ok(reply);
             };
             hops += 1;
             if hops > MAX_REDIRECTS {
-                return ToolResult::tool_error(format!(
-                    "{}: more than {MAX_REDIRECTS} redirects",
-                    self.what
-                ));
+                return Err(HttpFailure::TooManyRedirects { max: MAX_REDIRECTS });
             }
-            if let Err(error) = self.may_follow(&first.url, &next) {
-                return ToolResult::failed(FailureKind::Denied, error);
-            }
+            self.may_follow(&first.url, &next)?;
             request = redirected(request, reply.status(), next);
-        };
-        self.read(reply).await
+        }
+    }
+
+    fn failed(&self, failure: HttpFailure) -> ToolResult {
+        ToolResult::from(CallFailure::Http {
+            request: self.what.to_owned(),
+            failure,
+        })
     }
 
     async fn send(
         &self,
         first: &Prepared,
         request: &Prepared,
-    ) -> Result<reqwest::Response, String> {
+    ) -> Result<reqwest::Response, HttpFailure> {
         // The template's headers are for the template's host.
         let headers = if same_origin(&first.url, &request.url) {
             request.headers.clone()
@@ -366,27 +372,24 @@ impl Exchange<'_> {
         if let Some(body) = &request.body {
             builder = builder.body(body.clone());
         }
-        builder
-            .send()
-            .await
-            .map_err(|err| format!("{} failed: {}", self.what, error_chain(&err)))
+        builder.send().await.map_err(|err| HttpFailure::NotSent {
+            cause: error_chain(&err),
+        })
     }
 
     /// Where a redirect reply points, when redirects are followed at all;
     /// `Err` when its Location can't be read.
-    fn redirect_target(&self, reply: &reqwest::Response) -> Result<Option<Url>, String> {
+    fn redirect_target(&self, reply: &reqwest::Response) -> Result<Option<Url>, HttpFailure> {
         if self.spec.redirect == Redirect::None || !is_followed(reply.status()) {
             return Ok(None);
         }
         let Some(location) = reply.headers().get(LOCATION) else {
             return Ok(None);
         };
-        let invalid = |why: String| {
-            format!(
-                "{} answered {}, a redirect with an invalid Location {location:?}: {why}",
-                self.what,
-                reply.status()
-            )
+        let invalid = |why: String| HttpFailure::BadRedirect {
+            status: reply.status().to_string(),
+            location: format!("{location:?}"),
+            why,
         };
         let location = location.to_str().map_err(|err| invalid(err.to_string()))?;
         reply
@@ -396,13 +399,12 @@ impl Exchange<'_> {
             .map_err(|err| invalid(err.to_string()))
     }
 
-    fn may_follow(&self, first: &Url, next: &Url) -> Result<(), String> {
+    fn may_follow(&self, first: &Url, next: &Url) -> Result<(), HttpFailure> {
         if self.spec.redirect == Redirect::SameHost && !same_origin(first, next) {
-            return Err(format!(
-                "{}: redirected to {next}, another host; http.redirect: same-host follows only redirects to {}",
-                self.what,
-                origin(first)
-            ));
+            return Err(HttpFailure::RedirectElsewhere {
+                to: next.to_string(),
+                origin: origin(first),
+            });
         }
         Ok(())
     }
@@ -415,13 +417,9 @@ impl Exchange<'_> {
             ERROR_BODY_BYTES
         };
         let too_long = || {
-            ToolResult::failed(
-                FailureKind::OutputTooLarge,
-                format!(
-                    "{}: the reply is longer than {} bytes, the limit for an HTTP agent; it was not read further",
-                    self.what, self.max_reply_bytes
-                ),
-            )
+            self.failed(HttpFailure::ReplyPastLimit {
+                limit: self.max_reply_bytes,
+            })
         };
         if status.is_success()
             && reply
@@ -433,51 +431,39 @@ impl Exchange<'_> {
         let (body, complete) = match read_capped(&mut reply, limit).await {
             Ok(read) => read,
             Err(err) => {
-                return ToolResult::failed(
-                    FailureKind::Crashed,
-                    format!(
-                        "{}: the reply could not be read: {}",
-                        self.what,
-                        error_chain(&err)
-                    ),
-                );
+                let cause = error_chain(&err);
+                return self.failed(HttpFailure::ReplyBroken { cause });
             }
         };
         let body = String::from_utf8_lossy(&body);
         if !status.is_success() {
-            return ToolResult::tool_error(self.error_status(&reply, &body));
+            return self.failed(self.error_status(&reply, &body));
         }
         if !complete {
             return too_long();
         }
         match extract(&body, &self.spec.result_path) {
             Ok(data) => ToolResult::ok(data),
-            Err(error) => ToolResult::tool_error(format!("{}: {error}", self.what)),
+            Err(why) => self.failed(HttpFailure::ResultNotFound { why }),
         }
     }
 }
 
 impl Exchange<'_> {
-    /// `GET URL answered 404 Not Found: the start of the body`; a redirect
-    /// that was not followed says where it pointed.
-    fn error_status(&self, reply: &reqwest::Response, body: &str) -> String {
+    /// An error status (`GET URL answered 404 Not Found: the start of the
+    /// body`), with where a redirect that was not followed pointed.
+    fn error_status(&self, reply: &reqwest::Response, body: &str) -> HttpFailure {
         let status = reply.status();
-        let mut error = format!("{} answered {status}", self.what);
-        let location = reply
+        let redirect = reply
             .headers()
             .get(LOCATION)
             .and_then(|value| value.to_str().ok())
             .filter(|_| is_followed(status) && self.spec.redirect == Redirect::None);
-        if let Some(location) = location {
-            error.push_str(&format!(
-                ", a redirect to {location} that http.redirect: none does not follow"
-            ));
+        HttpFailure::ErrorStatus {
+            status: status.to_string(),
+            redirect: redirect.map(str::to_owned),
+            body: excerpt(body),
         }
-        match excerpt(body).as_str() {
-            "" => {}
-            start => error.push_str(&format!(": {start}")),
-        }
-        error
     }
 }
 

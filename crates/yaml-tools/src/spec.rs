@@ -304,6 +304,7 @@ impl AgentSpec {
                 examples,
                 parameter_types: IndexMap::new(),
                 input_schema: None,
+                output_schema: None,
             },
             enabled: fields.boolean("enabled")?.unwrap_or(true),
             action,

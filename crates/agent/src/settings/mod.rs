@@ -27,6 +27,7 @@ pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
 pub use protected::ProtectedPath;
 pub use serve::{ServeSettings, Storage, checked_token};
+pub use skills::{SKILLS_DIR_VARIABLE, SkillsSettings};
 use values::{Count, NonEmpty, Scalar, Seconds, Warnings};
 
 const DEFAULT_TOOLS_DIR: &str = "agent/tools";
@@ -192,6 +193,8 @@ pub struct Settings {
     pub serve: ServeSettings,
     /// `log_format`; `--log-format` wins over it.
     pub log_format: LogFormat,
+    /// `skills`, with `SKILLS_DIR` applied by [`Settings::load`].
+    pub skills: SkillsSettings,
 }
 
 #[derive(Deserialize, Default)]
@@ -208,6 +211,7 @@ struct RawSettings {
     embedded: Option<RawEmbedded>,
     serve: Option<serve::RawServe>,
     log_format: Option<LogFormat>,
+    skills: Option<skills::RawSkills>,
 }
 
 #[derive(Deserialize, Default)]
@@ -383,6 +387,7 @@ impl Settings {
             &invalid,
             &mut warnings,
         )?;
+        let skills = skills::skills_settings(raw.skills.unwrap_or_default(), &mut warnings);
         Ok(Settings {
             project_dir: project_dir.to_owned(),
             file,
@@ -407,12 +412,18 @@ impl Settings {
                 .collect(),
             serve,
             log_format: raw.log_format.unwrap_or_default(),
+            skills,
         })
     }
 
     /// The tools directory as a path to open.
     pub fn tools_dir(&self) -> PathBuf {
         self.project_dir.join(&self.tools.dir)
+    }
+
+    /// The skills directory as a path to open.
+    pub fn skills_dir(&self) -> PathBuf {
+        self.project_dir.join(&self.skills.dir)
     }
 }
 
@@ -438,6 +449,7 @@ fn read_bounded(path: &Path) -> Result<String, SettingsError> {
 /// The environment variables that override the file (DESIGN.md section 5).
 fn with_env(mut settings: Settings) -> Settings {
     settings.openai.apply_env(&|name| std::env::var(name).ok());
+    settings.skills.apply_env(&|name| std::env::var(name).ok());
     settings
 }
 
@@ -521,8 +533,8 @@ fn tools_settings(
             Some(value) => {
                 let value = serde_json::to_value(value)
                     .map_err(|err| invalid(&key("approval"), err.to_string()))?;
-                ApprovalPolicy::from_value(&key("approval"), &value)
-                    .map_err(|fault| invalid(&fault.key, fault.message))?
+                approval::approval_at(&key("approval"), &value)
+                    .map_err(|(key, why)| invalid(&key, why))?
                     .within(project_dir)
             }
         };
@@ -622,12 +634,14 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
     }
 }
 
+mod approval;
 mod llm;
 mod mcp;
 pub mod options;
 mod protected;
 mod sandbox;
 mod serve;
+mod skills;
 #[cfg(test)]
 mod tests;
 mod tool_config;

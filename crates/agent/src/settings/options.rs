@@ -12,10 +12,11 @@ use riverse_mcp::McpOptions;
 use riverse_process::sandbox::Sandbox;
 use riverse_python::environment::EnvironmentOptions;
 use riverse_python::{HostLink, PythonOptions, resolve_interpreter};
+use riverse_skills::SkillsOptions;
 use riverse_tool::{CallLimits, RegistryOptions, ToolPolicy};
 use riverse_yaml_tools::AgentsOptions;
 
-use crate::{LlmProvider, Settings, TurnOptions};
+use crate::{Language, LlmProvider, Settings, TurnOptions};
 
 /// `tools.max_output_bytes`, which every tool source and the registry keep.
 pub fn call_limits(settings: &Settings) -> CallLimits {
@@ -32,6 +33,21 @@ pub fn turn_options(settings: &Settings) -> TurnOptions {
         max_tool_calls: settings.agent.max_tool_calls,
         max_tools_shown: settings.agent.max_tools_shown,
         language: settings.language,
+    }
+}
+
+/// `skills`, `SKILLS_DIR` and `language`: which skills are read.
+pub fn skills_options(settings: &Settings) -> SkillsOptions {
+    let language = match settings.language {
+        Language::En => "en",
+        Language::Ja => "ja",
+        Language::Zh => "zh",
+    };
+    SkillsOptions {
+        enabled: settings.skills.enabled,
+        dir: settings.skills_dir(),
+        project_dir: settings.project_dir.clone(),
+        language: language.to_owned(),
     }
 }
 

@@ -226,23 +226,59 @@ struct RawDatabase {
 }
 
 pub(super) fn serve_settings(
-    raw: RawServe,
+    mut raw: RawServe,
     document: &Value,
     invalid: &dyn Fn(&str, String) -> SettingsError,
     warnings: &mut Warnings,
 ) -> Result<ServeSettings, SettingsError> {
-    let defaults = ServeSettings::default();
-    let addr = match raw.addr.as_deref().map(str::trim) {
-        None | Some("") => defaults.addr,
+    let addr = listen_addr(raw.addr.take(), invalid)?;
+    let storage = raw.storage.unwrap_or_default();
+    let database_url = database_url(raw.database_url.take(), storage, document, invalid)?;
+    let otlp_endpoint = otlp_endpoint(raw.otlp_endpoint.take(), invalid)?;
+    let token = match raw.token.take().filter(|token| !token.is_empty()) {
+        Some(token) => Some(checked_token(token).map_err(|why| invalid("serve.token", why))?),
+        None => None,
+    };
+    let cors_origins = std::mem::take(&mut raw.cors_origins)
+        .into_iter()
+        .map(|origin| origin.0)
+        .collect();
+    Ok(ServeSettings {
+        addr,
+        token,
+        storage,
+        database_url,
+        cors_origins,
+        otlp_endpoint,
+        ..limits(raw, warnings)
+    })
+}
+
+/// `serve.addr`, or the default when it is empty.
+fn listen_addr(
+    text: Option<String>,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<SocketAddr, SettingsError> {
+    match text.as_deref().map(str::trim) {
+        None | Some("") => Ok(ServeSettings::default().addr),
         Some(text) => text.parse().map_err(|_| {
             invalid(
                 "serve.addr",
                 format!("expected HOST:PORT with an IP address, got {text:?}"),
             )
-        })?,
-    };
-    let storage = raw.storage.unwrap_or_default();
-    let database_url = match raw.database_url.filter(|url| !url.trim().is_empty()) {
+        }),
+    }
+}
+
+/// `serve.database_url`, else one built from the `database:` section;
+/// postgres storage needs one of them.
+fn database_url(
+    url: Option<String>,
+    storage: Storage,
+    document: &Value,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<Option<String>, SettingsError> {
+    let database_url = match url.filter(|url| !url.trim().is_empty()) {
         Some(url) => Some(url),
         None => database_section_url(document, invalid)?,
     };
@@ -252,19 +288,29 @@ pub(super) fn serve_settings(
             "postgres needs serve.database_url or a database: section".into(),
         ));
     }
-    let otlp_endpoint = match raw.otlp_endpoint.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(text) => Some(
+    Ok(database_url)
+}
+
+/// `serve.otlp_endpoint`, checked as an HTTP URL; `None` when empty.
+fn otlp_endpoint(
+    text: Option<String>,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<Option<String>, SettingsError> {
+    match text.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(text) => Ok(Some(
             HttpUrl::parse(text)
                 .map_err(|why| invalid("serve.otlp_endpoint", why))?
                 .as_str()
                 .to_owned(),
-        ),
-    };
-    let token = match raw.token.filter(|token| !token.is_empty()) {
-        Some(token) => Some(checked_token(token).map_err(|why| invalid("serve.token", why))?),
-        None => None,
-    };
+        )),
+    }
+}
+
+/// `serve`'s limits, timeouts and switches, each its default when not
+/// given; the rest of the settings are left at their defaults.
+fn limits(raw: RawServe, warnings: &mut Warnings) -> ServeSettings {
+    let defaults = ServeSettings::default();
     let mut seconds = |key: &str, value: Option<Scalar<Seconds>>, default: Duration| {
         value.map_or(default, |secs| warnings.take(key, secs).0)
     };
@@ -288,11 +334,7 @@ pub(super) fn serve_settings(
         raw.question_timeout,
         defaults.question_timeout,
     );
-    Ok(ServeSettings {
-        addr,
-        token,
-        storage,
-        database_url,
+    ServeSettings {
         max_body_bytes: raw.max_body_bytes.map_or(defaults.max_body_bytes, |bytes| {
             warnings.take("serve.max_body_bytes", bytes).get()
         }),
@@ -323,16 +365,11 @@ pub(super) fn serve_settings(
             }),
         mcp_session_timeout,
         question_timeout,
-        cors_origins: raw
-            .cors_origins
-            .into_iter()
-            .map(|origin| origin.0)
-            .collect(),
-        otlp_endpoint,
         trace_content: raw
             .trace_content
             .is_some_and(|content| warnings.take("serve.trace_content", content)),
-    })
+        ..defaults
+    }
 }
 
 /// A token is compared byte for byte with what clients send, and HTTP drops

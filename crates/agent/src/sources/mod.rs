@@ -36,6 +36,12 @@ pub async fn list_tools(settings: &Settings) -> Registry {
         .registry(settings)
 }
 
+/// Gives the metrics the tool sources record (the Python workers') their
+/// help text in the recorder the front end installed.
+pub fn describe_metrics() {
+    riverse_python::describe_worker_metrics();
+}
+
 /// How long the tools will serve: it decides whether workers start ahead of
 /// the first calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

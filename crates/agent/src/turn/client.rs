@@ -48,18 +48,39 @@ impl ToolUse {
     /// (handed back), each in the model's order; past the first when calls
     /// are not parallel, none. A call of a client tool the round did not
     /// `offer` is not handed back: it stays with the agent's, to be refused.
-    pub(crate) fn split(
+    pub(crate) fn split<C: RoundCall>(
         &self,
-        mut calls: Vec<ToolCall>,
+        mut calls: Vec<C>,
         offer: Offer<'_>,
-    ) -> (Vec<ToolCall>, Vec<ToolCall>) {
+    ) -> (Vec<C>, Vec<ToolCall>) {
         if !self.parallel {
             calls.truncate(1);
         }
         let (client, own): (Vec<_>, Vec<_>) = calls
             .into_iter()
-            .partition(|call| self.is_client_tool(&call.name) && offer.includes(&call.name));
-        (own, client.into_iter().map(handed_back).collect())
+            .partition(|call| self.is_client_tool(call.tool()) && offer.includes(call.tool()));
+        let handed = client
+            .into_iter()
+            .map(|call| handed_back(call.into_tool_call()))
+            .collect();
+        (own, handed)
+    }
+}
+
+/// A call of a round as [`ToolUse::split`] sorts it: a model's function
+/// call, or a call the dispatcher read with its arguments parsed.
+pub(crate) trait RoundCall {
+    fn tool(&self) -> &str;
+    fn into_tool_call(self) -> ToolCall;
+}
+
+impl RoundCall for ToolCall {
+    fn tool(&self) -> &str {
+        &self.name
+    }
+
+    fn into_tool_call(self) -> ToolCall {
+        self
     }
 }
 

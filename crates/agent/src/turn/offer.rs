@@ -5,7 +5,7 @@
 //! is no tool at all, is refused whatever the registry holds.
 
 use riverse_llm::ToolChoice;
-use riverse_tool::ToolManifest;
+use riverse_tool::{CallFailure, ToolManifest, Unoffered};
 
 /// The tools one round of a turn offers: those shown, narrowed by the
 /// round's `tool_choice`.
@@ -27,20 +27,18 @@ impl<'a> Offer<'a> {
 
     /// Why a call of `tool` does not run in this round, as the model reads
     /// it; `None` when the round offered it.
-    pub(crate) fn refusal(&self, tool: &str) -> Option<String> {
-        let why = match self.choice {
-            ToolChoice::None => "tool_choice is \"none\"".to_owned(),
-            ToolChoice::Function(named) if named != tool => format!("tool_choice names {named:?}"),
+    pub(crate) fn refusal(&self, tool: &str) -> Option<CallFailure> {
+        let because = match self.choice {
+            ToolChoice::None => Unoffered::ChoiceNone,
+            ToolChoice::Function(named) if named != tool => Unoffered::ChoiceNames(named.clone()),
             _ if self.shown.iter().any(|shown| shown.name == tool) => return None,
-            _ if self.shown.is_empty() => "no tools were shown".to_owned(),
-            _ => {
-                let names: Vec<&str> = self.shown.iter().map(|shown| shown.name.as_str()).collect();
-                format!("it is not among the tools shown ({})", names.join(", "))
-            }
+            _ if self.shown.is_empty() => Unoffered::NoneShown,
+            _ => Unoffered::NotShown(self.shown.iter().map(|shown| shown.name.clone()).collect()),
         };
-        Some(format!(
-            "tool {tool:?} was not offered in this round: {why}"
-        ))
+        Some(CallFailure::NotOffered {
+            tool: tool.to_owned(),
+            because,
+        })
     }
 }
 
@@ -67,13 +65,16 @@ mod tests {
             let offer = Offer::new(&tools, &choice);
             assert!(offer.includes("weather"));
             assert_eq!(
-                offer.refusal("mark").unwrap(),
+                offer.refusal("mark").unwrap().to_string(),
                 "tool \"mark\" was not offered in this round: \
                  it is not among the tools shown (clock, weather)"
             );
         }
         assert_eq!(
-            Offer::new(&[], &ToolChoice::Auto).refusal("mark").unwrap(),
+            Offer::new(&[], &ToolChoice::Auto)
+                .refusal("mark")
+                .unwrap()
+                .to_string(),
             "tool \"mark\" was not offered in this round: no tools were shown"
         );
     }
@@ -83,14 +84,17 @@ mod tests {
         let tools = shown(&["clock", "weather"]);
         let none = ToolChoice::None;
         assert_eq!(
-            Offer::new(&tools, &none).refusal("weather").unwrap(),
+            Offer::new(&tools, &none)
+                .refusal("weather")
+                .unwrap()
+                .to_string(),
             "tool \"weather\" was not offered in this round: tool_choice is \"none\""
         );
         let named = ToolChoice::Function("clock".into());
         let offer = Offer::new(&tools, &named);
         assert!(offer.includes("clock"));
         assert_eq!(
-            offer.refusal("weather").unwrap(),
+            offer.refusal("weather").unwrap().to_string(),
             "tool \"weather\" was not offered in this round: tool_choice names \"clock\""
         );
         let hidden = ToolChoice::Function("mark".into());

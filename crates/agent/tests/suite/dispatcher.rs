@@ -28,7 +28,7 @@ async fn the_dispatcher_picks_a_tool_and_the_answer_reads_its_result() {
     let (turn, events) = turn(&agent, &[], "What's the weather in Tokyo?").await;
     assert_eq!(turn.answer, "Tokyo is sunny, 21°C.");
     assert_eq!(turn.tool_calls.len(), 1);
-    assert_eq!(turn.tool_calls[0].params, json!({"city": "Tokyo"}));
+    assert_eq!(json!(turn.tool_calls[0].params), json!({"city": "Tokyo"}));
     assert_eq!(
         event_outline(&events),
         vec![

@@ -32,7 +32,7 @@ async fn a_python_tool_runs_and_its_result_reaches_the_answer() {
             .filter(|(key, _)| *key != "duration_ms")
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect::<serde_json::Map<_, _>>(),
-        json!({"tool": "weather", "params": {"city": "Tokyo"}, "success": true, "data": "Tokyo: 21°C, sunny", "error": ""})
+        json!({"call_id": "call_1", "tool": "weather", "params": {"city": "Tokyo"}, "success": true, "data": "Tokyo: 21°C, sunny", "error": ""})
             .as_object()
             .unwrap()
             .clone()
@@ -122,7 +122,7 @@ class Sleeper(BaseTool):
     ]);
     let agent = agent(&project, &server, "python: {workers: 3}").await;
     let (turn, _) = turn(&agent, &[], "sleep three times").await;
-    assert_eq!(turn.tool_calls.iter().filter(|c| c.success).count(), 3);
+    assert_eq!(turn.tool_calls.iter().filter(|c| c.succeeded()).count(), 3);
 
     let spans: Vec<(f64, f64)> = std::fs::read_to_string(&log)
         .unwrap()
@@ -231,7 +231,7 @@ async fn failing_crashing_unknown_and_malformed_calls_reach_the_model_as_errors(
     let outcomes: Vec<(String, bool)> = turn
         .tool_calls
         .iter()
-        .map(|c| (c.tool.clone(), c.success))
+        .map(|c| (c.tool.clone(), c.succeeded()))
         .collect();
     assert_eq!(
         outcomes,
@@ -246,7 +246,7 @@ async fn failing_crashing_unknown_and_malformed_calls_reach_the_model_as_errors(
         .map(|(t, s)| (t.to_owned(), s))
         .to_vec()
     );
-    assert_eq!(turn.tool_calls[4].params, json!("{city: Tokyo"));
+    assert_eq!(json!(turn.tool_calls[4].params), json!("{city: Tokyo"));
     // The conversation marks each result as failed or not, for providers
     // (the embedded model) that answer failures differently.
     let failed: Vec<(&str, bool)> = turn

@@ -5,7 +5,7 @@
 //! both routings, for the agent's tools and the caller's.
 
 use pretty_assertions::assert_eq;
-use riverse_agent::{Agent, ToolCallRecord, ToolUse, Turn, TurnEvent};
+use riverse_agent::{Agent, CallRecord, ToolUse, Turn, TurnEvent};
 use riverse_llm::ToolChoice;
 use riverse_test_support::Project;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
@@ -48,7 +48,7 @@ fn assert_refused(turn: &Turn, why: &str) {
     let [record] = turn.tool_calls.as_slice() else {
         panic!("{:?}", turn.tool_calls);
     };
-    let ToolCallRecord {
+    let CallRecord {
         tool,
         params,
         success,
@@ -57,11 +57,11 @@ fn assert_refused(turn: &Turn, why: &str) {
         ..
     } = record;
     assert_eq!(
-        (tool.as_str(), params, *success, *failure),
+        (tool.as_str(), json!(params), *success, *failure),
         (
             "mark",
-            &json!({"name": "hostile"}),
-            false,
+            json!({"name": "hostile"}),
+            Some(false),
             Some(FailureKind::Unavailable)
         )
     );
@@ -173,7 +173,7 @@ async fn a_tool_that_tool_choice_names_is_offered_though_selection_hid_it() {
     let named = choosing(ToolChoice::Function("mark".into()));
     let (turn, _) = turn_with(&agent, "What's the weather in Tokyo?", &named).await;
     assert_eq!(marks(&project), vec!["named"]);
-    assert!(turn.tool_calls[0].success, "{:?}", turn.tool_calls);
+    assert!(turn.tool_calls[0].succeeded(), "{:?}", turn.tool_calls);
     assert_eq!(server.requests()[0].tool_names(), vec!["weather", "mark"]);
 }
 

@@ -30,7 +30,7 @@ pub fn event_outline(events: &[TurnEvent]) -> Vec<String> {
         let line = match event {
             TurnEvent::ToolCallStarted { tool, .. } => format!("started {tool}"),
             TurnEvent::ToolCallFinished(record) => {
-                format!("finished {} {}", record.tool, record.success)
+                format!("finished {} {}", record.tool, record.succeeded())
             }
             TurnEvent::AnswerDelta(text) => {
                 if let Some(last) = outline.last_mut().filter(|l| l.starts_with("text ")) {

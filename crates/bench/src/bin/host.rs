@@ -33,6 +33,8 @@ mod sandbox;
 mod spawn;
 #[path = "host/stats.rs"]
 mod stats;
+#[path = "host/table.rs"]
+mod table;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,8 +43,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Parser;
 
-use crate::procfs::{Memory, format_kib};
-use crate::stats::format_duration;
+use crate::table::Table;
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of Riverse's drop-in tool system")]
@@ -145,13 +146,40 @@ async fn run(args: Args) -> anyhow::Result<()> {
     } else {
         None
     };
+    print_setup(&python, riverse.as_deref(), args.runtime);
+
+    let mut table = Table::default();
+    if wants(Bench::Calls) {
+        time_calls(&mut table, &python, args.calls).await?;
+    }
+    if wants(Bench::Spawn) {
+        time_spawns(&mut table, &python, args.spawns).await?;
+    }
+    if let (true, Some(riverse)) = (wants(Bench::Tools), &riverse) {
+        time_listing(&mut table, riverse, &python, args.runs, args.tools)?;
+    }
+    if wants(Bench::Parallel) {
+        time_parallel(&mut table, &python).await?;
+    }
+    if let (true, Some(riverse)) = (wants(Bench::Memory), &riverse) {
+        measure_memory(&mut table, riverse, &python).await?;
+    }
+    if wants(Bench::Fork) {
+        time_fork(&mut table, &python, args.spawns).await?;
+    }
+    if wants(Bench::Sandbox) {
+        time_sandbox(&mut table, &python, args.calls, args.spawns).await?;
+    }
+    print!("{}", table.render());
+    Ok(())
+}
+
+/// What the results depend on: the interpreter, the binary, the machine's
+/// load, the environment and the runtime.
+fn print_setup(python: &Path, riverse: Option<&Path>, runtime: Runtime) {
     println!("Riverse host benchmarks");
-    println!(
-        "python:  {} ({})",
-        python.display(),
-        python_version(&python)
-    );
-    if let Some(riverse) = &riverse {
+    println!("python:  {} ({})", python.display(), python_version(python));
+    if let Some(riverse) = riverse {
         println!("riverse: {}", riverse.display());
     }
     println!(
@@ -165,286 +193,306 @@ async fn run(args: Args) -> anyhow::Result<()> {
             println!("env:     {var}={}", value.to_string_lossy());
         }
     }
-    let runtime = match args.runtime {
+    let runtime = match runtime {
         Runtime::Multi => "two worker threads",
         Runtime::Current => "one thread",
     };
     println!("runtime: {runtime}");
     println!();
+}
 
-    let mut table = Table::default();
-    if wants(Bench::Calls) {
-        eprintln!("timing {} warm calls per contender...", args.calls);
-        let mut times = calls::measure(&python, args.calls).await?;
-        let pipe_p50 = times.pipe.wall.median();
-        let pipe_p99 = times.pipe.wall.percentile(99.0);
-        // Issue 14: at most 1.3 times the pipe floor measured in this run.
-        let goal_p50 = pipe_p50.mul_f64(WARM_CALL_GOAL);
-        let goal_p99 = pipe_p99.mul_f64(WARM_CALL_GOAL);
-        let baseline = "pipe NDJSON child";
-        table.time(
-            "warm call via registry, p50",
-            times.registry.wall.median(),
-            Some((baseline, pipe_p50)),
-            Some(goal_p50),
-        );
-        table.time(
-            "warm call via registry, p99",
-            times.registry.wall.percentile(99.0),
-            Some((baseline, pipe_p99)),
-            Some(goal_p99),
-        );
-        table.time(
-            "  async parent, same child, p50",
-            times.pipe_async.wall.median(),
-            Some((baseline, pipe_p50)),
-            None,
-        );
-        table.time(
-            "  async parent, same child, p99",
-            times.pipe_async.wall.percentile(99.0),
-            Some((baseline, pipe_p99)),
-            None,
-        );
-        let (pipe_host, pipe_child) = times.pipe.cpu_per_call();
-        let (host, worker) = times.registry.cpu_per_call();
-        let (async_host, async_child) = times.pipe_async.cpu_per_call();
-        table.time(
-            "  cpu per call: host",
-            host,
-            Some(("blocking parent", pipe_host)),
-            None,
-        );
-        table.time(
-            "  cpu per call: python worker",
-            worker,
-            Some(("baseline child", pipe_child)),
-            None,
-        );
-        table.time(
-            "  cpu per call: async parent",
-            async_host,
-            Some(("blocking parent", pipe_host)),
-            None,
-        );
-        table.time(
-            "  cpu per call: its child",
-            async_child,
-            Some(("baseline child", pipe_child)),
-            None,
-        );
-        table.note(format!(
-            "calls: {} each, the contenders taking turns in blocks; cpu from /proc, to 10 ms per block; warm call goals: {WARM_CALL_GOAL}x the pipe floor",
-            times.registry.wall.len()
-        ));
-    }
-    if wants(Bench::Spawn) {
-        eprintln!("timing {} worker starts...", args.spawns);
-        let mut times = spawn::measure(&python, args.spawns).await?;
-        let ready = ("bare python, first line", times.bare_ready.median());
-        let exit = ("python -c pass, to exit", times.bare_exit.median());
-        table.time(
-            "worker spawn to ready, median",
-            times.worker.median(),
-            Some(ready),
-            Some(Duration::from_millis(40)),
-        );
-        table.time(
-            "  python -S, first line",
-            times.bare_ready_no_site.median(),
-            Some(ready),
-            None,
-        );
-        table.time("  python -c pass, to exit", exit.1, Some(ready), None);
-        table.time(
-            "  worker via -c uncached, to exit",
-            times.script_exit.median(),
-            Some(exit),
-            None,
-        );
-        table.note(format!("{} starts each", times.worker.len()));
-    }
-    if let (true, Some(riverse)) = (wants(Bench::Tools), &riverse) {
-        eprintln!(
-            "timing {} runs of riverse tools --json on {} tools...",
-            args.runs, args.tools
-        );
-        let runs = args.runs;
-        let tools = args.tools;
-        let mut times = blocking(|| listing::measure(riverse, &python, tools, runs))?;
-        table.time(
-            &format!("riverse tools --json, {tools} tools"),
-            times.riverse.median(),
-            Some(("same in plain python", times.pure_python.median())),
-            Some(Duration::from_millis(200)),
-        );
-        table.time(
-            "  riverse tools --json, no tools",
-            times.riverse_empty.median(),
-            Some(("same in plain python", times.pure_python_empty.median())),
-            None,
-        );
-        let bare = times.bare_start.median();
-        table.time(
-            &format!("  riverse tools --json, {tools} tools"),
-            times.riverse.median(),
-            Some(("python -c pass", bare)),
-            None,
-        );
-        table.time(
-            "  riverse tools --json, no tools",
-            times.riverse_empty.median(),
-            Some(("python -c pass", bare)),
-            None,
-        );
-        table.note(format!("{} runs each, whole process", times.riverse.len()));
-    }
-    if wants(Bench::Parallel) {
-        eprintln!("timing {PARALLEL} parallel calls...");
-        let mut times = concurrency::measure(&python, PARALLEL, 5).await?;
-        let single = times.single.median();
-        let goal = Duration::from_millis(700);
-        let what = format!(
-            "{PARALLEL} x {} s sleep, {PARALLEL} workers",
-            concurrency::NAP
-        );
-        table.time(
-            &format!("{what}, warm"),
-            times.warm.median(),
-            Some(("one call alone", single)),
-            Some(goal),
-        );
-        table.time(
-            &format!("{what}, cold"),
-            times.cold,
-            Some(("one call alone", single)),
-            Some(goal),
-        );
-        table.note(format!(
-            "warm: median of {} batches; cold: the first batch, starting {} workers",
-            times.warm.len(),
-            PARALLEL - 1
-        ));
-    }
-    if let (true, Some(riverse)) = (wants(Bench::Memory), &riverse) {
-        eprintln!("reading resident memory...");
-        let report = memory::measure(riverse, &python).await?;
-        table.memory(
-            "host (riverse call, warm worker)",
-            report.host,
-            None,
-            Some(15 * 1024),
-        );
-        table.memory(
-            "worker before tool imports",
-            report.worker,
-            Some(("idle python", report.bare)),
-            Some(12 * 1024),
-        );
-        table.memory(
-            "  worker running one tool",
-            report.host_worker,
-            Some(("idle python", report.bare)),
-            None,
-        );
-        table.memory(
-            "  idle python -S",
-            report.bare_no_site,
-            Some(("idle python", report.bare)),
-            None,
-        );
-        table.note("memory goals are judged on VmRSS".to_owned());
-    }
-    if wants(Bench::Fork) {
-        eprintln!(
-            "timing forked workers and fresh interpreters, {} tools...",
+/// Warm calls through the registry against a pipe to a child (issue 14).
+async fn time_calls(table: &mut Table, python: &Path, count: usize) -> anyhow::Result<()> {
+    eprintln!("timing {count} warm calls per contender...");
+    let mut times = calls::measure(python, count).await?;
+    let pipe_p50 = times.pipe.wall.median();
+    let pipe_p99 = times.pipe.wall.percentile(99.0);
+    // Issue 14: at most 1.3 times the pipe floor measured in this run.
+    let goal_p50 = pipe_p50.mul_f64(WARM_CALL_GOAL);
+    let goal_p99 = pipe_p99.mul_f64(WARM_CALL_GOAL);
+    let baseline = "pipe NDJSON child";
+    table.time(
+        "warm call via registry, p50",
+        times.registry.wall.median(),
+        Some((baseline, pipe_p50)),
+        Some(goal_p50),
+    );
+    table.time(
+        "warm call via registry, p99",
+        times.registry.wall.percentile(99.0),
+        Some((baseline, pipe_p99)),
+        Some(goal_p99),
+    );
+    table.time(
+        "  async parent, same child, p50",
+        times.pipe_async.wall.median(),
+        Some((baseline, pipe_p50)),
+        None,
+    );
+    table.time(
+        "  async parent, same child, p99",
+        times.pipe_async.wall.percentile(99.0),
+        Some((baseline, pipe_p99)),
+        None,
+    );
+    let (pipe_host, pipe_child) = times.pipe.cpu_per_call();
+    let (host, worker) = times.registry.cpu_per_call();
+    let (async_host, async_child) = times.pipe_async.cpu_per_call();
+    table.time(
+        "  cpu per call: host",
+        host,
+        Some(("blocking parent", pipe_host)),
+        None,
+    );
+    table.time(
+        "  cpu per call: python worker",
+        worker,
+        Some(("baseline child", pipe_child)),
+        None,
+    );
+    table.time(
+        "  cpu per call: async parent",
+        async_host,
+        Some(("blocking parent", pipe_host)),
+        None,
+    );
+    table.time(
+        "  cpu per call: its child",
+        async_child,
+        Some(("baseline child", pipe_child)),
+        None,
+    );
+    table.note(format!(
+        "calls: {} each, the contenders taking turns in blocks; cpu from /proc, to 10 ms per block; warm call goals: {WARM_CALL_GOAL}x the pipe floor",
+        times.registry.wall.len()
+    ));
+    Ok(())
+}
+
+/// Worker starts against bare interpreter starts.
+async fn time_spawns(table: &mut Table, python: &Path, spawns: usize) -> anyhow::Result<()> {
+    eprintln!("timing {spawns} worker starts...");
+    let mut times = spawn::measure(python, spawns).await?;
+    let ready = ("bare python, first line", times.bare_ready.median());
+    let exit = ("python -c pass, to exit", times.bare_exit.median());
+    table.time(
+        "worker spawn to ready, median",
+        times.worker.median(),
+        Some(ready),
+        Some(Duration::from_millis(40)),
+    );
+    table.time(
+        "  python -S, first line",
+        times.bare_ready_no_site.median(),
+        Some(ready),
+        None,
+    );
+    table.time("  python -c pass, to exit", exit.1, Some(ready), None);
+    table.time(
+        "  worker via -c uncached, to exit",
+        times.script_exit.median(),
+        Some(exit),
+        None,
+    );
+    table.note(format!("{} starts each", times.worker.len()));
+    Ok(())
+}
+
+/// `riverse tools --json` against the same listing in plain Python.
+fn time_listing(
+    table: &mut Table,
+    riverse: &Path,
+    python: &Path,
+    runs: usize,
+    tools: usize,
+) -> anyhow::Result<()> {
+    eprintln!("timing {runs} runs of riverse tools --json on {tools} tools...");
+    let mut times = blocking(|| listing::measure(riverse, python, tools, runs))?;
+    table.time(
+        &format!("riverse tools --json, {tools} tools"),
+        times.riverse.median(),
+        Some(("same in plain python", times.pure_python.median())),
+        Some(Duration::from_millis(200)),
+    );
+    table.time(
+        "  riverse tools --json, no tools",
+        times.riverse_empty.median(),
+        Some(("same in plain python", times.pure_python_empty.median())),
+        None,
+    );
+    let bare = times.bare_start.median();
+    table.time(
+        &format!("  riverse tools --json, {tools} tools"),
+        times.riverse.median(),
+        Some(("python -c pass", bare)),
+        None,
+    );
+    table.time(
+        "  riverse tools --json, no tools",
+        times.riverse_empty.median(),
+        Some(("python -c pass", bare)),
+        None,
+    );
+    table.note(format!("{} runs each, whole process", times.riverse.len()));
+    Ok(())
+}
+
+/// Calls at once on as many workers, warm and cold, against one call alone.
+async fn time_parallel(table: &mut Table, python: &Path) -> anyhow::Result<()> {
+    eprintln!("timing {PARALLEL} parallel calls...");
+    let mut times = concurrency::measure(python, PARALLEL, 5).await?;
+    let single = times.single.median();
+    let goal = Duration::from_millis(700);
+    let what = format!(
+        "{PARALLEL} x {} s sleep, {PARALLEL} workers",
+        concurrency::NAP
+    );
+    table.time(
+        &format!("{what}, warm"),
+        times.warm.median(),
+        Some(("one call alone", single)),
+        Some(goal),
+    );
+    table.time(
+        &format!("{what}, cold"),
+        times.cold,
+        Some(("one call alone", single)),
+        Some(goal),
+    );
+    table.note(format!(
+        "warm: median of {} batches; cold: the first batch, starting {} workers",
+        times.warm.len(),
+        PARALLEL - 1
+    ));
+    Ok(())
+}
+
+/// Resident memory of the host and its workers against idle Python.
+async fn measure_memory(table: &mut Table, riverse: &Path, python: &Path) -> anyhow::Result<()> {
+    eprintln!("reading resident memory...");
+    let report = memory::measure(riverse, python).await?;
+    table.memory(
+        "host (riverse call, warm worker)",
+        report.host,
+        None,
+        Some(15 * 1024),
+    );
+    table.memory(
+        "worker before tool imports",
+        report.worker,
+        Some(("idle python", report.bare)),
+        Some(12 * 1024),
+    );
+    table.memory(
+        "  worker running one tool",
+        report.host_worker,
+        Some(("idle python", report.bare)),
+        None,
+    );
+    table.memory(
+        "  idle python -S",
+        report.bare_no_site,
+        Some(("idle python", report.bare)),
+        None,
+    );
+    table.note("memory goals are judged on VmRSS".to_owned());
+    Ok(())
+}
+
+/// Forked workers against fresh interpreters (issue 14).
+async fn time_fork(table: &mut Table, python: &Path, spawns: usize) -> anyhow::Result<()> {
+    eprintln!(
+        "timing forked workers and fresh interpreters, {} tools...",
+        fork::TOOLS
+    );
+    let starts = spawns.min(fork::WORKERS * 2);
+    let mut fresh = fork::measure(python, false, starts).await?;
+    let mut forked = fork::measure(python, true, starts).await?;
+    table.time(
+        &format!(
+            "additional worker ready, {} tools imported, forked",
             fork::TOOLS
-        );
-        let starts = args.spawns.min(fork::WORKERS * 2);
-        let mut fresh = fork::measure(&python, false, starts).await?;
-        let mut forked = fork::measure(&python, true, starts).await?;
-        table.time(
-            &format!(
-                "additional worker ready, {} tools imported, forked",
-                fork::TOOLS
-            ),
-            forked.add_worker.median(),
-            Some(("fresh interpreter", fresh.add_worker.median())),
-            Some(Duration::from_millis(5)),
-        );
-        let workers = fork::WORKERS;
-        table.time(
-            &format!("{workers} x 0.5 s calls, {workers} workers, first batch, forked"),
-            forked.cold_batch,
-            Some(("fresh interpreters", fresh.cold_batch)),
-            Some(Duration::from_millis(550)),
-        );
-        table.kib(
-            &format!("PSS of {workers} workers, {} tools, forked", fork::TOOLS),
-            forked.pss_kib,
-            Some(("one fresh worker", fresh.one_worker_pss_kib)),
-            Some(2.5),
-        );
-        table.kib(
-            &format!("  PSS of {workers} workers, fresh interpreters"),
-            fresh.pss_kib,
-            Some(("one fresh worker", fresh.one_worker_pss_kib)),
-            None,
-        );
-        table.note(format!(
-            "fork: {starts} additional starts each; the first batch on a fresh pool; PSS summed over the pool's processes, the fork server included"
-        ));
-    }
-    if wants(Bench::Sandbox) {
-        eprintln!(
-            "timing {} warm calls and {} pool starts, sandboxed and not...",
-            args.calls, args.spawns
-        );
-        let mut times = sandbox::measure(&python, args.calls, args.spawns).await?;
-        let plain_p50 = times.calls.plain.wall.median();
-        let plain_p99 = times.calls.plain.wall.percentile(99.0);
-        let baseline = "unsandboxed";
-        table.time(
-            "sandboxed warm call via registry, p50",
-            times.calls.sandboxed.wall.median(),
-            Some((baseline, plain_p50)),
-            Some(plain_p50.mul_f64(SANDBOXED_CALL_GOAL)),
-        );
-        table.time(
-            "  sandboxed warm call, p99",
-            times.calls.sandboxed.wall.percentile(99.0),
-            Some((baseline, plain_p99)),
-            None,
-        );
-        table.time(
-            "  cpu per call: sandboxed worker",
-            times.calls.sandboxed.cpu_per_call(),
-            Some(("unsandboxed worker", times.calls.plain.cpu_per_call())),
-            None,
-        );
-        table.time(
-            "sandboxed pool to first answer, forked",
-            times.forked_start.sandboxed.median(),
-            Some((baseline, times.forked_start.plain.median())),
-            None,
-        );
-        table.time(
-            "  sandboxed pool to first answer, fresh",
-            times.fresh_start.sandboxed.median(),
-            Some((baseline, times.fresh_start.plain.median())),
-            None,
-        );
-        table.note(format!(
-            "sandbox: read the project, write out/, network off, memory 1024 MB, 64 processes, files 64 MB; calls: {} each, taking turns in blocks; starts: {} each, taking turns, from a new pool through discovery to the first call's answer",
-            times.calls.plain.wall.len(),
-            times.forked_start.plain.len()
-        ));
-        table.note(format!(
-            "sandboxed call goal: a sandboxed call's p50 within {:.0} % of an unsandboxed one",
-            (SANDBOXED_CALL_GOAL - 1.0) * 100.0
-        ));
-    }
-    print!("{}", table.render());
+        ),
+        forked.add_worker.median(),
+        Some(("fresh interpreter", fresh.add_worker.median())),
+        Some(Duration::from_millis(5)),
+    );
+    let workers = fork::WORKERS;
+    table.time(
+        &format!("{workers} x 0.5 s calls, {workers} workers, first batch, forked"),
+        forked.cold_batch,
+        Some(("fresh interpreters", fresh.cold_batch)),
+        Some(Duration::from_millis(550)),
+    );
+    table.kib(
+        &format!("PSS of {workers} workers, {} tools, forked", fork::TOOLS),
+        forked.pss_kib,
+        Some(("one fresh worker", fresh.one_worker_pss_kib)),
+        Some(2.5),
+    );
+    table.kib(
+        &format!("  PSS of {workers} workers, fresh interpreters"),
+        fresh.pss_kib,
+        Some(("one fresh worker", fresh.one_worker_pss_kib)),
+        None,
+    );
+    table.note(format!(
+        "fork: {starts} additional starts each; the first batch on a fresh pool; PSS summed over the pool's processes, the fork server included"
+    ));
+    Ok(())
+}
+
+/// Sandboxed workers against unsandboxed ones.
+async fn time_sandbox(
+    table: &mut Table,
+    python: &Path,
+    calls: usize,
+    spawns: usize,
+) -> anyhow::Result<()> {
+    eprintln!("timing {calls} warm calls and {spawns} pool starts, sandboxed and not...");
+    let mut times = sandbox::measure(python, calls, spawns).await?;
+    let plain_p50 = times.calls.plain.wall.median();
+    let plain_p99 = times.calls.plain.wall.percentile(99.0);
+    let baseline = "unsandboxed";
+    table.time(
+        "sandboxed warm call via registry, p50",
+        times.calls.sandboxed.wall.median(),
+        Some((baseline, plain_p50)),
+        Some(plain_p50.mul_f64(SANDBOXED_CALL_GOAL)),
+    );
+    table.time(
+        "  sandboxed warm call, p99",
+        times.calls.sandboxed.wall.percentile(99.0),
+        Some((baseline, plain_p99)),
+        None,
+    );
+    table.time(
+        "  cpu per call: sandboxed worker",
+        times.calls.sandboxed.cpu_per_call(),
+        Some(("unsandboxed worker", times.calls.plain.cpu_per_call())),
+        None,
+    );
+    table.time(
+        "sandboxed pool to first answer, forked",
+        times.forked_start.sandboxed.median(),
+        Some((baseline, times.forked_start.plain.median())),
+        None,
+    );
+    table.time(
+        "  sandboxed pool to first answer, fresh",
+        times.fresh_start.sandboxed.median(),
+        Some((baseline, times.fresh_start.plain.median())),
+        None,
+    );
+    table.note(format!(
+        "sandbox: read the project, write out/, network off, memory 1024 MB, 64 processes, files 64 MB; calls: {} each, taking turns in blocks; starts: {} each, taking turns, from a new pool through discovery to the first call's answer",
+        times.calls.plain.wall.len(),
+        times.forked_start.plain.len()
+    ));
+    table.note(format!(
+        "sandboxed call goal: a sandboxed call's p50 within {:.0} % of an unsandboxed one",
+        (SANDBOXED_CALL_GOAL - 1.0) * 100.0
+    ));
     Ok(())
 }
 
@@ -490,168 +538,4 @@ fn python_version(python: &Path) -> String {
         .ok()
         .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
         .unwrap_or_else(|| "unknown version".into())
-}
-
-/// One line of the results.
-struct Row {
-    measure: String,
-    value: String,
-    baseline: String,
-    ratio: String,
-    goal: String,
-    verdict: &'static str,
-}
-
-#[derive(Default)]
-struct Table {
-    rows: Vec<Row>,
-    notes: Vec<String>,
-}
-
-impl Table {
-    fn time(
-        &mut self,
-        measure: &str,
-        value: Duration,
-        baseline: Option<(&str, Duration)>,
-        goal: Option<Duration>,
-    ) {
-        self.rows.push(Row {
-            measure: measure.to_owned(),
-            value: format_duration(value),
-            baseline: baseline
-                .map(|(name, base)| format!("{name}: {}", format_duration(base)))
-                .unwrap_or_default(),
-            ratio: baseline
-                .map(|(_, base)| ratio(value.as_secs_f64(), base.as_secs_f64()))
-                .unwrap_or_default(),
-            goal: goal
-                .map(|goal| format!("≤ {}", format_duration(goal)))
-                .unwrap_or_default(),
-            verdict: verdict(goal.map(|goal| value <= goal)),
-        });
-    }
-
-    fn memory(
-        &mut self,
-        measure: &str,
-        value: Memory,
-        baseline: Option<(&str, Memory)>,
-        goal_kib: Option<u64>,
-    ) {
-        let show = |memory: Memory| {
-            format!(
-                "{} (peak {})",
-                format_kib(memory.rss_kib),
-                format_kib(memory.hwm_kib)
-            )
-        };
-        self.rows.push(Row {
-            measure: measure.to_owned(),
-            value: show(value),
-            baseline: baseline
-                .map(|(name, base)| format!("{name}: {}", show(base)))
-                .unwrap_or_default(),
-            ratio: baseline
-                .map(|(_, base)| ratio(value.rss_kib as f64, base.rss_kib as f64))
-                .unwrap_or_default(),
-            goal: goal_kib
-                .map(|goal| format!("≤ {}", format_kib(goal)))
-                .unwrap_or_default(),
-            verdict: verdict(goal_kib.map(|goal| value.rss_kib <= goal)),
-        });
-    }
-
-    /// A size in KiB against a baseline, with a goal as a ratio to it.
-    fn kib(
-        &mut self,
-        measure: &str,
-        value: u64,
-        baseline: Option<(&str, u64)>,
-        goal_ratio: Option<f64>,
-    ) {
-        let met = baseline
-            .zip(goal_ratio)
-            .map(|((_, base), goal)| value as f64 <= base as f64 * goal);
-        self.rows.push(Row {
-            measure: measure.to_owned(),
-            value: format_kib(value),
-            baseline: baseline
-                .map(|(name, base)| format!("{name}: {}", format_kib(base)))
-                .unwrap_or_default(),
-            ratio: baseline
-                .map(|(_, base)| ratio(value as f64, base as f64))
-                .unwrap_or_default(),
-            goal: goal_ratio
-                .map(|goal| format!("≤ {goal}×"))
-                .unwrap_or_default(),
-            verdict: verdict(met),
-        });
-    }
-
-    fn note(&mut self, note: String) {
-        self.notes.push(note);
-    }
-
-    fn render(&self) -> String {
-        let header = Row {
-            measure: "measure".into(),
-            value: "riverse".into(),
-            baseline: "baseline".into(),
-            ratio: "ratio".into(),
-            goal: "goal".into(),
-            verdict: "",
-        };
-        let rows: Vec<&Row> = std::iter::once(&header).chain(&self.rows).collect();
-        let width = |field: fn(&Row) -> &str| {
-            rows.iter()
-                .map(|row| field(row).chars().count())
-                .max()
-                .unwrap_or(0)
-        };
-        let widths = [
-            width(|row| &row.measure),
-            width(|row| &row.value),
-            width(|row| &row.baseline),
-            width(|row| &row.ratio),
-            width(|row| &row.goal),
-        ];
-        let mut out = String::new();
-        for row in rows {
-            let cells = [
-                &row.measure,
-                &row.value,
-                &row.baseline,
-                &row.ratio,
-                &row.goal,
-            ];
-            let mut line = String::new();
-            for (cell, width) in cells.iter().zip(widths) {
-                line.push_str(&format!("{cell:width$}  "));
-            }
-            line.push_str(row.verdict);
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        for note in &self.notes {
-            out.push_str(&format!("- {note}\n"));
-        }
-        out
-    }
-}
-
-fn ratio(value: f64, base: f64) -> String {
-    if base > 0.0 {
-        format!("{:.2}x", value / base)
-    } else {
-        String::new()
-    }
-}
-
-fn verdict(met: Option<bool>) -> &'static str {
-    match met {
-        Some(true) => "met",
-        Some(false) => "MISSED",
-        None => "",
-    }
 }

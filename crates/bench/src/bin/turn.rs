@@ -85,7 +85,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         let outcome = agent.turn(&[], "Call both tools.", &mut on_event).await?;
         let took = started.elapsed();
         anyhow::ensure!(
-            outcome.tool_calls.len() == 2 && outcome.tool_calls.iter().all(|c| c.success),
+            outcome.tool_calls.len() == 2 && outcome.tool_calls.iter().all(|c| c.succeeded()),
             "the tools did not both answer: {:?}",
             outcome.tool_calls
         );

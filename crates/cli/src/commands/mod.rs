@@ -7,8 +7,10 @@ mod eval;
 mod init;
 mod mcp;
 mod new;
+mod new_skill;
 mod reload;
 mod serve;
+mod skills;
 mod sync;
 mod tools;
 
@@ -40,6 +42,7 @@ pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Init { .. } => anyhow::bail!("riverse init reads no settings"),
         Command::Tools { json } => tools::run(settings, json).await,
+        Command::Skills { json } => skills::run(settings, json),
         Command::Call {
             name,
             pairs,
@@ -70,7 +73,8 @@ pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
             eval::run(settings, args).await
         }
         Command::Sync { rebuild } => sync::run(settings, rebuild).await,
-        Command::New { name } => new::run(settings, &name),
+        Command::New { name, skill: false } => new::run(settings, &name),
+        Command::New { name, skill: true } => new_skill::run(settings, &name),
         Command::Serve { addr } => serve::run(settings, addr).await,
     }
 }

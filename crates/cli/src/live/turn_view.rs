@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use riverse_agent::{ToolCallRecord, TurnEvent};
+use riverse_agent::{CallRecord, TurnEvent};
 use riverse_tool::shorten;
 
 use super::asker::Asker;
@@ -42,7 +42,7 @@ impl TurnView {
                 call_id,
                 tool,
                 params,
-            } => self.lines.start(&call_id, &tool, &params),
+            } => self.lines.start(&call_id, &tool, &params.to_value()),
             TurnEvent::ToolProgress {
                 call_id, progress, ..
             } => self.lines.progress(&call_id, &progress),
@@ -56,7 +56,7 @@ impl TurnView {
             TurnEvent::ToolCallFinished(record) => {
                 let saved = self.out.save(&record.tool, &record.content);
                 let ran = record
-                    .duration
+                    .duration()
                     .saturating_sub(self.asker.approval_wait(&record.call_id));
                 let mut lines = vec![ended_line(&record, ran, self.lines.live_width())];
                 lines.extend(saved.iter().map(Saved::line));
@@ -85,20 +85,20 @@ impl TurnView {
 /// ran for `ran`. On a terminal `width` columns wide, where the call's `→`
 /// line is gone, with its parameters cut to fit:
 /// `  ✓ weather {"city":"Oslo"} (12 ms)`.
-fn ended_line(record: &ToolCallRecord, ran: Duration, width: Option<usize>) -> String {
-    let mark = if record.success { '✓' } else { '✗' };
+fn ended_line(record: &CallRecord, ran: Duration, width: Option<usize>) -> String {
+    let mark = if record.succeeded() { '✓' } else { '✗' };
     let head = format!("  {mark} {}", printable(&record.tool));
     let took = format!(" ({})", milliseconds(ran));
     // The last column stays free: a line that fills it wraps on some terminals.
     let shown = width.and_then(|width| {
         let room = width.saturating_sub(params::columns(&head) + params::columns(&took) + 2);
-        params::within(&record.params, room)
+        params::within(&record.params.to_value(), room)
     });
     let mut line = match shown {
         Some(shown) => format!("{head} {shown}{took}"),
         None => format!("{head}{took}"),
     };
-    if !record.success {
+    if !record.succeeded() {
         let error = record.error.lines().next().unwrap_or_default();
         line.push_str(&format!(
             ": {}",

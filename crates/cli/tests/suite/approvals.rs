@@ -87,7 +87,7 @@ fn stamp_pids(project: &Project) -> Vec<i32> {
 }
 
 /// `riverse ask ARGS --json`, which must succeed: its document, each call's
-/// `duration_ms` left out, and its stderr.
+/// `duration_ms` and `call_id` left out, and its stderr.
 fn ask_json(project: &Project, args: &[&str]) -> (Value, String) {
     let output = riverse(project)
         .arg("ask")
@@ -101,6 +101,8 @@ fn ask_json(project: &Project, args: &[&str]) -> (Value, String) {
     for call in document["tool_calls"].as_array_mut().unwrap() {
         let duration = call.as_object_mut().unwrap().remove("duration_ms");
         assert!(duration.is_some_and(|d| d.is_u64()), "{call}");
+        let call_id = call.as_object_mut().unwrap().remove("call_id");
+        assert!(call_id.is_some_and(|id| id.is_string()), "{call}");
     }
     (document, stderr)
 }

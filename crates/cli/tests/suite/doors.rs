@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
-use riverse_test_support::{Project, chromium_or_skip};
+use riverse_test_support::{Project, chromium_or_skip, eventually};
 use serde_json::json;
 
 use super::ask::{project_for, riverse};
@@ -599,15 +599,14 @@ fn mcp_sessions_are_bounded_in_number_and_end_when_unused() {
     assert!(body.contains("serve.max_mcp_sessions"), "{body}");
 
     // Unused, they end; their place is free again.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, session, _) = mcp_initialize(&server.url);
-        if status == 200 && session.is_some() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no session ended");
-        std::thread::sleep(Duration::from_millis(250));
-    }
+    eventually(
+        Duration::from_secs(30),
+        "a session to end and free its place",
+        || {
+            let (status, session, _) = mcp_initialize(&server.url);
+            status == 200 && session.is_some()
+        },
+    );
     let ended = send(
         &server.url,
         "POST",

@@ -3,14 +3,13 @@
 //! from a loopback package index, before the tools load.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use riverse_test_support::Project;
 use riverse_test_support::index::{PackageIndex, unreachable_index_url};
+use riverse_test_support::{McpProcess, Project, eventually};
 use serde_json::{Value, json};
 
-use super::command::{Ran, riverse, riverse_with_index, run};
-use super::mcp::RawSession;
+use super::command::{Ran, riverse, riverse_in, riverse_with_index, run};
 
 /// A tool file `name.py` whose tool `name` answers with what `body` (Python
 /// statements ending in `return ...`) returns, under `header` (a block, or
@@ -432,7 +431,7 @@ fn the_seed_weather_tool_gets_requests_on_a_fresh_project() {
     let project = Project::new();
     riverse(&project, &["init", "demo"]).exits(0);
     let demo = project.path().join("demo");
-    let ran = run(super::command::riverse_in(&demo, &["tools", "--json"]));
+    let ran = run(riverse_in(&demo, &["tools", "--json"]));
     let tools = tools_json(&ran);
     assert_eq!(status(&tools, "weather.py"), "available", "{ran:#?}");
     assert!(
@@ -454,19 +453,9 @@ fn python_in(project: &Path, code: &str) -> std::process::Command {
     command
 }
 
-/// The text of a `tools/call` answer, skipping notifications.
-fn call(session: &mut RawSession, id: u64, name: &str) -> String {
-    session.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": name, "arguments": {}}}));
-    loop {
-        let reply = session.reply();
-        if reply["id"] == json!(id) {
-            return reply["result"]["content"][0]["text"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-        }
-    }
+/// The text of a `tools/call` answer.
+fn call(session: &mut McpProcess, name: &str) -> String {
+    session.call(name, json!({})).1
 }
 
 #[test]
@@ -475,28 +464,20 @@ fn hot_reload_syncs_a_changed_declaration_before_the_new_tools_start() {
     let file =
         |version: &str| version_tool(&block(&[&format!("six=={version}")]), "six_version", "six");
     project.tool("six_version.py", &file("1.16.0"));
-    let mut session = RawSession::start(
-        &project,
-        &[("UV_INDEX_URL", &PackageIndex::shared().url())],
-        std::process::Stdio::null(),
-    );
-    assert!(call(&mut session, 2, "six_version").starts_with("1.16.0"));
+    let mut command = riverse_in(project.path(), &["mcp"]);
+    command.env("UV_INDEX_URL", PackageIndex::shared().url());
+    let mut session = McpProcess::start(command);
+    assert!(call(&mut session, "six_version").starts_with("1.16.0"));
     project.tool("six_version.py", &file("1.17.0"));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut id = 3;
-    loop {
-        let answer = call(&mut session, id, "six_version");
+    eventually(Duration::from_secs(60), "six 1.17.0 after the edit", || {
+        let answer = call(&mut session, "six_version");
         if answer.starts_with("1.17.0") {
-            break;
+            Ok(())
+        } else {
+            Err(format!("{answer:?}"))
         }
-        assert!(
-            Instant::now() < deadline,
-            "still {answer:?} a minute after the edit"
-        );
-        id += 1;
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    session.end();
+    });
+    session.close();
 }
 
 /// The inode of the environment's `pyvenv.cfg`, which making it again replaces.
@@ -532,7 +513,7 @@ fn the_environment_keeps_its_interpreter_under_another_path_until_the_setting_na
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
-    let mut command = super::command::riverse_in(project.path(), &["call", "markup"]);
+    let mut command = riverse_in(project.path(), &["call", "markup"]);
     command.env("PATH", &path);
     let ran = run(command);
     assert!(

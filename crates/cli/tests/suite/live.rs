@@ -383,10 +383,9 @@ fn ask_json_names_where_content_was_saved_in_place_of_its_base64() {
         ]
     );
     let mut document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    document["tool_calls"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("duration_ms");
+    let call = document["tool_calls"][0].as_object_mut().unwrap();
+    call.remove("duration_ms");
+    assert!(call.remove("call_id").is_some_and(|id| id.is_string()));
     assert_eq!(
         document,
         json!({"answer": "Here is your chart.", "tool_calls": [{

@@ -3,8 +3,8 @@
 use pretty_assertions::assert_eq;
 use riverse_test_support::venv::mcp_python;
 
-use super::command::riverse;
-use riverse_test_support::{Project, fixture};
+use super::command::{riverse, riverse_in};
+use riverse_test_support::{McpProcess, Project, eventually, fixture};
 use serde_json::{Value, json};
 
 /// A project serving the `mcp_served.py` tools.
@@ -239,99 +239,17 @@ fn yaml_agents_are_served() {
     assert_eq!(seen[1], ok("Sunny"));
 }
 
-/// `riverse mcp` in `project` spoken to in raw JSON-RPC over its pipes, past
-/// the handshake. `stderr` is what its stderr is connected to.
-pub(super) struct RawSession {
-    riverse: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl RawSession {
-    pub(super) fn start(
-        project: &Project,
-        env: &[(&str, &str)],
-        stderr: std::process::Stdio,
-    ) -> Self {
-        RawSession::start_declaring(project, env, stderr, json!({}))
-    }
-
-    /// As [`RawSession::start`], the client declaring `capabilities`.
-    pub(super) fn start_declaring(
-        project: &Project,
-        env: &[(&str, &str)],
-        stderr: std::process::Stdio,
-        capabilities: Value,
-    ) -> Self {
-        use std::io::BufRead;
-        use std::process::Stdio;
-        let mut command = super::command::riverse_in(project.path(), &["mcp"]);
-        command.envs(env.iter().copied());
-        let mut riverse = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .unwrap();
-        let stdout = std::io::BufReader::new(riverse.stdout.take().unwrap());
-        let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if lines_tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut session = RawSession {
-            stdin: riverse.stdin.take().unwrap(),
-            riverse,
-            lines,
-        };
-        session.send(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": capabilities,
-            "clientInfo": {"name": "test", "version": "1"}}}),
-        );
-        assert_eq!(session.reply()["id"], json!(1));
-        session.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        session
-    }
-
-    pub(super) fn send(&mut self, message: &Value) {
-        use std::io::Write;
-        writeln!(self.stdin, "{message}").unwrap();
-    }
-
-    /// The next line Riverse writes; a minute without one fails the test.
-    pub(super) fn reply(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .expect("riverse mcp answered within a minute");
-        serde_json::from_str(&line).unwrap()
-    }
-
-    pub(super) fn end(self) {
-        let RawSession {
-            mut riverse, stdin, ..
-        } = self;
-        drop(stdin);
-        riverse.wait().unwrap();
-    }
-}
-
 /// Issue 13, Severe 3: a request line over the limit is discarded as it
 /// streams by and answered with an error that carries its id.
 #[test]
 fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
     let project = project("");
-    let mut session = RawSession::start(&project, &[], std::process::Stdio::null());
+    let mut session = McpProcess::start(riverse_in(project.path(), &["mcp"]));
     let text = "x".repeat(9 << 20);
     let huge = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "echo", "arguments": {"text": text}}});
     session.send(&huge);
-    let answer = session.reply();
+    let answer = session.next_message();
     assert_eq!(answer["id"], json!(7), "{answer}");
     let bytes = huge.to_string().len();
     assert_eq!(
@@ -348,12 +266,8 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
     let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
         "params": {"name": "shout", "arguments": {"text": "after"}}});
-    {
-        use std::io::Write;
-        let pipelined = format!("{huge}\n{ping}\n{call}\n");
-        session.stdin.write_all(pipelined.as_bytes()).unwrap();
-    }
-    let answers: Vec<Value> = (0..3).map(|_| session.reply()).collect();
+    session.send_line(&format!("{huge}\n{ping}\n{call}"));
+    let answers: Vec<Value> = (0..3).map(|_| session.next_message()).collect();
     let ids: Vec<&Value> = answers.iter().map(|answer| &answer["id"]).collect();
     assert_eq!(ids, [&json!(8), &json!(9), &json!(10)], "{answers:?}");
     assert_eq!(
@@ -368,11 +282,8 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
     let id_last = format!(
         r#"{{"method":"tools/call","params":{{"name":"echo","arguments":{{"id":3,"text":"{text}"}}}},"jsonrpc":"2.0","id":11}}"#
     );
-    {
-        use std::io::Write;
-        writeln!(session.stdin, "{id_last}").unwrap();
-    }
-    let answer = session.reply();
+    session.send_line(&id_last);
+    let answer = session.next_message();
     assert_eq!(answer["id"], json!(11), "{answer}");
     assert_eq!(
         answer["error"]["message"],
@@ -381,7 +292,7 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
             id_last.len()
         )),
     );
-    session.end();
+    session.close();
 }
 
 /// Lines that are not requests are ignored or answered as JSON-RPC has it,
@@ -389,13 +300,12 @@ fn a_request_over_the_limit_is_answered_with_an_error_carrying_its_id() {
 #[test]
 fn lines_that_are_not_requests_leave_the_session_serving() {
     let project = project("");
-    let mut session = RawSession::start(&project, &[], std::process::Stdio::null());
-    use std::io::Write;
-    writeln!(session.stdin, "not json at all").unwrap();
-    writeln!(session.stdin).unwrap();
+    let mut session = McpProcess::start(riverse_in(project.path(), &["mcp"]));
+    session.send_line("not json at all");
+    session.send_line("");
     session.send(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}}));
     session.send(&json!({"hello": "world"}));
-    let invalid = session.reply();
+    let invalid = session.next_message();
     assert_eq!(invalid["id"], Value::Null, "{invalid}");
     assert_eq!(invalid["error"]["code"], json!(-32600), "{invalid}");
 
@@ -403,7 +313,7 @@ fn lines_that_are_not_requests_leave_the_session_serving() {
         &json!({"jsonrpc": "2.0", "id": "with-meta", "method": "tools/call",
         "params": {"name": "shout", "arguments": {"text": "meta"}, "_meta": {"progressToken": 5}}}),
     );
-    let answer = session.reply();
+    let answer = session.next_message();
     assert_eq!(answer["id"], json!("with-meta"), "{answer}");
     assert_eq!(
         answer["result"]["content"][0]["text"],
@@ -412,14 +322,14 @@ fn lines_that_are_not_requests_leave_the_session_serving() {
     );
     session.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
         "params": {"name": "shout", "arguments": {"text": "plain"}}}));
-    let answer = session.reply();
+    let answer = session.next_message();
     assert_eq!(answer["id"], json!(9), "{answer}");
     assert_eq!(
         answer["result"]["content"][0]["text"],
         json!("PLAIN"),
         "{answer}"
     );
-    session.end();
+    session.close();
 }
 
 /// Issue 21, L7: a request nested deeper than serde_json reads is still
@@ -427,9 +337,8 @@ fn lines_that_are_not_requests_leave_the_session_serving() {
 /// notification is not answered; and the session goes on.
 #[test]
 fn a_request_nested_too_deeply_is_answered_with_its_id() {
-    use std::io::Write;
     let project = project("");
-    let mut session = RawSession::start(&project, &[], std::process::Stdio::null());
+    let mut session = McpProcess::start(riverse_in(project.path(), &["mcp"]));
     let too_deep = json!({"code": -32600, "message": "request nested more than 127 levels deep"});
     let mut id = 100;
     for levels in [128, 129, 100_000] {
@@ -437,40 +346,34 @@ fn a_request_nested_too_deeply_is_answered_with_its_id() {
             // Written as text: a value this deep is past what serde_json builds.
             let deep = format!("{}1{}", open.repeat(levels), close.repeat(levels));
             id += 1;
-            writeln!(
-                session.stdin,
+            session.send_line(&format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"shout","arguments":{{"text":{deep}}}}}}}"#
-            )
-            .unwrap();
-            let answer = session.reply();
+            ));
+            let answer = session.next_message();
             assert_eq!(answer["id"], json!(id), "{levels} levels: {answer}");
             assert_eq!(answer["error"], too_deep, "{levels} levels: {answer}");
 
-            writeln!(
-                session.stdin,
+            session.send_line(&format!(
                 r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{deep}}}"#
-            )
-            .unwrap();
-            writeln!(
-                session.stdin,
+            ));
+            session.send_line(&format!(
                 r#"{{"jsonrpc":"2.0","id":{deep},"method":"tools/list"}}"#
-            )
-            .unwrap();
-            let answer = session.reply();
+            ));
+            let answer = session.next_message();
             assert_eq!(answer["id"], Value::Null, "an id that is no id: {answer}");
             assert_eq!(answer["error"], too_deep, "{answer}");
         }
     }
     session.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
         "params": {"name": "shout", "arguments": {"text": "still here"}}}));
-    let answer = session.reply();
+    let answer = session.next_message();
     assert_eq!(answer["id"], json!(9), "{answer}");
     assert_eq!(
         answer["result"]["content"][0]["text"],
         json!("STILL HERE"),
         "{answer}"
     );
-    session.end();
+    session.close();
 }
 
 /// Issue 13, defect 7: an MCP host that never reads Riverse's stderr must not
@@ -482,19 +385,18 @@ fn an_unread_stderr_never_stalls_the_server() {
     let project = Project::new();
     project.fixture("floods_stderr.py");
     // Piped and never read: the pipe fills after 64 KiB.
-    let mut session = RawSession::start(
-        &project,
-        &[("RUST_LOG", "debug")],
-        std::process::Stdio::piped(),
-    );
+    let mut command = riverse_in(project.path(), &["mcp"]);
+    command.env("RUST_LOG", "debug");
+    let mut session = McpProcess::spawn(command, std::process::Stdio::piped());
+    session.initialize(json!({}));
     for id in 2..12 {
         session.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "floods_stderr", "arguments": {}}}));
-        let answer = session.reply();
+        let answer = session.next_message();
         assert_eq!(answer["id"], json!(id), "{answer}");
         assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
     }
-    session.end();
+    session.close();
 }
 
 /// A client may pipe requests in and send the answers to a file (or a
@@ -512,7 +414,7 @@ fn requests_piped_in_with_answers_going_to_a_file_are_served() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "shout", "arguments": {"text": "piped"}}}),
     ];
-    let mut child = super::command::riverse_in(project.path(), &["mcp"])
+    let mut child = riverse_in(project.path(), &["mcp"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::fs::File::create(&answers).unwrap())
         .stderr(std::process::Stdio::piped())
@@ -525,14 +427,11 @@ fn requests_piped_in_with_answers_going_to_a_file_are_served() {
     for (request, id) in requests.iter().zip(["\"id\":0", "", "\"id\":1"]) {
         std::thread::sleep(std::time::Duration::from_millis(100));
         writeln!(stdin, "{request}").unwrap();
-        let asked = std::time::Instant::now();
-        while !std::fs::read_to_string(&answers).unwrap().contains(id) {
-            assert!(
-                asked.elapsed() < std::time::Duration::from_secs(30),
-                "no answer to {request}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        eventually(
+            std::time::Duration::from_secs(30),
+            format!("the answer to {request}"),
+            || std::fs::read_to_string(&answers).unwrap().contains(id),
+        );
     }
     drop(stdin);
     let output = child.wait_with_output().unwrap();

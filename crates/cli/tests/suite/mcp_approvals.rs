@@ -3,12 +3,12 @@
 //! asked.
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::Project;
 use riverse_test_support::venv::mcp_python;
+use riverse_test_support::{McpProcess, Project};
 use serde_json::{Value, json};
 
-use super::command::riverse;
-use super::mcp::{RawSession, call, drive};
+use super::command::{riverse, riverse_in};
+use super::mcp::{call, drive};
 
 /// `mark`: writes `ran` to the file `path` names; what has run is what is
 /// on disk.
@@ -50,9 +50,9 @@ fn approval_message(path: &std::path::Path) -> String {
 
 /// Reads what Riverse writes up to the first message `wanted` picks,
 /// passing over the notifications on the way.
-fn read_until(session: &RawSession, wanted: impl Fn(&Value) -> bool) -> Value {
+fn read_until(session: &McpProcess, wanted: impl Fn(&Value) -> bool) -> Value {
     loop {
-        let message = session.reply();
+        let message = session.next_message();
         if wanted(&message) {
             return message;
         }
@@ -67,7 +67,7 @@ fn read_until(session: &RawSession, wanted: impl Fn(&Value) -> bool) -> Value {
 /// elicitation, answers the approval it is asked with `action`, and returns
 /// the call's result.
 fn call_answering(
-    session: &mut RawSession,
+    session: &mut McpProcess,
     id: u64,
     path: &std::path::Path,
     action: &str,
@@ -98,17 +98,15 @@ fn call_answering(
 
 /// A session with `riverse mcp` in `project` whose client offers
 /// elicitation.
-fn eliciting_session(project: &Project) -> RawSession {
-    RawSession::start_declaring(
-        project,
-        &[],
-        std::process::Stdio::null(),
+fn eliciting_session(project: &Project) -> McpProcess {
+    McpProcess::start_declaring(
+        riverse_in(project.path(), &["mcp"]),
         json!({"elicitation": {}}),
     )
 }
 
 /// [`call_answering`] accepting: the call ran, marking `path`.
-fn call_accepted(session: &mut RawSession, id: u64, path: &std::path::Path) {
+fn call_accepted(session: &mut McpProcess, id: u64, path: &std::path::Path) {
     let result = call_answering(session, id, path, "accept");
     assert_eq!(result["isError"], json!(false), "{result}");
     assert_eq!(result["content"][0]["text"], "marked", "{result}");
@@ -120,7 +118,7 @@ fn a_call_that_asks_runs_once_the_client_accepts_its_elicitation() {
     let project = asking_project();
     let mut session = eliciting_session(&project);
     call_accepted(&mut session, 2, &project.path().join("accepted.txt"));
-    session.end();
+    session.close();
 }
 
 #[test]
@@ -138,7 +136,7 @@ fn a_call_whose_elicitation_the_client_declines_is_refused() {
     assert!(!path.exists(), "a declined call ran");
     // The session goes on: the next call is asked about again.
     call_accepted(&mut session, 3, &project.path().join("accepted.txt"));
-    session.end();
+    session.close();
 }
 
 #[test]

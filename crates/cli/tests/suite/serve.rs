@@ -5,12 +5,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use riverse_test_support::venv::serve_python;
-use riverse_test_support::{Project, chromium_or_skip};
+use riverse_test_support::{Project, chromium_or_skip, eventually};
 use serde_json::{Value, json};
 
 use super::ask::{project_for, riverse};
@@ -101,17 +101,9 @@ impl Server {
     ) -> (std::process::ExitStatus, String) {
         let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).unwrap());
         nix::sys::signal::kill(pid, signal).unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "riverse serve did not stop within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        let status = eventually(Duration::from_secs(20), "riverse serve to stop", || {
+            self.child.try_wait().unwrap()
+        });
         let mut rest = String::new();
         self.stderr
             .take()
@@ -290,28 +282,21 @@ fn sigterm_waits_for_the_turn_in_flight_then_stops_the_workers_and_exits_0() {
         http(&url, "POST", "/v1/chat/completions", Some(&message))
     });
     // The turn is waiting on the model's answer when the signal comes.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while llm.requests().len() < 2 {
-        assert!(
-            Instant::now() < deadline,
-            "the turn never reached the model"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually(
+        Duration::from_secs(10),
+        "the turn to reach the model",
+        || llm.requests().len() >= 2,
+    );
     let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);
     assert_eq!(status.code(), Some(0), "{stderr}");
     let (turn_status, turn_body) = turn.join().unwrap();
     assert_eq!(turn_status, 200, "{turn_body}");
     assert!(turn_body.contains("Oslo is sunny."));
     // The worker was stopped with the server.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Path::new(&format!("/proc/{worker}")).exists() {
-        assert!(
-            Instant::now() < deadline,
-            "worker {worker} outlived the server"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let what = format!("worker {worker} to end with the server");
+    eventually(Duration::from_secs(5), what, || {
+        !Path::new(&format!("/proc/{worker}")).exists()
+    });
 }
 
 #[test]
@@ -410,19 +395,18 @@ fn the_tool_list_follows_the_tools_directory() {
             .find(|row| row["source"]["file"].as_str() == Some(file))
             .cloned()
     };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let tools = loop {
+    let tools = eventually(Duration::from_secs(60), "the reload", || {
         let (status, body) = http(&server.url, "GET", "/v1/tools", None);
         assert_eq!(status, 200, "{body}");
         let tools: Value = serde_json::from_str(&body).unwrap();
         if row(&tools, "agent/tools/added.py").is_some()
             && row(&tools, "agent/tools/broken.py").is_some()
         {
-            break tools;
+            Ok(tools)
+        } else {
+            Err(tools)
         }
-        assert!(Instant::now() < deadline, "never reloaded: {tools}");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    });
     let added = row(&tools, "agent/tools/added.py").unwrap();
     assert_eq!(added["status"], "available", "{added}");
     let broken = row(&tools, "agent/tools/broken.py").unwrap();
@@ -533,14 +517,11 @@ fn turns_cut_off_by_a_stopping_server_tell_the_openai_client_why() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while llm.requests().len() < 2 || !started.exists() {
-        assert!(
-            Instant::now() < deadline,
-            "the turns never reached the tool"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually(
+        Duration::from_secs(30),
+        "the turns to reach the tool",
+        || llm.requests().len() >= 2 && started.exists(),
+    );
     // Both calls have started, or wait for a worker: the turns are in flight.
     std::thread::sleep(Duration::from_millis(300));
     let (status, stderr) = server.stop(nix::sys::signal::Signal::SIGTERM);

@@ -5,31 +5,23 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use riverse_store::{INTERRUPTED, Liveness, MessageStatus, SqliteStore};
 use riverse_test_support::openai::{OpenAiServer, ev_tool_call};
-use riverse_test_support::{fixture, is_gone};
+use riverse_test_support::{McpProcess, eventually, fixture, is_gone};
 use serde_json::{Value, json};
 
 use super::ask::project_for;
-use super::command::{McpSession, project, riverse_in};
+use super::command::{project, riverse_in};
 use super::serve::{Server, http};
 
 fn parent_of(pid: i32) -> i32 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let (_, rest) = stat.rsplit_once(')').unwrap();
     rest.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
-pub(super) fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < Duration::from_secs(20), "{what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// `riverse call hangs` running, and the pids of the worker and of the child
@@ -42,9 +34,11 @@ fn hanging_call(dir: &Path) -> (Child, i32, i32) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until("the tool never started its child", || {
-        std::fs::read_to_string(&pid_file).is_ok_and(|text| !text.trim().is_empty())
-    });
+    eventually(
+        Duration::from_secs(20),
+        "the tool to start its child",
+        || std::fs::read_to_string(&pid_file).is_ok_and(|text| !text.trim().is_empty()),
+    );
     let child: i32 = std::fs::read_to_string(&pid_file)
         .unwrap()
         .trim()
@@ -60,8 +54,16 @@ fn ends_everything(signal: Signal, status: Option<i32>) {
     kill(Pid::from_raw(riverse.id() as i32), signal).unwrap();
     let exit = riverse.wait().unwrap();
     assert_eq!(exit.code(), status, "riverse ended with {exit}");
-    wait_until("the worker survived riverse", || is_gone(worker));
-    wait_until("the tool's child survived riverse", || is_gone(child));
+    eventually(
+        Duration::from_secs(20),
+        "the worker to end with riverse",
+        || is_gone(worker),
+    );
+    eventually(
+        Duration::from_secs(20),
+        "the tool's child to end with riverse",
+        || is_gone(child),
+    );
 }
 
 #[test]
@@ -107,7 +109,11 @@ fn an_mcp_server_that_never_finishes_starting_does_not_outlive_riverse() {
         .trim()
         .parse()
         .unwrap();
-    wait_until("the mcp server outlived riverse", || is_gone(server));
+    eventually(
+        Duration::from_secs(20),
+        "the mcp server to end with riverse",
+        || is_gone(server),
+    );
 }
 
 /// `riverse call TOOL` running until `count` pids are in its pid file: the
@@ -143,7 +149,11 @@ fn sigkill_leaves_no_escaped_process(fork: bool, fixture: &str, count: usize) {
     kill(Pid::from_raw(riverse.id() as i32), Signal::SIGKILL).unwrap();
     riverse.wait().unwrap();
     for pid in pids {
-        wait_until(&format!("process {pid} outlived riverse"), || is_gone(pid));
+        eventually(
+            Duration::from_secs(20),
+            format!("process {pid} to end with riverse"),
+            || is_gone(pid),
+        );
     }
 }
 
@@ -198,7 +208,7 @@ fn sigkill_leaves_no_sandboxed_process(fork: bool) {
     let mut outside = Command::new("sleep").arg("300").spawn().unwrap();
     let _outside = Leftovers(vec![outside.id() as i32]);
 
-    let mut session = McpSession::start(riverse_in(&demo, &["mcp"]));
+    let mut session = McpProcess::start(riverse_in(&demo, &["mcp"]));
     let (succeeded, text) = session.call("detaches", json!({}));
     assert!(succeeded, "{text}");
     let pids: Vec<i32> = text
@@ -215,9 +225,11 @@ fn sigkill_leaves_no_sandboxed_process(fork: bool) {
     }
     drop(session); // kills `riverse mcp` with SIGKILL
     for &pid in &pids {
-        wait_until(&format!("process {pid} outlived riverse mcp"), || {
-            is_gone(pid)
-        });
+        eventually(
+            Duration::from_secs(20),
+            format!("process {pid} to end with riverse mcp"),
+            || is_gone(pid),
+        );
     }
     assert!(
         outside.try_wait().unwrap().is_none(),
@@ -244,9 +256,11 @@ fn pids_once(pid_file: &Path, count: usize) -> Vec<i32> {
             .filter_map(|line| line.trim().parse().ok())
             .collect()
     };
-    wait_until("the tool never started its processes", || {
-        pids().len() >= count
-    });
+    eventually(
+        Duration::from_secs(20),
+        "the tool to start its processes",
+        || pids().len() >= count,
+    );
     pids()
 }
 
@@ -301,9 +315,11 @@ fn sigkill_of_riverse_serve_mid_turn_leaves_no_process_and_then_a_failed_answer(
     let pids = pids_once(&pid_file, 2);
     killed.stop(Signal::SIGKILL);
     for pid in pids {
-        wait_until(&format!("process {pid} outlived riverse serve"), || {
-            is_gone(pid)
-        });
+        eventually(
+            Duration::from_secs(20),
+            format!("process {pid} to end with riverse serve"),
+            || is_gone(pid),
+        );
     }
 
     let restarted = Server::start(&project, &[]);

@@ -5,14 +5,14 @@
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
-use riverse_test_support::{Project, is_gone};
+use riverse_test_support::{McpProcess, Project, eventually, is_gone};
 use serde_json::{Value, json};
 
-use super::command::{McpSession, riverse, riverse_in};
-use super::signals::wait_until;
+use super::command::{riverse, riverse_in};
 
 /// `PROJECT/demo` made by `riverse init --tools standard` with every tool
 /// allowed everywhere (`allowed_dirs: ["/"]`), so that only protection
@@ -57,7 +57,7 @@ impl Wide {
         self.project.file(relative, contents);
     }
 
-    fn session(&self) -> McpSession {
+    fn session(&self) -> McpProcess {
         mcp_in(self.project.path(), &["--dir", "demo"], &self.path("cache"))
     }
 }
@@ -74,22 +74,22 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// `riverse GLOBAL mcp` in `dir` on stdio, `cache` its XDG_CACHE_HOME: one
 /// process, many calls.
-fn mcp_in(dir: &Path, global: &[&str], cache: &Path) -> McpSession {
+fn mcp_in(dir: &Path, global: &[&str], cache: &Path) -> McpProcess {
     let mut args = global.to_vec();
     args.push("mcp");
     let mut command = riverse_in(dir, &args);
     command.env("XDG_CACHE_HOME", cache);
-    McpSession::start(command)
+    McpProcess::start(command)
 }
 
-/// `McpSession::refused`: a call the standard tools refuse.
+/// `McpProcess::refused`: a call the standard tools refuse.
 trait Refuses {
     /// `tool` with `arguments` is refused as `not allowed`, for `why`,
     /// without showing a secret.
     fn refused(&mut self, tool: &str, arguments: Value, why: &str);
 }
 
-impl Refuses for McpSession {
+impl Refuses for McpProcess {
     fn refused(&mut self, tool: &str, arguments: Value, why: &str) {
         let (succeeded, text) = self.call(tool, arguments.clone());
         assert!(
@@ -556,7 +556,9 @@ while True:
             .current_dir(dir)
             .spawn()
             .unwrap();
-        wait_until("the swapper started", || dir.join("swapping").exists());
+        eventually(Duration::from_secs(20), "the swapper to start", || {
+            dir.join("swapping").exists()
+        });
         Swapper(child)
     }
 }
@@ -668,15 +670,16 @@ fn m6_a_shell_exec_child_dies_with_a_killed_riverse() {
     .spawn()
     .unwrap();
     let demo = wide.path("demo").canonicalize().unwrap();
-    let mut tail = None;
-    wait_until("shell_exec never started tail", || {
-        tail = find_process("tail\0-f\0notes/a.txt\0", &demo);
-        tail.is_some()
+    let tail = eventually(Duration::from_secs(20), "shell_exec to start tail", || {
+        find_process("tail\0-f\0notes/a.txt\0", &demo)
     });
-    let tail = tail.unwrap();
     kill(Pid::from_raw(riverse.id() as i32), Signal::SIGKILL).unwrap();
     riverse.wait().unwrap();
-    wait_until("tail -f outlived riverse", || is_gone(tail));
+    eventually(
+        Duration::from_secs(20),
+        "tail -f to end with riverse",
+        || is_gone(tail),
+    );
 }
 
 /// The pid of a process with this command line running in `cwd`.

@@ -8,6 +8,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::pty::{Winsize, openpty};
+use riverse_test_support::eventually;
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
@@ -121,18 +122,14 @@ impl Terminal {
     /// Waits for the child to exit; fails, showing the screen, after a
     /// minute.
     pub fn wait(mut self) -> ExitStatus {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the program never exited:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let seen = &self.seen;
+        let child = &mut self.child;
+        eventually(PATIENCE, "the program to exit", || {
+            child
+                .try_wait()
+                .unwrap()
+                .ok_or_else(|| format!("the screen:\n{}", seen.state.lock().unwrap().0.text()))
+        })
     }
 }
 

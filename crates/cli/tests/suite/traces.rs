@@ -2,18 +2,16 @@
 //! the real binary: `riverse ask` (whose exit must send the last spans),
 //! `riverse call` and `riverse mcp`.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::Project;
 use riverse_test_support::openai::{OpenAiServer, ev_status, ev_text, ev_tool_calls};
 use riverse_test_support::otlp::{OtlpReceiver, Span};
+use riverse_test_support::{McpProcess, Project};
 use serde_json::{Value, json};
 
 use super::ask::{riverse, text};
-use super::command::{McpSession, riverse_in};
+use super::command::riverse_in;
 use super::serve::{Server, http};
 
 const ANSWER: &str = "Sunny in both.";
@@ -303,7 +301,7 @@ fn calls_over_mcp_are_traced_while_the_server_runs() {
         .env("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Basic dGVzdA==")
         // Batches go out this often, not only when the server stops.
         .env("OTEL_BSP_SCHEDULE_DELAY", "50");
-    let mut session = McpSession::start(command);
+    let mut session = McpProcess::start(command);
     assert_eq!(
         session.call("weather", json!({"city": "Lima"})),
         (true, "Lima: 21°C, sunny".to_owned())
@@ -339,30 +337,8 @@ fn mcp_threads(project: &Project, endpoint: Option<&str>) -> Vec<String> {
     if let Some(endpoint) = endpoint {
         command.env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint);
     }
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}})
-    )
-    .unwrap();
-    let mut reply = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut reply)
-        .unwrap();
-    assert!(reply.contains("\"result\""), "{reply}");
-    let names = threads(child.id());
-    let _ = child.kill();
-    let _ = child.wait();
-    names
+    let server = McpProcess::start(command);
+    threads(server.pid())
 }
 
 #[test]

@@ -159,6 +159,7 @@ mod tests {
             examples: examples.iter().map(|e| (*e).to_owned()).collect(),
             parameter_types: IndexMap::new(),
             input_schema: None,
+            output_schema: None,
         }
     }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use riverse_embedded::tuning::{ANSWER_MAX_TOKENS, MODEL_JOBS, ROUTED_MESSAGE_CHARS};
 use riverse_embedded::{EmbeddedOptions, EmbeddedProvider, Error, ModelJob};
 use riverse_llm::{ChatRequest, Message, Provider, ToolCall};
+use riverse_test_support::eventually_async;
 
 use super::{model, template_tools};
 
@@ -30,13 +31,15 @@ fn megabyte_after(start: &str) -> String {
 
 /// Waits, a bounded number of times, until `provider` runs no job.
 async fn until_idle(provider: &EmbeddedProvider) {
-    for _ in 0..1200 {
-        if provider.running_jobs() == 0 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("a job still runs: {} running", provider.running_jobs());
+    eventually_async(
+        Duration::from_secs(120),
+        "the provider to run no job",
+        || match provider.running_jobs() {
+            0 => Ok(()),
+            running => Err(format!("{running} running")),
+        },
+    )
+    .await;
 }
 
 #[test]

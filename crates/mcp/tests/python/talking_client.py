@@ -13,6 +13,7 @@ PLAN:
                  absent (the client declares no elicitation)
   "sampling":    the text the client's "LLM" answers sampling/createMessage
                  with, or absent (the client declares no sampling)
+  "list":        true to list the tools first
   "calls":       [CALL, ...], one after the other
 
 CALL:
@@ -26,7 +27,9 @@ CALL:
 
 Prints {"calls": [{"isError", "text", "content", "progress"}, ...],
 "logs": [{"level", "logger", "data"}], "asked": [params...],
-"sampled": [params...], "withdrawn": N}.
+"sampled": [params...], "withdrawn": N}, and "tools" (each as listed)
+when it listed them. A call whose result has structured content has it as
+"structured" too.
 """
 
 import asyncio
@@ -92,7 +95,10 @@ class Seen:
 def described(result):
     texts = [block.text for block in result.content if block.type == "text"]
     others = [block.model_dump(by_alias=True, exclude_none=True) for block in result.content if block.type != "text"]
-    return {"isError": bool(result.is_error), "text": "\n".join(texts), "content": others}
+    seen = {"isError": bool(result.is_error), "text": "\n".join(texts), "content": others}
+    if result.structured_content is not None:
+        seen["structured"] = result.structured_content
+    return seen
 
 
 async def run_call(client, seen, call):
@@ -132,6 +138,7 @@ async def main(plan):
     if "sampling" in plan:
         options["sampling_callback"] = seen.sampling(plan["sampling"])
     calls = []
+    tools = None
     if "command" in plan:
         server = StdioServerParameters(command=plan["command"][0], args=plan["command"][1:])
     else:
@@ -139,9 +146,15 @@ async def main(plan):
     async with Client(server, mode="legacy", **options) as client:
         if "level" in plan:
             await client.set_logging_level(plan["level"])
+        if plan.get("list"):
+            listed = await client.list_tools()
+            tools = [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
         for call in plan["calls"]:
             calls.append(await run_call(client, seen, call))
-    return {"calls": calls, "logs": seen.logs, "asked": seen.asked, "sampled": seen.sampled, "withdrawn": seen.withdrawn}
+    seen_all = {"calls": calls, "logs": seen.logs, "asked": seen.asked, "sampled": seen.sampled, "withdrawn": seen.withdrawn}
+    if tools is not None:
+        seen_all["tools"] = tools
+    return seen_all
 
 
 if __name__ == "__main__":

@@ -3,3 +3,4 @@ mod served;
 mod server;
 mod source;
 mod talking_source;
+mod typed;

@@ -19,7 +19,7 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A drop-in tool of `tests/conformance/tools` (the conformance suite's
 /// fixtures) or `tests/tools`.
-fn tool_source(name: &str) -> String {
+pub(super) fn tool_source(name: &str) -> String {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     for dir in ["tests/conformance/tools", "tests/tools"] {
         let path = manifest.join(dir).join(name);
@@ -30,7 +30,7 @@ fn tool_source(name: &str) -> String {
     panic!("no tool file {name}");
 }
 
-fn project(tools: &[&str]) -> Project {
+pub(super) fn project(tools: &[&str]) -> Project {
     let project = Project::new();
     for name in tools {
         project.tool(name, &tool_source(name));
@@ -41,7 +41,7 @@ fn project(tools: &[&str]) -> Project {
 
 /// The project's tools at `/mcp` of a loopback port, served by this test's
 /// runtime until it ends; the endpoint's URL.
-async fn serve(project: &Project, sampler: Option<Arc<dyn Sampler>>) -> String {
+pub(super) async fn serve(project: &Project, sampler: Option<Arc<dyn Sampler>>) -> String {
     let registry = python_registry(project, TIMEOUT).await;
     let options = HttpOptions {
         max_body_bytes: 1024 * 1024,
@@ -57,7 +57,7 @@ async fn serve(project: &Project, sampler: Option<Arc<dyn Sampler>>) -> String {
 }
 
 /// Runs `talking_client.py` with `plan` against `url`: what it saw.
-async fn talk(project: &Project, url: &str, mut plan: Value) -> Value {
+pub(super) async fn talk(project: &Project, url: &str, mut plan: Value) -> Value {
     plan["url"] = json!(url);
     let client = project.path().join("talking_client.py");
     let client_source =

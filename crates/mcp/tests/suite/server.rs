@@ -9,7 +9,7 @@ use nix::unistd::Pid;
 use pretty_assertions::assert_eq;
 use riverse_mcp::serve;
 use riverse_python::{PythonOptions, python_tools};
-use riverse_test_support::{Project, simple_tool};
+use riverse_test_support::{Project, eventually_async, simple_tool};
 use riverse_tool::{Registry, RegistryOptions};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::NotificationContext;
@@ -149,32 +149,22 @@ async fn a_call_the_client_cancels_stops_its_tool() {
     let call = client
         .peer()
         .call_tool(CallToolRequestParams::new("stuck").with_arguments(arguments));
-    let running = async {
-        loop {
-            if let Some(pid) = std::fs::read_to_string(&pidfile)
-                .ok()
-                .and_then(|text| text.parse::<i32>().ok())
-            {
-                return pid;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
+    let running = eventually_async(Duration::from_secs(60), "the stuck tool to run", || {
+        std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|text| text.parse::<i32>().ok())
+    });
     // Once the tool runs, the call is abandoned: rmcp sends notifications/cancelled.
     let pid = tokio::select! {
         reply = call => panic!("the stuck tool answered: {reply:?}"),
         pid = running => Pid::from_raw(pid),
     };
-    for _ in 0..200 {
-        if kill(pid, None).is_err() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(
-        kill(pid, None).is_err(),
-        "the cancelled tool's interpreter still runs"
-    );
+    eventually_async(
+        Duration::from_secs(20),
+        "the cancelled tool's interpreter to end",
+        || kill(pid, None).is_err(),
+    )
+    .await;
     let result = client
         .peer()
         .call_tool(CallToolRequestParams::new("fine"))

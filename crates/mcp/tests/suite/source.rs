@@ -8,7 +8,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use riverse_mcp::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
 use riverse_test_support::venv::mcp_python;
-use riverse_test_support::{Project, fixture};
+use riverse_test_support::{Project, eventually_async, fixture};
 use riverse_tool::{
     FailureKind, ParamType, Params, Registry, RegistryOptions, Status, ToolPolicy, ToolResult,
     ToolSource,
@@ -71,6 +71,14 @@ pub(super) async fn registry(
         );
     }
     Registry::new(found, options)
+}
+
+/// What an SDK tool that returns a `str` answers: the text, and beside it
+/// the structured content the SDK makes of a plain value, `{"result": text}`.
+pub(super) fn sdk_text(text: &str) -> ToolResult {
+    let mut result = ToolResult::ok(text);
+    result.structured = Some(json!({ "result": text }));
+    result
 }
 
 pub(super) fn params(value: Value) -> Params {
@@ -151,14 +159,14 @@ async fn an_sdk_servers_tools_take_typed_arguments() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("int:3 float:0.25 bool:True hi"));
+    assert_eq!(result, sdk_text("int:3 float:0.25 bool:True hi"));
 
     // An array parameter written as text reaches the server as an array.
     let result = registry
         .call("mcp_demo_total", params(json!({"numbers": "[1, 2, 39]"})))
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("42"));
+    assert_eq!(result, sdk_text("42"));
 }
 
 #[tokio::test]
@@ -185,7 +193,7 @@ async fn an_error_result_becomes_a_failed_tool_result() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("int:1 float:1.0 bool:False ok"));
+    assert_eq!(result, sdk_text("int:1 float:1.0 bool:False ok"));
 }
 
 #[tokio::test]
@@ -317,12 +325,12 @@ async fn a_call_past_its_deadline_is_cancelled_on_the_server() {
     );
     // The server cancels the tool when notifications/cancelled arrives; give a
     // busy machine time to get there.
-    for _ in 0..600 {
-        if marker.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually_async(
+        Duration::from_secs(60),
+        "the server to cancel the tool",
+        || marker.exists(),
+    )
+    .await;
     assert_eq!(
         std::fs::read_to_string(&marker).ok().as_deref(),
         Some("cancelled")
@@ -404,5 +412,5 @@ async fn a_streamable_http_server_is_reached_with_its_headers() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("int:7 float:0.5 bool:True über"));
+    assert_eq!(result, sdk_text("int:7 float:0.5 bool:True über"));
 }

@@ -20,7 +20,7 @@ use serde_json::json;
 
 use riverse_mcp::{ServerSpec, ServerTransport};
 
-use super::source::{params, registry, stdio};
+use super::source::{params, registry, sdk_text, stdio};
 
 /// Deadline for the SDK server to start (importing the SDK takes a while on
 /// a busy machine).
@@ -109,7 +109,7 @@ async fn waiting_for_the_front_ends_answer_is_not_the_tools_time() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("accept: sure=True"));
+    assert_eq!(result, sdk_text("accept: sure=True"));
 }
 
 #[tokio::test]
@@ -160,7 +160,7 @@ async fn a_servers_question_is_answered_by_the_calls_front_end() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("accept: sure=True"));
+    assert_eq!(result, sdk_text("accept: sure=True"));
     let questions = front_end.questions.lock();
     assert_eq!(questions.len(), 1);
     assert_eq!(questions[0].message, "Delete it?");
@@ -184,7 +184,7 @@ async fn a_servers_sample_is_answered_by_the_calls_front_end() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("summary: 3 words"));
+    assert_eq!(result, sdk_text("summary: 3 words"));
     assert_eq!(
         *front_end.samples.lock(),
         [SampleRequest {
@@ -206,7 +206,7 @@ async fn a_call_nobody_listens_to_answers_the_servers_question_with_cancel() {
         )
         .await
         .unwrap();
-    assert_eq!(result, ToolResult::ok("cancel"));
+    assert_eq!(result, sdk_text("cancel"));
 }
 
 #[tokio::test]
@@ -307,8 +307,8 @@ async fn two_calls_at_once_over_http_each_answer_their_own_question() {
             &declining_context
         ),
     );
-    assert_eq!(accepted.unwrap(), ToolResult::ok("accept: sure=True"));
-    assert_eq!(declined.unwrap(), ToolResult::ok("decline"));
+    assert_eq!(accepted.unwrap(), sdk_text("accept: sure=True"));
+    assert_eq!(declined.unwrap(), sdk_text("decline"));
     assert_eq!(sure.questions.lock()[0].message, "Keep it?");
     assert_eq!(declining.questions.lock()[0].message, "Drop it?");
 }

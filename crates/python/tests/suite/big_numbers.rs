@@ -7,7 +7,7 @@ use pretty_assertions::assert_eq;
 use riverse_tool::{Answer, CallContext, CallListener, FailureKind, Question};
 use serde_json::{Value, json};
 
-use super::support::{Standalone, call, options, project, registry};
+use super::support::{call, options, project, registry, standalone};
 
 /// Half a million digits, as in the review's reproduction.
 fn huge_integer() -> String {
@@ -36,8 +36,8 @@ async fn an_integer_too_long_for_python_is_refused_by_parameter_and_the_worker_s
 #[test]
 fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
     let project = project(&["worker_pid.py"]);
-    let mut worker = Standalone::start(&project);
-    worker.initialize();
+    let mut worker = standalone(&project);
+    worker.initialize(json!({}));
     let pid = |reply: &Value| {
         reply["result"]["content"][0]["text"]
             .as_str()
@@ -45,7 +45,7 @@ fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
     };
     let call = json!({"name": "worker_pid", "arguments": {}});
     assert_eq!(
-        pid(&worker.request(2, "tools/call", call.clone())),
+        pid(&worker.request("tools/call", call.clone())),
         Some(worker.pid().to_string())
     );
 
@@ -53,7 +53,8 @@ fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
         r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"name":"worker_pid","arguments":{{"id":5,"n":{}}}}},"id":3}}"#,
         huge_integer()
     );
-    let refused = worker.send(&unreadable);
+    worker.send_line(&unreadable);
+    let refused = worker.next_with_id();
     assert_eq!(refused["id"], json!(3), "{refused}");
     assert_eq!(refused["error"]["code"], json!(-32602));
     let message = refused["error"]["message"].as_str().unwrap();
@@ -64,7 +65,7 @@ fn a_request_the_worker_cannot_read_is_answered_with_an_error_for_its_id() {
         "{message}"
     );
     assert_eq!(
-        pid(&worker.request(4, "tools/call", call)),
+        pid(&worker.request("tools/call", call)),
         Some(worker.pid().to_string())
     );
     worker.close();

@@ -331,6 +331,7 @@ async fn japanese_manifests_arrive_intact() {
             examples: vec!["田中さんに挨拶して".into(), "こんにちはと言って".into()],
             parameter_types: Default::default(),
             input_schema: None,
+            output_schema: None,
         }
     );
     assert_eq!(tool.manifest().param_type("namae"), ParamType::String);

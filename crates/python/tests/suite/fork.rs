@@ -1,8 +1,9 @@
 //! Workers forked from a fork server that imported the tools once (issue 14).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+use riverse_test_support::eventually_async;
 use riverse_tool::ToolResult;
 use serde_json::{Value, json};
 
@@ -111,14 +112,10 @@ async fn killing_the_fork_server_mid_run_lets_calls_in_flight_finish_and_a_new_o
         let params = json!({"dir": meeting, "expect": "2", "token": "in-flight"});
         tokio::spawn(async move { call(&registry, "parallel", params).await })
     };
-    let waited = Instant::now();
-    while !meeting.join("in-flight").exists() {
-        assert!(
-            waited.elapsed() < Duration::from_secs(10),
-            "the call never started"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually_async(Duration::from_secs(10), "the call to start", || {
+        meeting.join("in-flight").exists()
+    })
+    .await;
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(server as i32),
         nix::sys::signal::Signal::SIGKILL,
@@ -176,15 +173,16 @@ async fn a_prestarting_pool_starts_every_worker_without_a_call() {
     options.prestart = true;
     let registry = registry(options).await;
     let server = parent_pid(&registry).await;
-    let waited = Instant::now();
-    while children_of(server).len() < 3 {
-        assert!(
-            waited.elapsed() < Duration::from_secs(10),
-            "the fork server {server} has only {:?}",
-            children_of(server)
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let what = format!("the fork server {server} to have 3 children");
+    eventually_async(Duration::from_secs(10), what, || {
+        let children = children_of(server);
+        if children.len() >= 3 {
+            Ok(())
+        } else {
+            Err(format!("{children:?}"))
+        }
+    })
+    .await;
 }
 
 /// The pids `init_log.py` logged, one per instantiation.

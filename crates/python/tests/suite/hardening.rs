@@ -195,14 +195,11 @@ async fn a_process_that_escaped_its_workers_group_dies_with_the_worker() {
         .trim()
         .parse()
         .unwrap();
-    let start = std::time::Instant::now();
-    while std::path::Path::new(&format!("/proc/{escaped}")).exists() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(10),
-            "the escaped process {escaped} survived its worker (or was never reaped)"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    let what = format!("the escaped process {escaped} to end with its worker, and be reaped");
+    riverse_test_support::eventually_async(std::time::Duration::from_secs(10), what, || {
+        !std::path::Path::new(&format!("/proc/{escaped}")).exists()
+    })
+    .await;
     assert_echo_answers(&registry).await;
 }
 

@@ -2,9 +2,10 @@
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
+use riverse_test_support::eventually_async;
 use riverse_tool::ToolResult;
 use serde_json::json;
 use tracing_subscriber::fmt::MakeWriter;
@@ -23,15 +24,16 @@ impl Log {
     /// Waits for a line the worker's stderr reader has yet to log: it runs
     /// apart from the protocol, so it may lag behind the call's result.
     async fn wait_for(&self, wanted: &str) {
-        let start = Instant::now();
-        while !self.text().lines().any(|line| line.ends_with(wanted)) {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no log line ending with {wanted:?} in:\n{}",
-                self.text()
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let what = format!("a log line ending with {wanted:?}");
+        eventually_async(Duration::from_secs(10), what, || {
+            let text = self.text();
+            if text.lines().any(|line| line.ends_with(wanted)) {
+                Ok(())
+            } else {
+                Err(format!("the log:\n{text}"))
+            }
+        })
+        .await;
     }
 }
 

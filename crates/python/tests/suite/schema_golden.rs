@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use pretty_assertions::assert_eq;
-use riverse_python::{WORKER_SOURCE, resolve_interpreter};
+use riverse_python::{resolve_interpreter, write_worker_package};
 use serde_json::Value;
 
 const MANIFESTS: &str = concat!(
@@ -19,12 +19,14 @@ const GOLDEN: &str = include_str!("../../../tool/tests/schema/golden.json");
 const RENDER: &str = r#"
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import riverse_worker as worker
+from riverse_worker.contract import ToolManifest
+from riverse_worker.manifest import manifest_dict
+from riverse_worker.mcp_shapes import listed_tool
 with open(sys.argv[2], encoding="utf-8") as file:
     cases = json.load(file)
 shown = {}
 for case in cases:
-    listed = worker.listed_tool(worker.manifest_dict(worker.ToolManifest(**case)))
+    listed = listed_tool(manifest_dict(ToolManifest(**case)))
     shown[listed["name"]] = {"description": listed["description"], "inputSchema": listed["inputSchema"]}
 print(json.dumps(shown))
 "#;
@@ -32,7 +34,7 @@ print(json.dumps(shown))
 #[test]
 fn the_worker_renders_manifests_as_the_golden_file_says() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("riverse_worker.py"), WORKER_SOURCE).unwrap();
+    write_worker_package(dir.path()).unwrap();
     let python = resolve_interpreter(None, dir.path()).unwrap().executable;
     let output = Command::new(python)
         .arg("-c")

@@ -6,20 +6,19 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use super::support::{Standalone, project};
+use super::support::{project, standalone};
 
 #[test]
 fn a_standalone_worker_answers_tools_call_in_mcp_s_shape() {
     let project = project(&["execute_raises.py"]);
-    let mut worker = Standalone::start(&project);
+    let mut worker = standalone(&project);
     assert_eq!(
-        worker.initialize()["result"]["serverInfo"]["name"],
+        worker.initialize(json!({}))["result"]["serverInfo"]["name"],
         "riverse-python"
     );
-    let mut ask = |id: i64, method: &str, params: Value| -> Value {
-        worker.request(id, method, params)["result"].clone()
-    };
-    let listed = ask(2, "tools/list", json!({}));
+    let mut ask =
+        |method: &str, params: Value| -> Value { worker.request(method, params)["result"].clone() };
+    let listed = ask("tools/list", json!({}));
     let names: Vec<&str> = listed["tools"]
         .as_array()
         .unwrap()
@@ -29,7 +28,6 @@ fn a_standalone_worker_answers_tools_call_in_mcp_s_shape() {
     assert_eq!(names, ["echo", "execute_raises"]);
 
     let echoed = ask(
-        3,
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "hi"}}),
     );
@@ -40,7 +38,6 @@ fn a_standalone_worker_answers_tools_call_in_mcp_s_shape() {
         json!({"success": true, "data": "hi", "error": ""})
     );
     let raised = ask(
-        4,
         "tools/call",
         json!({"name": "execute_raises", "arguments": {}}),
     );
@@ -49,5 +46,5 @@ fn a_standalone_worker_answers_tools_call_in_mcp_s_shape() {
     assert!(text.contains("ZeroDivisionError"), "{raised}");
     assert_eq!(raised["structuredContent"]["error"], json!(text));
 
-    assert!(worker.close());
+    assert!(worker.close().success());
 }

@@ -1,10 +1,10 @@
 //! Supervision: deadlines, dying workers, parallel calls, no interpreter.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use riverse_test_support::{Project, is_gone};
+use riverse_test_support::{Project, eventually_async, is_gone};
 use riverse_tool::{FailureKind, Status, ToolPolicy, ToolResult};
 use serde_json::{Value, json};
 
@@ -46,18 +46,10 @@ async fn a_call_past_its_deadline_kills_the_worker_and_its_children_and_a_fresh_
     // The point is that the kill reached the worker and the tool's child at
     // all (the child would otherwise sleep for ten minutes); dying takes a
     // moment after SIGKILL.
-    let waited = Instant::now();
-    while !(is_gone(child) && is_gone(before)) && waited.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(
-        is_gone(child),
-        "the hung tool's child {child} survived its worker"
-    );
-    assert!(
-        is_gone(before),
-        "the hung worker {before} survived its deadline"
-    );
+    let what = format!("the hung tool's child {child} to end with its worker");
+    eventually_async(Duration::from_secs(10), what, || is_gone(child)).await;
+    let what = format!("the hung worker {before} to end at its deadline");
+    eventually_async(Duration::from_secs(10), what, || is_gone(before)).await;
     assert_echo_answers(&registry).await;
     assert_ne!(worker_pid(&registry).await, before);
 }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use riverse_python::{PythonOptions, python_tools};
-use riverse_test_support::Project;
+use riverse_test_support::{McpProcess, Project};
 use riverse_tool::{Registry, RegistryOptions, Status, ToolPolicy, ToolResult};
 use serde_json::{Value, json};
 
@@ -133,76 +133,16 @@ pub async fn registry_beside_echo(fixture: &str, reported: Row) -> (Project, Reg
 }
 
 /// The worker script run alone in `project`, as the MCP server of its tools
-/// directory, spoken to line by line.
-pub struct Standalone {
-    worker: std::process::Child,
-    stdin: Option<std::process::ChildStdin>,
-    stdout: std::io::BufReader<std::process::ChildStdout>,
-}
-
-impl Standalone {
-    pub fn start(project: &Project) -> Self {
-        use std::process::{Command, Stdio};
-        let script = project.path().join("riverse_worker.py");
-        std::fs::write(&script, riverse_python::WORKER_SOURCE).unwrap();
-        let python = riverse_python::resolve_interpreter(None, project.path())
-            .unwrap()
-            .executable;
-        let mut worker = Command::new(python)
-            .arg(&script)
-            .arg("agent/tools")
-            .current_dir(project.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = worker.stdin.take();
-        let stdout = std::io::BufReader::new(worker.stdout.take().unwrap());
-        Standalone {
-            worker,
-            stdin,
-            stdout,
-        }
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.worker.id()
-    }
-
-    /// Sends `line` and returns the next message with an id, past the
-    /// notifications before it.
-    pub fn send(&mut self, line: &str) -> Value {
-        use std::io::{BufRead, Write};
-        writeln!(self.stdin.as_mut().unwrap(), "{line}").unwrap();
-        loop {
-            let mut reply = String::new();
-            self.stdout.read_line(&mut reply).unwrap();
-            let message: Value = serde_json::from_str(&reply).unwrap();
-            if message.get("id").is_some() {
-                return message;
-            }
-        }
-    }
-
-    /// Request `id` of `method`, answered.
-    pub fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let reply = self.send(&request.to_string());
-        assert_eq!(reply["id"], json!(id), "{reply}");
-        reply
-    }
-
-    /// The MCP handshake, answered.
-    pub fn initialize(&mut self) -> Value {
-        let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "client", "version": "0"}});
-        self.request(1, "initialize", init)
-    }
-
-    /// Closes its input and waits for it to end; whether it ended well.
-    pub fn close(mut self) -> bool {
-        drop(self.stdin.take());
-        self.worker.wait().unwrap().success()
-    }
+/// directory, its stderr dropped; nothing said to it yet.
+pub fn standalone(project: &Project) -> McpProcess {
+    let script = riverse_python::write_worker_package(project.path()).unwrap();
+    let python = riverse_python::resolve_interpreter(None, project.path())
+        .unwrap()
+        .executable;
+    let mut command = std::process::Command::new(python);
+    command
+        .arg(&script)
+        .arg("agent/tools")
+        .current_dir(project.path());
+    McpProcess::spawn(command, std::process::Stdio::null())
 }

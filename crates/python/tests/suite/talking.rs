@@ -414,9 +414,11 @@ class Flood(BaseTool):
         async move { registry.call_with("flood", params, &context).await }
     });
     // Until the flood has logged past the bound, so the count line is due.
-    while listener.logs.lock().len() < MAX_LOG_LINES {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let what = format!("the flood to log {MAX_LOG_LINES} lines");
+    riverse_test_support::eventually_async(std::time::Duration::from_secs(60), what, || {
+        listener.logs.lock().len() >= MAX_LOG_LINES
+    })
+    .await;
     // The flood is running, and runs until the file exists: echo answers
     // while it does.
     assert_eq!(

@@ -26,7 +26,6 @@ pub use request::MODEL;
 use request::{CompletionBody, CompletionRequest};
 
 use crate::AppState;
-use crate::activity::record_json;
 use crate::body::Body;
 use crate::client_tools;
 use crate::error::AppError;
@@ -135,7 +134,7 @@ fn own_calls(turn: &Turn, opened_with_message: bool) -> Option<(String, Vec<Mess
 impl Completion {
     /// The reply of a turn not streamed.
     fn whole(&self, turn: &Turn) -> Value {
-        let tool_calls: Vec<Value> = turn.tool_calls.iter().map(record_json).collect();
+        let tool_calls: Vec<Value> = turn.tool_calls.iter().map(|call| json!(call)).collect();
         let mut message = json!({"role": "assistant", "content": turn.answer});
         let finish_reason = self.finish_reason(turn);
         if !turn.client_calls.is_empty() {

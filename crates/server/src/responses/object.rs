@@ -1,12 +1,11 @@
 //! The response object: what it says beside its output (its id and time,
 //! the request's settings echoed back), in progress, completed or failed.
 
-use riverse_agent::ToolCallRecord;
+use riverse_agent::CallRecord;
 use riverse_llm::Usage;
 use serde_json::{Value, json};
 
 use super::request::ResponseRequest;
-use crate::activity::record_json;
 use crate::error::AppError;
 
 /// What every form of one response's object shares.
@@ -34,11 +33,11 @@ pub enum Status<'a> {
     InProgress,
     Completed {
         usage: Option<Usage>,
-        calls: &'a [ToolCallRecord],
+        calls: &'a [CallRecord],
     },
     Failed {
         error: &'a AppError,
-        calls: &'a [ToolCallRecord],
+        calls: &'a [CallRecord],
     },
 }
 
@@ -80,7 +79,7 @@ impl ResponseHead {
                 calls,
             ),
         };
-        let calls: Vec<Value> = calls.iter().map(record_json).collect();
+        let calls: Vec<Value> = calls.iter().map(|call| json!(call)).collect();
         json!({
             "id": self.id,
             "object": "response",

@@ -8,7 +8,7 @@
 //!
 //! Events carry no `sequence_number`: the stream numbers them as it sends them.
 
-use riverse_agent::{ToolCallRecord, Turn, TurnEvent};
+use riverse_agent::{CallRecord, Turn, TurnEvent};
 use riverse_llm::ToolCall;
 use serde_json::{Value, json};
 
@@ -25,7 +25,7 @@ pub struct Output {
     /// the index of its item.
     running: Vec<(String, usize)>,
     /// Riverse's calls that have ended, in the order they did.
-    ended: Vec<ToolCallRecord>,
+    ended: Vec<CallRecord>,
 }
 
 impl Output {
@@ -34,7 +34,7 @@ impl Output {
     }
 
     /// Riverse's calls that have ended so far.
-    pub fn ended_calls(&self) -> &[ToolCallRecord] {
+    pub fn ended_calls(&self) -> &[CallRecord] {
         &self.ended
     }
 
@@ -57,7 +57,7 @@ impl Output {
                     "call_id": call_id,
                     "server_label": SERVER_LABEL,
                     "name": tool,
-                    "arguments": arguments_of(params),
+                    "arguments": params.text(),
                     "output": null,
                     "error": null,
                     "status": "in_progress",
@@ -195,7 +195,7 @@ impl Output {
         self.done(index, events);
     }
 
-    fn end_call(&mut self, record: &ToolCallRecord, events: &mut Vec<Value>) {
+    fn end_call(&mut self, record: &CallRecord, events: &mut Vec<Value>) {
         let running = self
             .running
             .iter()
@@ -208,15 +208,20 @@ impl Output {
                 let item = json!({
                     "type": "mcp_call", "id": new_id("mcp"), "call_id": record.call_id,
                     "server_label": SERVER_LABEL,
-                    "name": record.tool, "arguments": arguments_of(&record.params),
+                    "name": record.tool, "arguments": record.params.text(),
                     "output": null, "error": null, "status": "in_progress",
                 });
                 self.add(item, events)
             }
         };
         let item = &mut self.items[index];
-        if record.success {
+        if record.succeeded() {
             item["output"] = json!(record.data);
+            // Riverse's own field, as in its call records: the tool's
+            // structured result beside the text.
+            if let Some(structured) = &record.structured {
+                item["structured"] = structured.clone();
+            }
             item["status"] = json!("completed");
         } else {
             item["error"] = json!(record.error);
@@ -257,13 +262,6 @@ fn output_text(text: &str) -> Value {
 
 /// A call's params as the JSON text of an item's `arguments`; the model's
 /// own text when they were not an object.
-fn arguments_of(params: &Value) -> String {
-    match params {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
-}
-
 fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
 }
@@ -280,27 +278,16 @@ mod tests {
         Update::Event(TurnEvent::AnswerDelta(text.into()))
     }
 
-    fn weather(success: bool) -> ToolCallRecord {
-        ToolCallRecord {
-            call_id: "c1".into(),
-            tool: "weather".into(),
-            params: json!({"city": "Tokyo"}),
-            success,
-            data: if success {
-                "sunny".into()
-            } else {
-                String::new()
-            },
-            error: if success {
-                String::new()
-            } else {
-                "no sky".into()
-            },
-            failure: None,
-            content: Vec::new(),
-            approval: None,
-            duration: Duration::from_millis(3),
-        }
+    use riverse_agent::Arguments;
+
+    fn weather(success: bool) -> CallRecord {
+        let result = if success {
+            riverse_tool::ToolResult::ok("sunny")
+        } else {
+            riverse_tool::ToolResult::tool_error("no sky")
+        };
+        let params = Arguments::from_value(json!({"city": "Tokyo"}));
+        CallRecord::finished("c1", "weather", params, result, Duration::from_millis(3))
     }
 
     fn turn(answer: &str, client_calls: Vec<ToolCall>) -> Turn {
@@ -344,7 +331,7 @@ mod tests {
             Update::Event(TurnEvent::ToolCallStarted {
                 call_id: "c1".into(),
                 tool: "weather".into(),
-                params: json!({"city": "Tokyo"}),
+                params: Arguments::from_value(json!({"city": "Tokyo"})),
             }),
             Update::Event(TurnEvent::ToolCallFinished(weather(true))),
             delta("Sunny."),
@@ -438,7 +425,7 @@ mod tests {
             Update::Event(TurnEvent::ToolCallStarted {
                 call_id: "c1".into(),
                 tool: "weather".into(),
-                params: json!({"city": "Tokyo"}),
+                params: Arguments::from_value(json!({"city": "Tokyo"})),
             }),
             Update::Event(TurnEvent::ToolCallFinished(weather(true))),
         ] {
@@ -458,6 +445,23 @@ mod tests {
     }
 
     #[test]
+    fn a_calls_structured_result_rides_beside_its_output() {
+        let mut result = riverse_tool::ToolResult::ok("21.5 degrees");
+        result.structured = Some(json!({"degrees": 21.5}));
+        let params = Arguments::from_value(json!({"city": "Oslo"}));
+        let record =
+            CallRecord::finished("c1", "forecast", params, result, Duration::from_millis(3));
+        let mut output = Output::default();
+        output.update(&Update::Event(TurnEvent::ToolCallFinished(record)));
+        let item = &output.items()[0];
+        assert_eq!(item["output"], "21.5 degrees");
+        assert_eq!(item["structured"], json!({"degrees": 21.5}));
+        let mut plain = Output::default();
+        plain.update(&Update::Event(TurnEvent::ToolCallFinished(weather(true))));
+        assert_eq!(plain.items()[0].get("structured"), None);
+    }
+
+    #[test]
     fn a_failed_turn_leaves_what_it_started_incomplete() {
         let mut output = Output::default();
         output.update(&delta("Half"));
@@ -468,7 +472,7 @@ mod tests {
         calling.update(&Update::Event(TurnEvent::ToolCallStarted {
             call_id: "c1".into(),
             tool: "weather".into(),
-            params: json!({}),
+            params: Arguments::default(),
         }));
         calling.fail();
         assert_eq!(calling.items()[0]["status"], "incomplete");

@@ -8,7 +8,7 @@ use pretty_assertions::assert_eq;
 use riverse_agent::{Settings, build_registry};
 use riverse_test_support::openai::OpenAiServer;
 use riverse_test_support::venv::mcp_python;
-use riverse_test_support::{Project, fixture};
+use riverse_test_support::{Project, eventually_async, fixture};
 use rmcp::service::NotificationContext;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -99,13 +99,10 @@ async fn replacing_the_tools_reaches_a_2026_client_on_its_listen_stream() {
         .output();
     let client = tokio::spawn(client);
     // The replacement is made once the subscription is acknowledged.
-    for _ in 0..1200 {
-        if ready.exists() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(ready.exists(), "the client never listened");
+    eventually_async(Duration::from_secs(60), "the client to listen", || {
+        ready.exists()
+    })
+    .await;
     let (_project, registry) = other_tools().await;
     served.state.agent.live_registry().replace(registry);
 

@@ -10,3 +10,4 @@ mod questions;
 mod responses;
 mod support;
 mod talking_tools;
+mod typed;

@@ -1,13 +1,24 @@
 use super::*;
+use ApprovalMode::{Ask, Auto, Deny};
 use pretty_assertions::assert_eq;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn params(value: Value) -> Params {
     value.as_object().cloned().unwrap()
 }
 
-fn policy(value: Value) -> ApprovalPolicy {
-    ApprovalPolicy::from_value("tools.shell_exec.approval", &value).unwrap()
+const KEY: &str = "tools.shell_exec.approval";
+
+fn when(param: &str, pattern: ArgumentPattern) -> Vec<(String, ArgumentPattern)> {
+    vec![(param.to_owned(), pattern)]
+}
+
+fn prefix(text: &str) -> ArgumentPattern {
+    ArgumentPattern::prefix(text)
+}
+
+fn regex(text: &str) -> ArgumentPattern {
+    ArgumentPattern::regex(text).unwrap()
 }
 
 fn mode_of(policy: &ApprovalPolicy, command: &str) -> ApprovalMode {
@@ -16,12 +27,8 @@ fn mode_of(policy: &ApprovalPolicy, command: &str) -> ApprovalMode {
 
 #[test]
 fn a_mode_applies_to_every_call() {
-    for (name, mode) in [
-        ("auto", ApprovalMode::Auto),
-        ("ask", ApprovalMode::Ask),
-        ("deny", ApprovalMode::Deny),
-    ] {
-        let policy = policy(json!(name));
+    for (name, mode) in [("auto", Auto), ("ask", Ask), ("deny", Deny)] {
+        let policy = ApprovalPolicy::mode(KEY, mode);
         let verdict = policy.decide(&params(json!({"command": "ls"})));
         assert_eq!(verdict.mode, mode);
         assert_eq!(
@@ -33,33 +40,32 @@ fn a_mode_applies_to_every_call() {
 
 #[test]
 fn the_strictest_matching_rule_wins_and_the_default_otherwise() {
-    let policy = policy(json!({
-        "default": "ask",
-        "auto": [{"command": {"prefix": "git"}}, {"command": ["pwd", {"prefix": "ls"}]}],
-        "deny": [{"command": {"regex": "git push.*"}}],
-    }));
-    assert_eq!(mode_of(&policy, "git status"), ApprovalMode::Auto);
-    assert_eq!(mode_of(&policy, "pwd"), ApprovalMode::Auto);
-    assert_eq!(mode_of(&policy, "ls -la"), ApprovalMode::Auto);
-    assert_eq!(mode_of(&policy, "git push --force"), ApprovalMode::Deny);
-    assert_eq!(mode_of(&policy, "rm -rf build"), ApprovalMode::Ask);
+    let pwd_or_ls = ArgumentPattern::any(vec![ArgumentPattern::exact("pwd"), prefix("ls")]);
+    let policy = ApprovalPolicy::mode(KEY, Ask)
+        .with_rule(Auto, when("command", prefix("git")))
+        .with_rule(Auto, when("command", pwd_or_ls))
+        .with_rule(Deny, when("command", regex("git push.*")));
+    assert_eq!(mode_of(&policy, "git status"), Auto);
+    assert_eq!(mode_of(&policy, "pwd"), Auto);
+    assert_eq!(mode_of(&policy, "ls -la"), Auto);
+    assert_eq!(mode_of(&policy, "git push --force"), Deny);
+    assert_eq!(mode_of(&policy, "rm -rf build"), Ask);
     let verdict = policy.decide(&params(json!({"command": "git push"})));
     assert_eq!(
         verdict.to_string(),
         "tools.shell_exec.approval.deny[0] matched (deny)"
     );
     // A rule on a parameter the call does not have does not match.
-    assert_eq!(policy.decide(&params(json!({}))).mode, ApprovalMode::Ask);
+    assert_eq!(policy.decide(&params(json!({}))).mode, Ask);
 }
 
 #[test]
 fn a_prefix_matches_at_a_word_boundary_and_never_a_chained_command() {
-    let policy = policy(json!({
-        "default": "ask",
-        "auto": [{"command": {"prefix": "ls"}}, {"path": {"prefix": "notes/"}}],
-    }));
-    assert_eq!(mode_of(&policy, "ls"), ApprovalMode::Auto);
-    assert_eq!(mode_of(&policy, "ls -l docs"), ApprovalMode::Auto);
+    let policy = ApprovalPolicy::mode(KEY, Ask)
+        .with_rule(Auto, when("command", prefix("ls")))
+        .with_rule(Auto, when("path", prefix("notes/")));
+    assert_eq!(mode_of(&policy, "ls"), Auto);
+    assert_eq!(mode_of(&policy, "ls -l docs"), Auto);
     for chained in [
         "lsblk",
         "ls; rm -rf ~",
@@ -70,86 +76,39 @@ fn a_prefix_matches_at_a_word_boundary_and_never_a_chained_command() {
         "ls > /etc/passwd",
         "ls\nrm x",
     ] {
-        assert_eq!(mode_of(&policy, chained), ApprovalMode::Ask, "{chained}");
+        assert_eq!(mode_of(&policy, chained), Ask, "{chained}");
     }
     let path = |path: &str| policy.decide(&params(json!({"path": path}))).mode;
-    assert_eq!(path("notes/today.md"), ApprovalMode::Auto);
-    assert_eq!(path("notes/../.ssh/id_rsa"), ApprovalMode::Ask);
-    assert_eq!(path("notes/.."), ApprovalMode::Ask);
+    assert_eq!(path("notes/today.md"), Auto);
+    assert_eq!(path("notes/../.ssh/id_rsa"), Ask);
+    assert_eq!(path("notes/.."), Ask);
 }
 
 #[test]
 fn a_regex_matches_the_whole_value_and_other_types_as_json() {
-    let policy = policy(json!({
-        "deny": [{"count": {"regex": "[0-9]{4,}"}}, {"force": true}],
-    }));
+    let policy = ApprovalPolicy::mode(KEY, Auto)
+        .with_rule(Deny, when("count", regex("[0-9]{4,}")))
+        .with_rule(Deny, when("force", ArgumentPattern::exact("true")));
     let mode = |value: Value| policy.decide(&params(value)).mode;
-    assert_eq!(mode(json!({"count": 10000})), ApprovalMode::Deny);
-    assert_eq!(mode(json!({"count": 12})), ApprovalMode::Auto);
-    assert_eq!(mode(json!({"count": "a12345"})), ApprovalMode::Auto);
-    assert_eq!(mode(json!({"force": true})), ApprovalMode::Deny);
-    assert_eq!(mode(json!({"force": false})), ApprovalMode::Auto);
+    assert_eq!(mode(json!({"count": 10000})), Deny);
+    assert_eq!(mode(json!({"count": 12})), Auto);
+    assert_eq!(mode(json!({"count": "a12345"})), Auto);
+    assert_eq!(mode(json!({"force": true})), Deny);
+    assert_eq!(mode(json!({"force": false})), Auto);
 }
 
 #[test]
 fn every_rule_of_a_rule_must_match() {
-    let policy = policy(json!({
-        "default": "deny",
-        "auto": [{"command": {"prefix": "cat"}, "cwd": "notes"}],
-    }));
+    let policy = ApprovalPolicy::mode(KEY, Deny).with_rule(
+        Auto,
+        vec![
+            ("command".to_owned(), prefix("cat")),
+            ("cwd".to_owned(), ArgumentPattern::exact("notes")),
+        ],
+    );
     let mode = |value: Value| policy.decide(&params(value)).mode;
-    assert_eq!(
-        mode(json!({"command": "cat a", "cwd": "notes"})),
-        ApprovalMode::Auto
-    );
-    assert_eq!(
-        mode(json!({"command": "cat a", "cwd": "/"})),
-        ApprovalMode::Deny
-    );
-}
-
-#[test]
-fn a_bad_policy_names_the_key_at_fault() {
-    let error = |value: Value| {
-        ApprovalPolicy::from_value("tools.shell_exec.approval", &value)
-            .unwrap_err()
-            .to_string()
-    };
-    assert_eq!(
-        error(json!("sometimes")),
-        "tools.shell_exec.approval: expected auto, ask or deny, got \"sometimes\""
-    );
-    assert_eq!(
-        error(json!({"allow": []})),
-        "tools.shell_exec.approval.allow: unknown key; an approval takes default, auto, ask and deny"
-    );
-    assert_eq!(
-        error(json!({"auto": {"command": "ls"}})),
-        "tools.shell_exec.approval.auto: expected a list of rules ({parameter: pattern}), got {\"command\":\"ls\"}"
-    );
-    assert_eq!(
-        error(json!({"auto": [{}]})),
-        "tools.shell_exec.approval.auto[0]: a rule names at least one parameter (an empty rule would match every call)"
-    );
-    assert_eq!(
-        error(json!({"deny": [{"command": {"regex": "("}}]}))
-            .lines()
-            .next()
-            .unwrap(),
-        "tools.shell_exec.approval.deny[0].command.regex: found open group without closing ')'"
-    );
-    assert_eq!(
-        error(json!({"auto": [{"command": {"glob": "*"}}]})),
-        "tools.shell_exec.approval.auto[0].command: unknown pattern \"glob\"; expected a string, {prefix: ...}, {regex: ...} or a list of them"
-    );
-    assert_eq!(
-        error(json!({"auto": [{"command": {"prefix": ""}}]})),
-        "tools.shell_exec.approval.auto[0].command.prefix: an empty prefix would match every value"
-    );
-    assert_eq!(
-        error(json!(3)),
-        "tools.shell_exec.approval: expected auto, ask, deny or a map of rules, got 3"
-    );
+    assert_eq!(mode(json!({"command": "cat a", "cwd": "notes"})), Auto);
+    assert_eq!(mode(json!({"command": "cat a", "cwd": "/"})), Deny);
 }
 
 /// A project for the spelling tests, in `root/project`, `root` being
@@ -175,9 +134,8 @@ impl Spelled {
         self.root.path().join("project")
     }
 
-    /// The policy `value` reading paths in this project.
-    fn policy(&self, value: Value) -> ApprovalPolicy {
-        let mut policy = ApprovalPolicy::from_value("tools.file_write.approval", &value).unwrap();
+    /// `policy` reading paths in this project.
+    fn within(&self, mut policy: ApprovalPolicy) -> ApprovalPolicy {
         let home = self.root.path().to_str().unwrap().to_owned();
         policy.places = Places::with_home(&self.project(), Some(home));
         policy
@@ -216,12 +174,10 @@ impl Spelled {
 }
 
 /// The policy of docs/security.md, "Approvals".
-fn docs_policy() -> Value {
-    json!({
-        "default": "ask",
-        "auto": [{"path": {"prefix": "notes/"}}],
-        "deny": [{"path": {"regex": ".*\\.(sh|py)"}}],
-    })
+fn docs_policy() -> ApprovalPolicy {
+    ApprovalPolicy::mode("tools.file_write.approval", Ask)
+        .with_rule(Auto, when("path", prefix("notes/")))
+        .with_rule(Deny, when("path", regex(".*\\.(sh|py)")))
 }
 
 // Issue 41, finding 2: `notes/b.sh/` passed the deny rule and the auto
@@ -229,7 +185,7 @@ fn docs_policy() -> Value {
 #[test]
 fn every_spelling_of_a_denied_path_is_denied() {
     let spelled = Spelled::new();
-    let policy = spelled.policy(docs_policy());
+    let policy = spelled.within(docs_policy());
     let mut paths = Vec::new();
     for relative in [
         "notes/b.sh",
@@ -251,17 +207,18 @@ fn every_spelling_of_a_denied_path_is_denied() {
         .map(str::to_owned),
     );
     for path in paths {
-        assert_eq!(spelled.mode(&policy, &path), ApprovalMode::Deny, "{path:?}");
+        assert_eq!(spelled.mode(&policy, &path), Deny, "{path:?}");
     }
 }
 
 #[test]
 fn every_spelling_of_a_path_under_an_ask_rule_asks() {
     let spelled = Spelled::new();
-    let policy = spelled.policy(json!({
-        "default": "auto",
-        "ask": [{"path": {"prefix": "scripts/"}}, {"path": "settings.yaml"}],
-    }));
+    let policy = spelled.within(
+        ApprovalPolicy::mode("tools.file_write.approval", Auto)
+            .with_rule(Ask, when("path", prefix("scripts/")))
+            .with_rule(Ask, when("path", ArgumentPattern::exact("settings.yaml"))),
+    );
     let mut paths = spelled.spellings("scripts/x.txt");
     paths.extend(spelled.spellings("agent/../settings.yaml"));
     paths.extend(
@@ -276,15 +233,15 @@ fn every_spelling_of_a_path_under_an_ask_rule_asks() {
         .map(str::to_owned),
     );
     for path in paths {
-        assert_eq!(spelled.mode(&policy, &path), ApprovalMode::Ask, "{path:?}");
+        assert_eq!(spelled.mode(&policy, &path), Ask, "{path:?}");
     }
-    assert_eq!(spelled.mode(&policy, "notes/a.md"), ApprovalMode::Auto);
+    assert_eq!(spelled.mode(&policy, "notes/a.md"), Auto);
 }
 
 #[test]
 fn an_auto_rule_lets_through_only_a_plain_spelling_of_a_path_it_names() {
     let spelled = Spelled::new();
-    let policy = spelled.policy(docs_policy());
+    let policy = spelled.within(docs_policy());
     for path in [
         "notes/a.md",
         "notes/a.md/",
@@ -293,7 +250,7 @@ fn an_auto_rule_lets_through_only_a_plain_spelling_of_a_path_it_names() {
         "notes/sub/a.md",
         "notes/café.md",
     ] {
-        assert_eq!(spelled.mode(&policy, path), ApprovalMode::Auto, "{path:?}");
+        assert_eq!(spelled.mode(&policy, path), Auto, "{path:?}");
     }
     // Each of these falls to the default: it is spelled another way than
     // the rule's prefix, leads elsewhere, or does not read as it is.
@@ -314,16 +271,15 @@ fn an_auto_rule_lets_through_only_a_plain_spelling_of_a_path_it_names() {
         .map(str::to_owned),
     );
     for path in elsewhere {
-        assert_eq!(spelled.mode(&policy, &path), ApprovalMode::Ask, "{path:?}");
+        assert_eq!(spelled.mode(&policy, &path), Ask, "{path:?}");
     }
 }
 
 #[test]
 fn a_rule_that_holds_back_matches_a_chained_command_and_any_case() {
-    let policy = policy(json!({
-        "default": "auto",
-        "deny": [{"command": {"prefix": "rm"}}, {"command": {"regex": "git push.*"}}],
-    }));
+    let policy = ApprovalPolicy::mode(KEY, Auto)
+        .with_rule(Deny, when("command", prefix("rm")))
+        .with_rule(Deny, when("command", regex("git push.*")));
     for command in [
         "rm -rf x; ls",
         "rm $(pwd)",
@@ -331,30 +287,22 @@ fn a_rule_that_holds_back_matches_a_chained_command_and_any_case() {
         "GIT PUSH --force",
         "rm",
     ] {
-        assert_eq!(mode_of(&policy, command), ApprovalMode::Deny, "{command}");
+        assert_eq!(mode_of(&policy, command), Deny, "{command}");
     }
-    assert_eq!(mode_of(&policy, "rmdir x"), ApprovalMode::Auto);
+    assert_eq!(mode_of(&policy, "rmdir x"), Auto);
 }
 
 #[test]
 fn a_prefix_reads_a_url_or_a_command_the_way_it_reads_the_value() {
     let spelled = Spelled::new();
-    let policy = spelled.policy(json!({
-        "default": "ask",
-        "auto": [{"url": {"prefix": "https://docs.rs/"}}, {"command": {"prefix": "ls"}}],
-    }));
+    let policy = spelled.within(
+        ApprovalPolicy::mode("tools.file_write.approval", Ask)
+            .with_rule(Auto, when("url", prefix("https://docs.rs/")))
+            .with_rule(Auto, when("command", prefix("ls"))),
+    );
     let mode = |value: Value| policy.decide(&params(value)).mode;
-    assert_eq!(
-        mode(json!({"url": "https://docs.rs/regex"})),
-        ApprovalMode::Auto
-    );
-    assert_eq!(
-        mode(json!({"url": "https://docs.rs.evil/"})),
-        ApprovalMode::Ask
-    );
-    assert_eq!(
-        mode(json!({"command": "ls -la notes/"})),
-        ApprovalMode::Auto
-    );
-    assert_eq!(mode(json!({"command": "ls /"})), ApprovalMode::Auto);
+    assert_eq!(mode(json!({"url": "https://docs.rs/regex"})), Auto);
+    assert_eq!(mode(json!({"url": "https://docs.rs.evil/"})), Ask);
+    assert_eq!(mode(json!({"command": "ls -la notes/"})), Auto);
+    assert_eq!(mode(json!({"command": "ls /"})), Auto);
 }

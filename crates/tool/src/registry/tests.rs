@@ -1,6 +1,10 @@
 use super::*;
+use crate::{
+    Approval, ApprovalMode, ApprovalRecord, ApprovalRequest, ArgumentPattern, CallContext,
+    Decision, FailureKind, Params, ToolResult, ToolSource,
+};
 use pretty_assertions::assert_eq;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// A tool compiled into the test: echoes its parameters.
 struct Echo {
@@ -185,9 +189,10 @@ impl crate::CallListener for Person {
     }
 }
 
-fn guarded(policy: Value) -> Registry {
+const ECHO_APPROVAL: &str = "tools.echo.approval";
+
+fn guarded(approval: ApprovalPolicy) -> Registry {
     let mut options = RegistryOptions::default();
-    let approval = ApprovalPolicy::from_value("tools.echo.approval", &policy).unwrap();
     options.policies.insert(
         "echo".into(),
         ToolPolicy {
@@ -212,7 +217,7 @@ async fn call_answered(registry: &Registry, text: &str, answer: Approval) -> (To
 
 #[tokio::test]
 async fn a_call_that_asks_runs_on_a_yes_and_is_refused_on_a_no() {
-    let registry = guarded(json!("ask"));
+    let registry = guarded(ApprovalPolicy::mode(ECHO_APPROVAL, ApprovalMode::Ask));
     let (approved, asked) = call_answered(&registry, "hi", Approval::Approved).await;
     assert_eq!((approved.success, asked), (true, 1));
     assert_eq!(
@@ -244,11 +249,15 @@ async fn a_call_that_asks_runs_on_a_yes_and_is_refused_on_a_no() {
 
 #[tokio::test]
 async fn rules_let_some_calls_run_refuse_others_and_ask_for_the_rest() {
-    let registry = guarded(json!({
-        "default": "ask",
-        "auto": [{"text": {"prefix": "hello"}}],
-        "deny": [{"text": {"regex": ".*secret.*"}}],
-    }));
+    let text = |pattern| vec![("text".to_owned(), pattern)];
+    let registry = guarded(
+        ApprovalPolicy::mode(ECHO_APPROVAL, ApprovalMode::Ask)
+            .with_rule(ApprovalMode::Auto, text(ArgumentPattern::prefix("hello")))
+            .with_rule(
+                ApprovalMode::Deny,
+                text(ArgumentPattern::regex(".*secret.*").unwrap()),
+            ),
+    );
     let (allowed, asked) = call_answered(&registry, "hello there", Approval::Declined).await;
     assert_eq!((allowed.success, asked), (true, 0));
     assert_eq!(
@@ -270,7 +279,7 @@ async fn rules_let_some_calls_run_refuse_others_and_ask_for_the_rest() {
 
 #[tokio::test]
 async fn a_tool_without_a_policy_runs_and_records_nothing() {
-    let registry = guarded(json!("auto"));
+    let registry = guarded(ApprovalPolicy::mode(ECHO_APPROVAL, ApprovalMode::Auto));
     let (result, asked) = call_answered(&registry, "hi", Approval::Declined).await;
     assert_eq!((result.success, asked, result.approval), (true, 0, None));
 }

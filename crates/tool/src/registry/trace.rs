@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tracing::Span;
 use tracing::field::Empty;
 
+use crate::failure::CallFailure;
 use crate::params::Params;
 use crate::registry::CallError;
 use crate::result::{FailureKind, ToolResult};
@@ -83,7 +84,10 @@ pub(super) fn record_outcome(span: &Span, outcome: &Result<ToolResult, CallError
             let kind = result.failure_kind().unwrap_or(FailureKind::ToolError);
             (kind, result.error.clone())
         }
-        Err(err) => (FailureKind::Unavailable, err.to_string()),
+        Err(err) => {
+            let failure = CallFailure::from(err.clone());
+            (failure.kind(), failure.to_string())
+        }
     };
     span.record("riverse.tool.success", false);
     span.record("riverse.tool.failure", kind.as_str());

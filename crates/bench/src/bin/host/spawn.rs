@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use riverse_python::{WORKER_SOURCE, WorkerPool};
+use riverse_python::{WorkerPool, uncached_worker_args};
 
 use crate::fixtures::{TempProject, ready_interpreter};
 use crate::stats::Samples;
@@ -24,9 +24,10 @@ pub struct SpawnTimes {
     pub bare_ready_no_site: Samples,
     /// `python -c pass`, until it has exited: start and finalization.
     pub bare_exit: Samples,
-    /// The worker script run as `python -c SOURCE`, with its input closed:
-    /// start, compile, imports, exit. Workers ran so before the script's
-    /// bytecode was cached.
+    /// The worker package run from the sources on its command line, with its
+    /// input closed: start, compile, imports, exit. Workers run so where
+    /// Riverse's cache can't be written (and all ran so before its bytecode
+    /// was cached).
     pub script_exit: Samples,
 }
 
@@ -44,8 +45,9 @@ pub async fn measure(interpreter: &Path, spawns: usize) -> anyhow::Result<SpawnT
         let worker = worker_start(&project, interpreter).await?;
         let bare_ready = crate::blocking(|| first_line(interpreter, &[]))?;
         let bare_ready_no_site = crate::blocking(|| first_line(interpreter, &["-S"]))?;
-        let bare_exit = crate::blocking(|| run_to_exit(interpreter, "pass"))?;
-        let script_exit = crate::blocking(|| run_to_exit(interpreter, WORKER_SOURCE))?;
+        let bare_exit = crate::blocking(|| run_to_exit(interpreter, ["-c", "pass"]))?;
+        let uncached = uncached_worker_args(project.path());
+        let script_exit = crate::blocking(|| run_to_exit(interpreter, &uncached))?;
         if round > 0 {
             times.worker.push(worker);
             times.bare_ready.push(bare_ready);
@@ -80,11 +82,15 @@ fn first_line(interpreter: &Path, flags: &[&str]) -> anyhow::Result<Duration> {
     Ok(start.elapsed())
 }
 
-/// Time from spawn until `python -c CODE`, its input closed, has exited.
-fn run_to_exit(interpreter: &Path, code: &str) -> anyhow::Result<Duration> {
+/// Time from spawn until `python ARGS`, its input closed, has exited.
+fn run_to_exit<I>(interpreter: &Path, args: I) -> anyhow::Result<Duration>
+where
+    I: IntoIterator,
+    I::Item: AsRef<std::ffi::OsStr>,
+{
     let start = Instant::now();
     let status = Command::new(interpreter)
-        .args(["-c", code])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .status()
@@ -92,7 +98,7 @@ fn run_to_exit(interpreter: &Path, code: &str) -> anyhow::Result<Duration> {
     let elapsed = start.elapsed();
     ensure!(
         status.success(),
-        "{} -c failed: {status}",
+        "{} failed: {status}",
         interpreter.display()
     );
     Ok(elapsed)

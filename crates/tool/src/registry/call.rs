@@ -1,0 +1,119 @@
+//! One call through the registry: found, coerced, approved, run under its
+//! deadline, capped, traced and counted.
+
+use std::time::Instant;
+
+use tracing::Instrument;
+
+use super::{Registry, trace};
+use crate::call_metrics;
+use crate::context::{CallContext, EndOnDrop};
+use crate::failure::CallFailure;
+use crate::params::{Params, coerce_params};
+use crate::result::ToolResult;
+use crate::truncate::cap_output;
+
+/// Why a call could not even start. A tool that ran and failed is a failed
+/// [`ToolResult`], not this.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("unknown tool \"{0}\"")]
+    UnknownTool(String),
+    #[error("tool \"{name}\" is not available: {reason}")]
+    Unavailable { name: String, reason: String },
+}
+
+impl Registry {
+    /// Runs one call that nobody watches (see [`Registry::call_with`]).
+    pub async fn call(&self, name: &str, params: Params) -> Result<ToolResult, CallError> {
+        self.call_with(name, params, &CallContext::none()).await
+    }
+
+    /// Runs one call: coerces the parameters and checks them against the
+    /// tool's input schema, runs the tool under its deadline
+    /// with `context` for what it says and asks meanwhile, checks its
+    /// structured result against its output schema, caps the output.
+    /// The context is ended when the call is, finished or stopped. The call
+    /// is traced as an `execute_tool` span ([`trace`]).
+    pub async fn call_with(
+        &self,
+        name: &str,
+        params: Params,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        self.call_with_id(name, None, params, context).await
+    }
+
+    /// [`Registry::call_with`] for a call a model made, `call_id` being the
+    /// model's id for it, which the call's span carries.
+    pub async fn call_with_id(
+        &self,
+        name: &str,
+        call_id: Option<&str>,
+        params: Params,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        let span = trace::tool_span(name, call_id, &params);
+        let result = self
+            .checked_call(name, params, context)
+            .instrument(span.clone())
+            .await;
+        if let Ok(result) = &result {
+            call_metrics::called(name, result);
+        }
+        trace::record_outcome(&span, &result);
+        result
+    }
+
+    /// [`Registry::call_with`] without the counting.
+    async fn checked_call(
+        &self,
+        name: &str,
+        params: Params,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        let _end = EndOnDrop(context.clone());
+        let Some(tool) = self.get(name) else {
+            return Err(self.why_not_callable(name));
+        };
+        let params = match coerce_params(tool.manifest(), params) {
+            Ok(params) => params,
+            Err(why) => {
+                let failure = CallFailure::BadArguments { tool: None, why };
+                return Ok(ToolResult::from(failure));
+            }
+        };
+        let params = match self.check_arguments(name, params) {
+            Ok(params) => params,
+            Err(failure) => return Ok(ToolResult::from(failure)),
+        };
+        let approval = match self.approve(name, &params, context).await {
+            Ok(record) => record,
+            Err(refused) => return Ok(refused),
+        };
+        let started = Instant::now();
+        let result = tool.call(params, self.timeout(name), context).await;
+        call_metrics::ran(name, started.elapsed());
+        let mut result = self.check_result(name, result);
+        result.approval = approval;
+        result.cap_content(self.inner.options.limits.max_content_bytes);
+        let max = self.inner.options.limits.max_output_bytes;
+        result.data = cap_output(std::mem::take(&mut result.data), max);
+        result.error = cap_output(std::mem::take(&mut result.error), max);
+        Ok(result)
+    }
+
+    fn why_not_callable(&self, name: &str) -> CallError {
+        let known = self
+            .entries()
+            .iter()
+            .find(|entry| entry.name() == Some(name));
+        match known {
+            Some(entry) => CallError::Unavailable {
+                name: name.to_owned(),
+                reason: entry.error().unwrap_or_default().to_owned(),
+            },
+            None => CallError::UnknownTool(name.to_owned()),
+        }
+    }
+}
