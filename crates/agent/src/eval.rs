@@ -17,6 +17,8 @@ use serde_json::{Number, Value};
 
 use crate::{Agent, RoutedCall};
 
+pub mod skills;
+
 /// The name that stands for "no tool" in case files and reports.
 pub const NO_TOOL: &str = "none";
 

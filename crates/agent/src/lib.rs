@@ -34,10 +34,10 @@ pub use settings::{LocalSettings, OpenaiSettings};
 pub use settings::{SKILLS_DIR_VARIABLE, SkillsSettings};
 pub use sources::{
     HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, describe_metrics,
-    list_tools, sync_environment,
+    list_tools, mcp_skills, sync_environment,
 };
 pub use turn::{
     Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolUse, Turn, TurnError,
     TurnEvent, TurnOptions,
 };
-pub use turn::{ToolSelector, turn_span};
+pub use turn::{AppliedSkill, SkillTrigger, ToolSelector, turn_span};

@@ -55,10 +55,12 @@ pub async fn build_agent_with_sources(
 ) -> Result<(Agent, ToolSources), Error> {
     let provider = build_provider(settings)?;
     let sources = ToolSources::discover(settings, mode).await;
+    let skills = riverse_skills::load(&options::skills_options(settings));
     let agent = Agent::new(
         sources.registry(settings),
         provider,
         options::turn_options(settings),
-    );
+    )
+    .with_skills(skills);
     Ok((agent, sources))
 }

@@ -25,9 +25,11 @@ use tokio::time::Instant;
 mod calls;
 mod handler;
 mod reply;
+mod skills;
 
 use calls::CallsInFlight;
 use handler::Client;
+pub use skills::{McpSkills, RemoteSkill, mcp_skills};
 
 use crate::Error;
 use crate::manifest::{restore_structured, translate};
@@ -85,14 +87,7 @@ pub enum ServerTransport {
 /// order given, whatever order they start in.
 pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
     let startups = options.servers.iter().map(|spec| {
-        let link = Arc::new(ServerLink {
-            spec: spec.clone(),
-            project_dir: options.project_dir.clone(),
-            reply_limit: options.limits.reply_bytes_with_content(),
-            max_output_bytes: options.limits.max_output_bytes,
-            session: tokio::sync::Mutex::new(None),
-            spawned: Mutex::new(None),
-        });
+        let link = Arc::new(ServerLink::new(spec, &options));
         async move {
             let started = tokio::time::timeout(options.startup_timeout, link.start()).await;
             let tools = match started {
@@ -356,6 +351,17 @@ struct ServerLink {
 }
 
 impl ServerLink {
+    fn new(spec: &ServerSpec, options: &McpOptions) -> Self {
+        ServerLink {
+            spec: spec.clone(),
+            project_dir: options.project_dir.clone(),
+            reply_limit: options.limits.reply_bytes_with_content(),
+            max_output_bytes: options.limits.max_output_bytes,
+            session: tokio::sync::Mutex::new(None),
+            spawned: Mutex::new(None),
+        }
+    }
+
     fn failure(&self, error: String) -> Found {
         Found::Failure {
             source: ToolSource::Mcp {

@@ -23,6 +23,12 @@ pub enum Error {
     },
     #[error("mcp server \"{server}\" failed to list its tools: {cause}")]
     ListFailed { server: String, cause: String },
+    #[error("mcp server \"{server}\": skill {skill}: {cause}")]
+    SkillFailed {
+        server: String,
+        skill: String,
+        cause: String,
+    },
     #[error("can't serve mcp: {0}")]
     ServeFailed(String),
 }

@@ -19,6 +19,7 @@ use rmcp::transport::streamable_http_server::session::{
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::server::RegistryServer;
+use crate::skills::LiveSkills;
 
 /// How often an idle SSE stream carries a comment, so that proxies and
 /// clients do not take a quiet stream for a dead one.
@@ -56,12 +57,25 @@ impl HttpEndpoint {
         sampler: Option<Arc<dyn Sampler>>,
         options: HttpOptions,
     ) -> Self {
+        Self::with_skills(tools, None, sampler, options)
+    }
+
+    /// [`HttpEndpoint::new`], serving `skills` too by the MCP skills
+    /// extension when given.
+    pub fn with_skills(
+        tools: LiveRegistry,
+        skills: Option<LiveSkills>,
+        sampler: Option<Arc<dyn Sampler>>,
+        options: HttpOptions,
+    ) -> Self {
         let mut config = StreamableHttpServerConfig::default()
             .with_sse_keep_alive(Some(SSE_KEEP_ALIVE))
             .with_max_request_body_bytes(options.max_body_bytes);
         config = config.disable_allowed_hosts();
         let service = StreamableHttpService::new(
-            move || Ok(RegistryServer::new(tools.clone(), sampler.clone())),
+            move || {
+                Ok(RegistryServer::new(tools.clone(), sampler.clone()).with_skills(skills.clone()))
+            },
             Arc::new(BoundedSessions::new(
                 options.max_sessions,
                 options.session_timeout,

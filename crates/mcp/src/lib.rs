@@ -27,8 +27,18 @@
 //! `riverse serve` mounts at `/mcp`, leaving the bearer token and the
 //! `Origin` check to the router in front of it.
 //!
+//! Skills, by the MCP skills extension (SEP-2640): as a server, given
+//! [`LiveSkills`], it answers `skills/list`, `skills/get`, `resources/list`
+//! and `resources/read` of `skill://NAME/PATH` (declaring the extension and
+//! `resources` only then), and tells clients of a reload with
+//! `notifications/resources/list_changed`; as a client, [`mcp_skills`] lists
+//! the skills of servers that declare the extension under `SERVER__NAME`
+//! (never a name a local skill holds), and [`RemoteSkill::read_file`] reads
+//! their files, each checked against its listed digest and size.
+//!
 //! Both sides use the official SDK, `rmcp`. Out of scope: reading settings (the
-//! caller hands over [`McpOptions`]), resources, prompts and completion.
+//! caller hands over [`McpOptions`]), resources other than skills' files,
+//! prompts and completion.
 
 mod client;
 mod content;
@@ -44,13 +54,19 @@ mod question;
 mod sampling;
 mod served_call;
 mod server;
+mod skills;
 mod vet;
 
-pub use client::{McpOptions, ServerSpec, ServerTransport, mcp_tools};
+pub use client::{
+    McpOptions, McpSkills, RemoteSkill, ServerSpec, ServerTransport, mcp_skills, mcp_tools,
+};
 pub use error::Error;
 pub use http::{BoundedSessions, HttpEndpoint, HttpOptions, McpService, SessionsError};
 pub use manifest::manifest_from_schema;
-pub use server::{RegistryServer, Serving, serve, serve_stdio};
+pub use server::{
+    RegistryServer, Serving, serve, serve_stdio, serve_stdio_with_skills, serve_with_skills,
+};
+pub use skills::{LiveSkills, ReloadTask};
 
 /// The `_meta` key of a failed `tools/call` result that says why it failed,
 /// as a [`riverse_tool::FailureKind`] name (`timeout`, `tool_error`, …).

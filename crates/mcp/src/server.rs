@@ -18,8 +18,10 @@ use riverse_tool::{
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, Implementation, ListToolsResult, MetaObject,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CustomResult, ErrorCode, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RunningService, ServerInitializeError,
@@ -36,6 +38,7 @@ use crate::content;
 use crate::lines::LineTransport;
 use crate::outbox::Outbox;
 use crate::served_call::{ServedCall, SessionLevel};
+use crate::skills::{self, LiveSkills};
 use crate::{Error, FAILURE_META_KEY};
 
 /// The longest request line `riverse mcp` reads (arguments of a few MiB are
@@ -57,6 +60,11 @@ pub struct RegistryServer {
     log_level: SessionLevel,
     /// Tells the client when the tools are replaced; stopped with the session.
     notifier: Mutex<Option<AbortOnDrop>>,
+    /// The project's skills, served by the skills extension; `None` declares
+    /// neither the extension nor resources.
+    skills: Option<LiveSkills>,
+    /// Tells the client when the skills are replaced.
+    skills_notifier: Mutex<Option<AbortOnDrop>>,
 }
 
 impl RegistryServer {
@@ -66,7 +74,22 @@ impl RegistryServer {
             sampler,
             log_level: SessionLevel::default(),
             notifier: Mutex::new(None),
+            skills: None,
+            skills_notifier: Mutex::new(None),
         }
+    }
+
+    /// Serves `skills` too (see [`crate::LiveSkills`]).
+    pub(crate) fn with_skills(mut self, skills: Option<LiveSkills>) -> Self {
+        self.skills = skills;
+        self
+    }
+
+    fn skill_set(&self) -> Result<Arc<riverse_skills::SkillSet>, ErrorData> {
+        self.skills
+            .as_ref()
+            .map(LiveSkills::current)
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::ListSkillsRequestMethod>)
     }
 
     fn current(&self) -> Registry {
@@ -98,31 +121,43 @@ async fn notify_changes(mut changes: watch::Receiver<Registry>, peer: Peer<RoleS
 impl ServerHandler for RegistryServer {
     #[allow(deprecated)] // logging: see the import of SetLevelRequestParams
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_logging()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new("riverse", env!("CARGO_PKG_VERSION")))
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        if self.skills.is_some() {
+            skills::declare(&mut capabilities);
+        }
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("riverse", env!("CARGO_PKG_VERSION")))
     }
 
     /// Clients of the 2026-07-28 protocol hear of tool changes on a
     /// `subscriptions/listen` stream, and only of those.
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        let filter = SubscriptionFilter::builder().tools_list_changed();
+        if self.skills.is_some() && requested.resources_list_changed == Some(true) {
+            return Some(filter.resources_list_changed().build());
+        }
+        Some(filter.build())
     }
 
     async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
         let mut changes = self.tools.changes();
         changes.mark_unchanged();
+        let mut skill_changes = self.skills.as_ref().map(LiveSkills::changes);
         loop {
             tokio::select! {
                 () = subscription.cancelled() => return Ok(()),
+                Some(()) = skills::changed(&mut skill_changes) => {
+                    if subscription.sink().notify_resource_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return Ok(());
@@ -141,8 +176,53 @@ impl ServerHandler for RegistryServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let mut changes = self.tools.changes();
         changes.mark_unchanged();
+        if let Some(live) = &self.skills {
+            let task = tokio::spawn(skills::notify_changes(live.changes(), context.peer.clone()));
+            *self.skills_notifier.lock() = Some(AbortOnDrop(task));
+        }
         let task = tokio::spawn(notify_changes(changes, context.peer));
         *self.notifier.lock() = Some(AbortOnDrop(task));
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let cursor = request.and_then(|request| request.cursor);
+        skills::list(&*self.skill_set()?, cursor.as_deref())
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        skills::get(&*self.skill_set()?, &request.uri)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(match &self.skills {
+            Some(live) => skills::resources(&live.current()),
+            None => ListResourcesResult::default(),
+        })
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(live) = &self.skills else {
+            let unknown = format!("no resource is served at {}", request.uri);
+            return Err(ErrorData::invalid_params(unknown, None));
+        };
+        let contents = skills::read(&live.current(), &request.uri)?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn list_tools(
@@ -332,8 +412,24 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    serve_with_skills(tools, None, sampler, transport).await
+}
+
+/// [`serve`], with the project's skills served by the MCP skills extension
+/// when `skills` is given.
+pub async fn serve_with_skills<T, E, A>(
+    tools: impl Into<LiveRegistry>,
+    skills: Option<LiveSkills>,
+    sampler: Option<Arc<dyn Sampler>>,
+    transport: T,
+) -> Result<Serving, Error>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let tools = tools.into();
     let service = RegistryServer::new(tools.clone(), sampler)
+        .with_skills(skills)
         .serve(transport)
         .await
         .map_err(|err| match err {
@@ -351,12 +447,23 @@ pub async fn serve_stdio(
     tools: impl Into<LiveRegistry>,
     sampler: Option<Arc<dyn Sampler>>,
 ) -> Result<(), Error> {
+    serve_stdio_with_skills(tools, None, sampler).await
+}
+
+/// [`serve_stdio`], with the project's skills when `skills` is given.
+pub async fn serve_stdio_with_skills(
+    tools: impl Into<LiveRegistry>,
+    skills: Option<LiveSkills>,
+    sampler: Option<Arc<dyn Sampler>>,
+) -> Result<(), Error> {
     let tools = tools.into();
     let serving = match stdio_pipes() {
-        Some((stdin, stdout)) => serve(tools, sampler, line_transport(stdin, stdout)).await?,
+        Some((stdin, stdout)) => {
+            serve_with_skills(tools, skills, sampler, line_transport(stdin, stdout)).await?
+        }
         None => {
             let transport = line_transport(tokio::io::stdin(), tokio::io::stdout());
-            serve(tools, sampler, transport).await?
+            serve_with_skills(tools, skills, sampler, transport).await?
         }
     };
     serving.waiting().await

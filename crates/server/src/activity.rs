@@ -18,8 +18,11 @@ pub fn activity(update: &Update) -> Option<Value> {
             "type": "tool_call.started", "call_id": call_id, "tool": tool, "params": params,
         })),
         Update::Event(TurnEvent::ToolCallFinished(record)) => {
-            let mut finished = json!(record);
-            finished["type"] = json!("tool_call.finished");
+            let mut finished = json!({"type": "tool_call.finished"});
+            if let (Some(object), Value::Object(fields)) = (finished.as_object_mut(), json!(record))
+            {
+                object.extend(fields);
+            }
             Some(finished)
         }
         Update::Event(TurnEvent::ToolProgress {
@@ -132,6 +135,7 @@ mod tests {
         let finished = Update::Event(TurnEvent::ToolCallFinished(record));
         insta::assert_snapshot!(shown(finished), @r#"
         {
+          "type": "tool_call.finished",
           "call_id": "call_1",
           "tool": "weather",
           "params": {
@@ -150,8 +154,7 @@ mod tests {
           "structured": {
             "celsius": 4
           },
-          "duration_ms": 42,
-          "type": "tool_call.finished"
+          "duration_ms": 42
         }
         "#);
     }

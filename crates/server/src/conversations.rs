@@ -309,6 +309,10 @@ async fn store_update(
             }
         }
         Update::Finished(Ok(turn)) => {
+            if !turn.skills.is_empty() {
+                let skills: Vec<Value> = turn.skills.iter().map(|skill| json!(skill)).collect();
+                store.keep_skills(answer_id, &skills).await?;
+            }
             store
                 .finish_message(answer_id, &turn.answer, MessageStatus::Done, None)
                 .await

@@ -212,6 +212,11 @@ fn without_urls(text: &str) -> String {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         let mut response = (self.status, axum::Json(self.body())).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
         if self.status == StatusCode::TOO_MANY_REQUESTS {
             response
                 .headers_mut()
@@ -311,6 +316,7 @@ mod tests {
         insta::assert_snapshot!(as_client_reads(AppError::unauthorized()).await, @r#"
         401 Unauthorized
         content-type: application/json
+        www-authenticate: Bearer
 
         {
           "error": {

@@ -90,6 +90,9 @@ pub struct ServerOptions {
     /// How long a tool's question waits for its answer before the tool
     /// reads a cancel.
     pub question_timeout: Duration,
+    /// The project's skills, served on `/mcp` by the MCP skills extension;
+    /// `None` (the default) serves none.
+    pub skills: Option<riverse_mcp::LiveSkills>,
 }
 
 impl ServerOptions {
@@ -110,6 +113,7 @@ impl ServerOptions {
             max_mcp_sessions: serve.max_mcp_sessions,
             mcp_session_timeout: serve.mcp_session_timeout,
             question_timeout: serve.question_timeout,
+            skills: None,
         }
     }
 
@@ -123,6 +127,7 @@ impl ServerOptions {
             connections: self.connections,
             max_sessions: self.max_mcp_sessions,
             session_timeout: self.mcp_session_timeout,
+            skills: self.skills.clone(),
         }
     }
 }
@@ -141,6 +146,7 @@ impl std::fmt::Debug for ServerOptions {
             .field("max_mcp_sessions", &self.max_mcp_sessions)
             .field("mcp_session_timeout", &self.mcp_session_timeout)
             .field("question_timeout", &self.question_timeout)
+            .field("skills", &self.skills.is_some())
             .finish()
     }
 }

@@ -13,7 +13,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use riverse_mcp::{HttpEndpoint, HttpOptions};
+use riverse_mcp::{HttpEndpoint, HttpOptions, LiveSkills};
 use riverse_tool::{LiveRegistry, Sampler};
 use serde_json::json;
 
@@ -44,6 +44,9 @@ pub struct McpOptions {
     pub max_sessions: usize,
     /// A session that receives nothing for this long is ended.
     pub session_timeout: Duration,
+    /// The project's skills, served by the MCP skills extension; `None`
+    /// declares nothing of skills.
+    pub skills: Option<LiveSkills>,
 }
 
 impl std::fmt::Debug for McpOptions {
@@ -56,6 +59,7 @@ impl std::fmt::Debug for McpOptions {
             .field("connections", &self.connections)
             .field("max_sessions", &self.max_sessions)
             .field("session_timeout", &self.session_timeout)
+            .field("skills", &self.skills.is_some())
             .finish()
     }
 }
@@ -75,8 +79,9 @@ impl McpRoute {
         sampler: Option<Arc<dyn Sampler>>,
         options: &McpOptions,
     ) -> Self {
-        let endpoint = HttpEndpoint::new(
+        let endpoint = HttpEndpoint::with_skills(
             tools,
+            options.skills.clone(),
             sampler,
             HttpOptions {
                 max_body_bytes: options.max_body_bytes,

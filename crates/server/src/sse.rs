@@ -22,7 +22,12 @@
 //! - `{"type": "tool_call.question_closed", "call_id", "tool", "question_id", "action", "reason"}`:
 //!   what the tool read (`accept`, `decline`, `cancel`) and why it closed
 //!   (`answered`, `expired`, `call_ended`)
-//! - `{"type": "tool_call.finished", "call_id", "tool", "params", "success", "data", "error", "failure" (when it failed: a `FailureKind` name), "content" (when it gave any: image, audio and resource blocks), "duration_ms"}`
+//! - `{"type": "tool_call.finished", ...}`: the call's record, every field of
+//!   `riverse_tool::CallRecord` (docs/serving.md, "A tool call")
+//! - `{"type": "skill.applied", "name", "trigger"}`, one per skill the turn
+//!   applied, in order (`trigger`: `keyword`, `explicit` or `model`). The
+//!   turn reports its skills when it ends, so these come after its tool
+//!   activity and text, just before the last chunk.
 //! - `{"type": "done", "answer"}` on the last chunk: the answer as stored,
 //!   which a front end shows in place of the deltas.
 //!
@@ -98,7 +103,16 @@ impl Completion {
             // The answer goes out with the last chunk, once the turn is over.
             Update::Event(TurnEvent::Done { .. }) => Vec::new(),
             Update::Finished(Ok(turn)) => {
-                let mut chunks = Vec::new();
+                let mut chunks: Vec<Value> = turn
+                    .skills
+                    .iter()
+                    .map(|skill| {
+                        let applied = json!({
+                            "type": "skill.applied", "name": skill.name, "trigger": skill.trigger,
+                        });
+                        self.chunk(json!({}), None, Some(applied))
+                    })
+                    .collect();
                 if !turn.client_calls.is_empty() {
                     let mut delta = json!({});
                     self.add_calls(&mut delta, &turn.client_calls, true);

@@ -182,6 +182,10 @@ pub struct StoredMessage {
     pub created_at: i64,
     /// The calls made while answering, in the order they started.
     pub tool_calls: Vec<CallRecord>,
+    /// The skills the answer's turn applied, in the order they applied, each
+    /// as the turn reported it (`name`, `trigger`, and `run` for steps).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<Value>,
 }
 
 /// A response of `/v1/responses`, as `GET /v1/responses/{id}` returns it
@@ -366,6 +370,13 @@ impl Store {
         on_backend!(self, store => store.finish_message(message_id, content, status, error))
     }
 
+    /// Keeps the skills an answer's turn applied (see
+    /// [`StoredMessage::skills`]), replacing any kept before; none clears them.
+    pub async fn keep_skills(&self, message_id: &str, skills: &[Value]) -> Result<(), StoreError> {
+        let text = (!skills.is_empty()).then(|| Value::from(skills.to_vec()).to_string());
+        on_backend!(self, store => store.keep_skills(message_id, text.as_deref()))
+    }
+
     /// Records a call as it stands now (started, waiting for its approval,
     /// ended), under the answer it belongs to. A call already recorded as
     /// ended stays as it ended.
@@ -404,6 +415,19 @@ fn attach_tool_calls(messages: &mut [StoredMessage], calls: Vec<(String, String)
         if let Some(message) = messages.iter_mut().find(|m| m.id == message_id) {
             message.tool_calls.push(read_record(&text));
         }
+    }
+}
+
+/// The skills column read back: NULL, or a value that is not an array
+/// (written by a newer version, or damaged), is none.
+fn read_skills(text: Option<String>) -> Vec<Value> {
+    match text.map(|text| serde_json::from_str(&text)) {
+        Some(Ok(Value::Array(skills))) => skills,
+        Some(_) => {
+            tracing::warn!("an answer's stored skills do not read");
+            Vec::new()
+        }
+        None => Vec::new(),
     }
 }
 

@@ -45,6 +45,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (6, SQLITE_RESPONSES),
     (7, HANDED_BACK),
     (8, SQLITE_CALL_RECORDS),
+    (9, ANSWER_SKILLS),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -99,6 +100,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (6, POSTGRES_RESPONSES),
     (7, HANDED_BACK),
     (8, POSTGRES_CALL_RECORDS),
+    (9, ANSWER_SKILLS),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -210,3 +212,8 @@ const POSTGRES_CALL_RECORDS: &str =
     ALTER TABLE tool_calls DROP COLUMN tool, DROP COLUMN params, DROP COLUMN success,
         DROP COLUMN data, DROP COLUMN error, DROP COLUMN duration_ms, DROP COLUMN failure,
         DROP COLUMN content, DROP COLUMN logs, DROP COLUMN approval;";
+
+/// Step 9, the same in both: the skills an answer's turn applied, as a JSON
+/// array of `{"name", "trigger", "run"?}` objects in the order they applied.
+/// NULL when none applied, and for answers stored before it.
+const ANSWER_SKILLS: &str = "ALTER TABLE messages ADD COLUMN skills TEXT;";

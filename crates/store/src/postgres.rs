@@ -14,7 +14,7 @@ use tokio_postgres::{Client, NoTls, Row};
 use crate::{
     Conversation, ConversationSummary, HANDED_BACK_KEPT_MILLIS, INTERRUPTED, Liveness,
     MessageStatus, Page, Role, StoreError, StoredMessage, StoredResponse, attach_tool_calls,
-    bounded_title, migrations, new_id, now_millis, title_from,
+    bounded_title, migrations, new_id, now_millis, read_skills, title_from,
 };
 
 /// The database's clock in milliseconds since the Unix epoch. Heartbeats
@@ -231,7 +231,7 @@ impl PostgresStore {
             .client()
             .await?
             .query(
-                "SELECT id, role, content, status, error, created_at FROM messages
+                "SELECT id, role, content, status, error, created_at, skills FROM messages
                  WHERE conversation_id = $1 ORDER BY seq",
                 &[&id],
             )
@@ -245,6 +245,7 @@ impl PostgresStore {
                 error: row.get(4),
                 created_at: row.get(5),
                 tool_calls: Vec::new(),
+                skills: read_skills(row.get(6)),
             })
             .collect();
         let calls = self
@@ -343,6 +344,22 @@ impl PostgresStore {
             .execute(
                 "UPDATE messages SET content = $2, status = $3, error = $4 WHERE id = $1",
                 &[&message_id, &content, &status.as_str(), &error],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Sets an answer's skills, a JSON array or NULL.
+    pub async fn keep_skills(
+        &self,
+        message_id: &str,
+        skills: Option<&str>,
+    ) -> Result<(), StoreError> {
+        self.client()
+            .await?
+            .execute(
+                "UPDATE messages SET skills = $2 WHERE id = $1",
+                &[&message_id, &skills],
             )
             .await?;
         Ok(())

@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::{
     Conversation, ConversationSummary, HANDED_BACK_KEPT_MILLIS, INTERRUPTED, Liveness,
     MessageStatus, Page, Role, StoreError, StoredMessage, StoredResponse, attach_tool_calls,
-    bounded_title, migrations, new_id, now_millis, title_from,
+    bounded_title, migrations, new_id, now_millis, read_skills, title_from,
 };
 
 /// How long a statement waits for a lock held by another process (another
@@ -221,7 +221,7 @@ impl SqliteStore {
             };
             let mut messages = {
                 let mut statement = transaction.prepare_cached(
-                    "SELECT id, role, content, status, error, created_at FROM messages
+                    "SELECT id, role, content, status, error, created_at, skills FROM messages
                      WHERE conversation_id = ?1 ORDER BY seq",
                 )?;
                 statement
@@ -234,6 +234,7 @@ impl SqliteStore {
                             error: row.get(4)?,
                             created_at: row.get(5)?,
                             tool_calls: Vec::new(),
+                            skills: read_skills(row.get(6)?),
                         })
                     })?
                     .collect::<Result<Vec<_>, _>>()?
@@ -341,6 +342,23 @@ impl SqliteStore {
             connection.execute(
                 "UPDATE messages SET content = ?2, status = ?3, error = ?4 WHERE id = ?1",
                 params![message_id, content, status.as_str(), error],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Sets an answer's skills, a JSON array or NULL.
+    pub async fn keep_skills(
+        &self,
+        message_id: &str,
+        skills: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let (message_id, skills) = (message_id.to_owned(), skills.map(str::to_owned));
+        self.run(move |connection| {
+            connection.execute(
+                "UPDATE messages SET skills = ?2 WHERE id = ?1",
+                params![message_id, skills],
             )?;
             Ok(())
         })

@@ -774,3 +774,5 @@ async fn what_a_turn_handed_back_is_found_by_its_first_call() {
         assert!(reader.handed_back(&[]).await.unwrap().is_empty());
     }
 }
+
+mod skills;

@@ -170,6 +170,21 @@ async fn mcp_found(settings: &Settings) -> Vec<Found> {
     }
 }
 
+/// The skills of the configured MCP servers that declare the MCP skills
+/// extension, named `SERVER__NAME`; none when `mcp.enabled` is false. A
+/// server's skill never takes a name `local` holds. Each server is started
+/// for this (a connection of its own, kept while the result lives, to read
+/// the skills' files with [`riverse_mcp::RemoteSkill::read_file`]).
+pub async fn mcp_skills(
+    settings: &Settings,
+    local: &riverse_skills::SkillSet,
+) -> riverse_mcp::McpSkills {
+    if !settings.mcp.enabled || settings.mcp.servers.is_empty() {
+        return riverse_mcp::McpSkills::default();
+    }
+    riverse_mcp::mcp_skills(mcp_options(settings), local).await
+}
+
 fn agents_found(settings: &Settings) -> Vec<Found> {
     if settings.tools.enabled {
         agent_tools(&agents_options(settings))

@@ -44,6 +44,7 @@ pub(crate) fn finish(
         limits_reached,
         usage: None,
         client_calls: Vec::new(),
+        skills: Vec::new(),
     }
 }
 

@@ -8,12 +8,18 @@
 //!
 //! The two routing modes live in `native` and `dispatcher`; both run their
 //! calls through the round executor, `round`.
+//!
+//! Skills apply before the model is asked (`skills`: `/NAME`, keywords,
+//! instructions into the system prompt, steps run through `round`); the
+//! skills offered to the model are reached through the built-in `skill`
+//! tool (`skill_tool`). [`Turn::skills`] records them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 use riverse_llm::{ChatRequest, ChatResponse, Message, Provider, ToolCall, ToolChoice, Usage};
+use riverse_skills::SkillSet;
 use riverse_tool::{
     Arguments, CallRecord, LiveRegistry, LogLine, Progress, Question, Registry, Sampler,
     ToolManifest,
@@ -22,6 +28,7 @@ use tracing::Instrument;
 
 use crate::{Language, ToolMode};
 
+mod applied;
 mod asked;
 mod client;
 mod conversation;
@@ -37,8 +44,11 @@ mod round;
 mod route;
 mod selection;
 mod shown;
+mod skill_tool;
+mod skills;
 mod span;
 
+pub use applied::{AppliedSkill, SkillTrigger};
 pub use client::ToolUse;
 pub use listening::{ProviderSampler, QuestionReply};
 pub use route::RoutedCall;
@@ -116,6 +126,8 @@ pub struct Turn {
     /// (`Message::Tool`, by these ids) follow in the history, a turn without
     /// a message goes on from them.
     pub client_calls: Vec<ToolCall>,
+    /// The skills the turn applied, in the order they were applied.
+    pub skills: Vec<AppliedSkill>,
 }
 
 /// Why a turn has no answer. Failing tools never end a turn: their failures
@@ -145,6 +157,15 @@ pub struct Agent {
     selection: Mutex<Selection>,
     /// Answers the tools' `self.sample`: the provider.
     sampler: Arc<dyn Sampler>,
+    /// The project's skills: a set, or the reloaded sets it follows.
+    skills: parking_lot::RwLock<Skills>,
+}
+
+/// Where a turn's skills come from.
+enum Skills {
+    Fixed(Arc<SkillSet>),
+    /// Each turn takes the set in use then (hot reload).
+    Following(tokio::sync::watch::Receiver<Arc<SkillSet>>),
 }
 
 impl Agent {
@@ -162,6 +183,32 @@ impl Agent {
             options,
             tools_refused: AtomicBool::new(false),
             selection: Mutex::new(selection),
+            skills: parking_lot::RwLock::new(Skills::Fixed(Arc::new(SkillSet::default()))),
+        }
+    }
+
+    /// The agent, applying `skills` to its turns.
+    pub fn with_skills(self, skills: SkillSet) -> Self {
+        self.set_skills(skills);
+        self
+    }
+
+    /// Replaces the skills, for the next turn on.
+    pub fn set_skills(&self, skills: SkillSet) {
+        *self.skills.write() = Skills::Fixed(Arc::new(skills));
+    }
+
+    /// From now on, each turn applies the set `changes` holds then: the
+    /// skills hot reload keeps up to date (`riverse_mcp::LiveSkills`).
+    pub fn follow_skills(&self, changes: tokio::sync::watch::Receiver<Arc<SkillSet>>) {
+        *self.skills.write() = Skills::Following(changes);
+    }
+
+    /// The skills in use now.
+    pub fn skills(&self) -> Arc<SkillSet> {
+        match &*self.skills.read() {
+            Skills::Fixed(set) => set.clone(),
+            Skills::Following(changes) => changes.borrow().clone(),
         }
     }
 
@@ -252,19 +299,26 @@ impl Agent {
         tool_use: &ToolUse,
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
+        let applying = self.apply_skills(message, on_event).await;
+        let message = applying.message.as_deref().or(message);
+        let note = applying.note.as_str();
         let turn = match self.routing() {
             ToolMode::Dispatcher => {
-                self.dispatched_turn(history, message, tool_use, on_event)
+                self.dispatched_turn(history, message, note, tool_use, on_event)
                     .await
             }
-            _ => match self.native_turn(history, message, tool_use, on_event).await {
+            _ => match self
+                .native_turn(history, message, note, tool_use, on_event)
+                .await
+            {
                 Err(TurnError::Llm(err)) if self.falls_back(&err) => {
-                    self.dispatched_turn(history, message, tool_use, on_event)
+                    self.dispatched_turn(history, message, note, tool_use, on_event)
                         .await
                 }
                 other => other,
             },
         }?;
+        let turn = self.with_skills_applied(turn, applying);
         on_event(TurnEvent::Done {
             answer: turn.answer.clone(),
         });
@@ -290,6 +344,23 @@ impl Agent {
             parallel_tool_calls: (!parallel_tool_calls).then_some(false),
         };
         Ok(self.provider.complete(request, Some(&mut sink)).await?)
+    }
+}
+
+impl Agent {
+    /// `turn` with the skills applied before it and those the model chose,
+    /// the steps' calls first among its tool calls.
+    fn with_skills_applied(&self, turn: Turn, applying: skills::Applying) -> Turn {
+        let mut applied = applying.skills;
+        applied.extend(skill_tool::chosen_by_model(self, &turn.tool_calls));
+        let mut tool_calls = applying.records;
+        tool_calls.extend(turn.tool_calls);
+        Turn {
+            skills: applied,
+            tool_calls,
+            usage: Usage::sum(applying.usage, turn.usage),
+            ..turn
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use super::conversation::{conversation, finish, hand_back};
 use super::offer::Offer;
 use super::prompts;
 use super::record;
+use super::skills::with_note;
 use super::{Agent, EventSink, Turn, TurnError};
 use riverse_tool::CallRecord;
 
@@ -61,11 +62,12 @@ impl Agent {
         &self,
         history: &[Message],
         message: Option<&str>,
+        note: &str,
         tool_use: &ToolUse,
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
         let tools = self.tools_for(history, message, tool_use);
-        let system = prompts::system(self.options.language).to_owned();
+        let system = with_note(prompts::system(self.options.language), note);
         let (conversation, first_new) = conversation(system, history, message);
         let mut rounds = Rounds {
             opening: conversation.len(),

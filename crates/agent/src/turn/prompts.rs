@@ -33,6 +33,16 @@ pub(crate) fn system(language: Language) -> &'static str {
     }
 }
 
+/// What a skill's steps produced, as the turn's system prompt carries it.
+pub(crate) fn skill_output(language: Language, output: &str) -> String {
+    let intro = match language {
+        Language::En => "The skill's steps ran before this turn. What they produced:",
+        Language::Ja => "このターンの前にスキルの手順が実行されました。その結果:",
+        Language::Zh => "本轮之前已执行技能的步骤。其结果：",
+    };
+    format!("{intro}\n{output}")
+}
+
 /// The system prompt of the answer call in dispatcher mode, where the model
 /// cannot call tools and results arrive as a message.
 pub(crate) fn answer_system(language: Language) -> &'static str {

@@ -17,6 +17,7 @@ use super::offer::Offer;
 use super::plan::{Planned, plan_round};
 use super::record;
 use super::reply::ToolReply;
+use super::skill_tool::SKILL_TOOL;
 use super::{Agent, EventSink, TurnEvent};
 
 /// Records of a round by the position of their call.
@@ -150,6 +151,9 @@ impl Agent {
         context: &CallContext,
     ) -> ToolResult {
         let registry = self.registry();
+        if name == SKILL_TOOL && registry.get(SKILL_TOOL).is_none() {
+            return self.call_skill_tool(&params);
+        }
         match registry
             .call_with_id(name, Some(call_id), params, context)
             .await

@@ -66,6 +66,9 @@ impl Agent {
                 .find(|tool| tool.name == *name);
             tools.extend(named.cloned());
         }
+        if self.offers_skill_tool() {
+            tools.push(self.skill_manifest());
+        }
         tools.extend(tool_use.client_tools.iter().cloned());
         // The dispatcher prompt can't be made to call a tool; shown only the
         // one named, it is the one it calls if it calls any.

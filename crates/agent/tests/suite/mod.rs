@@ -3,5 +3,6 @@ mod dispatcher;
 mod limits;
 mod native;
 mod offered;
+mod skills;
 mod support;
 mod talking;

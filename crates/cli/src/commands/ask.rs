@@ -44,6 +44,7 @@ pub async fn run(
     let turn = agent.turn(&[], message, &mut on_event).await;
     answer.finish_line()?;
     let turn = turn?;
+    view.show_skills(&turn.skills);
     if as_json {
         let tool_calls = turn
             .tool_calls
@@ -53,7 +54,11 @@ pub async fn run(
                 Ok(with_saved(value, view.saved(&record.call_id)))
             })
             .collect::<serde_json::Result<Vec<Value>>>()?;
-        print_json(&json!({"answer": turn.answer, "tool_calls": tool_calls}))?;
+        print_json(&json!({
+            "answer": turn.answer,
+            "tool_calls": tool_calls,
+            "skills": turn.skills,
+        }))?;
     } else {
         io::stdout().flush()?;
     }

@@ -33,7 +33,8 @@ use crate::live::{Approvals, Asker, OutDir, ToolLines, TurnView};
 use crate::output::Exit;
 use crate::telemetry;
 
-const HELP: &str = "commands: /tools lists the tools, /reset starts over, /exit leaves";
+const HELP: &str =
+    "commands: /tools lists the tools, /reset starts over, /exit leaves, /SKILL applies a skill";
 
 pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     let (agent, sources) = build_agent_with_sources(settings, RunMode::LongRunning).await?;
@@ -61,6 +62,11 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
         agent.live_registry(),
         Report::Lines(printer),
     );
+    // Skills reload on their own, and each turn takes the set in use then.
+    let (skills, _skills_reloading) = super::skills::served_skills(settings).unzip();
+    if let Some(skills) = &skills {
+        agent.follow_skills(skills.changes());
+    }
     let out = OutDir::of(&settings.project_dir);
     // What the person approved for the rest of the session.
     let approvals = Approvals::asked();
@@ -76,7 +82,9 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
             }
             "/tools" => print_tools(&agent)?,
             "/help" => eprintln!("{HELP}"),
-            command if command.starts_with('/') => eprintln!("unknown command {command}; {HELP}"),
+            command if command.starts_with('/') && agent.skills().explicit(command).is_none() => {
+                eprintln!("unknown command {command}; {HELP}");
+            }
             message => {
                 if let Some(messages) =
                     run_turn(&agent, &history, message, &out, &approvals).await?
@@ -124,7 +132,10 @@ async fn run_turn(
     view.settle().await;
     answer.finish_line()?;
     match outcome {
-        Some(Ok(turn)) => Ok(Some(turn.messages)),
+        Some(Ok(turn)) => {
+            view.show_skills(&turn.skills);
+            Ok(Some(turn.messages))
+        }
         Some(Err(err)) => {
             eprintln!("riverse: {err}");
             Ok(None)

@@ -1,13 +1,19 @@
 //! `riverse eval`: routes each case with the configured model and reports how
-//! often it picked the right tool and parameters.
+//! often it picked the right tool and parameters, and chooses each skill
+//! case's skills as a turn would and reports how often it chose right.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use riverse_agent::eval::skills as eval_skills;
 use riverse_agent::eval::{self, Outcome, Report};
-use riverse_agent::{LlmProvider, Settings, build_agent};
-use serde_json::Value;
+use riverse_agent::options::skills_options;
+use riverse_agent::{Agent, LlmProvider, Settings, build_agent};
+use riverse_skills::SkillSet;
+use riverse_skills::eval::{NO_SKILL, SkillCase, SkillOutcome, SkillReport};
+use riverse_tool::Registry;
+use serde_json::{Value, json};
 
 use crate::output::{Exit, print, print_json, usage};
 
@@ -39,28 +45,92 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<Exit> {
             "no available tool {tool:?} (see riverse tools)"
         )));
     }
+    let cases = tool_cases(settings, registry, &args)?;
+    // One tool's cases are that tool's alone; skills are scored otherwise.
+    let options = skills_options(settings);
+    let skills = riverse_skills::load(&options);
+    let skill_cases = match args.tool {
+        Some(_) => Vec::new(),
+        None => eval_skills::skill_cases(&skills, &options.dir)?,
+    };
+    if cases.is_empty() && skill_cases.is_empty() {
+        return Err(usage(
+            "no cases: give tools or skills examples, or write agent/tools/<tool>.eval.yaml \
+             or agent/skills/<name>.eval.yaml",
+        ));
+    }
+    let report = match cases.is_empty() {
+        true => None,
+        false => Some(route_tools(settings, &agent, cases, args.jobs).await?),
+    };
+    let skill_report = match skill_cases.is_empty() {
+        true => None,
+        false => Some(choose_skills(&agent, &skills, skill_cases).await?),
+    };
+    if args.json {
+        print_json(&json_report(report.as_ref(), skill_report.as_ref()))?;
+    } else {
+        let tools = report.as_ref().map(table).unwrap_or_default();
+        let skills = skill_report.as_ref().map(skill_table).unwrap_or_default();
+        let gap = if tools.is_empty() || skills.is_empty() {
+            ""
+        } else {
+            "\n"
+        };
+        print(&format!("{tools}{gap}{skills}"))?;
+    }
+    let accuracies = [
+        ("accuracy", report.map(|report| report.accuracy)),
+        ("skill accuracy", skill_report.map(|report| report.accuracy)),
+    ];
+    let mut exit = Exit::Success;
+    for (what, accuracy) in accuracies {
+        if let (Some(min), Some(accuracy)) = (args.min_accuracy, accuracy)
+            && accuracy < min
+        {
+            eprintln!(
+                "riverse: {what} {:.1} % is under --min-accuracy {:.1} %",
+                accuracy * 100.0,
+                min * 100.0
+            );
+            exit = Exit::Failure;
+        }
+    }
+    Ok(exit)
+}
+
+/// The tool cases: examples, files beside the tools, files named.
+fn tool_cases(
+    settings: &Settings,
+    registry: &Registry,
+    args: &EvalArgs,
+) -> anyhow::Result<Vec<eval::Case>> {
     let mut cases = eval::example_cases(registry);
     let files = eval::case_files_beside_tools(&settings.tools_dir())
         .into_iter()
-        .chain(args.cases);
+        .chain(args.cases.iter().cloned());
     for file in files {
         cases.extend(eval::load_case_file(&file)?);
     }
     if let Some(tool) = &args.tool {
         cases.retain(|case| &case.tool == tool);
     }
-    if cases.is_empty() {
-        return Err(usage(
-            "no cases: give tools examples, or write agent/tools/<tool>.eval.yaml",
-        ));
-    }
-    let jobs = args.jobs.unwrap_or(match settings.llm_provider {
+    Ok(cases)
+}
+
+async fn route_tools(
+    settings: &Settings,
+    agent: &Agent,
+    cases: Vec<eval::Case>,
+    jobs: Option<usize>,
+) -> anyhow::Result<Report> {
+    let jobs = jobs.unwrap_or(match settings.llm_provider {
         LlmProvider::Embedded => 1,
         _ => REMOTE_JOBS,
     });
-    let progress = progress_bar(cases.len());
+    let progress = progress_bar(cases.len(), "routing");
     let mut on_done = |_: &Outcome| progress.inc(1);
-    let outcomes = eval::run(&agent, cases, jobs, &mut on_done).await;
+    let outcomes = eval::run(agent, cases, jobs, &mut on_done).await;
     progress.finish_and_clear();
     if let Some(error) = outcomes
         .iter()
@@ -71,32 +141,45 @@ pub async fn run(settings: &Settings, args: EvalArgs) -> anyhow::Result<Exit> {
         // Not one case could be routed: the LLM is not there.
         anyhow::bail!("{error}");
     }
-    let report = Report::of(outcomes, registry);
-    if args.json {
-        print_json(&report)?;
-    } else {
-        print(&table(&report))?;
+    Ok(Report::of(outcomes, &agent.registry()))
+}
+
+async fn choose_skills(
+    agent: &Agent,
+    skills: &SkillSet,
+    cases: Vec<SkillCase>,
+) -> anyhow::Result<SkillReport> {
+    let progress = progress_bar(cases.len(), "choosing skills");
+    let mut on_done = |_: &SkillOutcome| progress.inc(1);
+    let choices = eval_skills::choose_skills(agent, skills, cases, &mut on_done).await;
+    progress.finish_and_clear();
+    if let Some(error) = choices.errors.first() {
+        // A case the model was to choose for could not be asked.
+        anyhow::bail!("{error}");
     }
-    match args.min_accuracy {
-        Some(min) if report.accuracy < min => {
-            eprintln!(
-                "riverse: accuracy {:.1} % is under --min-accuracy {:.1} %",
-                report.accuracy * 100.0,
-                min * 100.0
-            );
-            Ok(Exit::Failure)
-        }
-        _ => Ok(Exit::Success),
+    let names: Vec<String> = skills.skills().map(|skill| skill.name.clone()).collect();
+    Ok(SkillReport::of(choices.outcomes, &names))
+}
+
+/// The tool report's JSON, with the skill report under `skills` when there
+/// were skill cases.
+fn json_report(report: Option<&Report>, skills: Option<&SkillReport>) -> Value {
+    let mut value = report.map_or_else(|| json!({}), |report| json!(report));
+    if let Some(skills) = skills {
+        value["skills"] = json!(skills);
     }
+    value
 }
 
 /// A bar on stderr when a person watches it; nothing otherwise.
-fn progress_bar(cases: usize) -> ProgressBar {
+fn progress_bar(cases: usize, doing: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(cases as u64);
-    if let Ok(style) = ProgressStyle::with_template("routing {bar:30} {pos}/{len} cases {eta}") {
+    if let Ok(style) =
+        ProgressStyle::with_template(&format!("{doing} {{bar:30}} {{pos}}/{{len}} cases {{eta}}"))
+    {
         bar.set_style(style);
     }
     bar
@@ -225,4 +308,72 @@ fn percent(part: usize, whole: usize) -> f64 {
     } else {
         part as f64 * 100.0 / whole as f64
     }
+}
+
+/// Per skill: cases, how often it was chosen, precision and recall; then
+/// each case that went wrong, the confusions, and the skill accuracy.
+fn skill_table(report: &SkillReport) -> String {
+    let width = report
+        .skills
+        .iter()
+        .map(|row| row.skill.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let mut out = format!("{:width$}  CASES  CHOSEN  PRECISION  RECALL\n", "SKILL");
+    for row in &report.skills {
+        out.push_str(&format!(
+            "{:width$}  {:>5}  {:>6}  {:>9}  {:>6}\n",
+            row.skill,
+            row.cases,
+            row.chosen,
+            share(row.precision),
+            share(row.recall),
+        ));
+    }
+    let missed: Vec<String> = report
+        .outcomes
+        .iter()
+        .filter(|outcome| !outcome.right)
+        .map(|outcome| {
+            let got = match outcome.chosen.is_empty() {
+                true => NO_SKILL.to_owned(),
+                false => outcome.chosen.join(", "),
+            };
+            let case = &outcome.case;
+            format!(
+                "miss: {:?} expected {}, got {got}",
+                case.message, case.skill
+            )
+        })
+        .collect();
+    if !missed.is_empty() {
+        out.push('\n');
+        out.push_str(&missed.join("\n"));
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "\nskill right {}/{} ({:.1} %)\n",
+        report.right,
+        report.cases,
+        report.accuracy * 100.0
+    ));
+    for confusion in &report.confusions {
+        out.push_str(&format!(
+            "confused: {} of {}'s cases chose {}\n",
+            confusion.count, confusion.expected, confusion.chosen
+        ));
+    }
+    if !report.without_cases.is_empty() {
+        out.push_str(&format!(
+            "skills without cases (add examples): {}\n",
+            report.without_cases.join(", ")
+        ));
+    }
+    out
+}
+
+/// `75 %`, or `-` when there is nothing to count.
+fn share(ratio: Option<f64>) -> String {
+    ratio.map_or_else(|| "-".to_owned(), |ratio| format!("{:.0} %", ratio * 100.0))
 }

@@ -40,9 +40,10 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
     let tools = LiveRegistry::new(registry);
     let _watching = reload::start(settings, sources, &tools, Report::Log);
     let sampler = own_sampler(settings);
+    let (skills, _reloading) = super::skills::served_skills(settings).unzip();
     let Some(addr) = http else {
         tracing::info!("serving {served} tools over mcp on stdio");
-        riverse_mcp::serve_stdio(tools, sampler)
+        riverse_mcp::serve_stdio_with_skills(tools, skills, sampler)
             .await
             .context("riverse mcp")?;
         return Ok(Exit::Success);
@@ -55,7 +56,11 @@ pub async fn run(settings: &Settings, http: Option<SocketAddr>) -> anyhow::Resul
     // the server cleanly.
     let stop = stop_signal();
     eprintln!("riverse mcp serving {served} tools at http://{bound}{MCP_PATH}");
-    let options = ServerOptions::new(&settings.serve, settings.language, token).mcp();
+    let options = ServerOptions {
+        skills,
+        ..ServerOptions::new(&settings.serve, settings.language, token)
+    }
+    .mcp();
     let finished = riverse_server::serve_mcp(
         listener,
         tools,

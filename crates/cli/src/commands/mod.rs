@@ -42,7 +42,7 @@ pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Init { .. } => anyhow::bail!("riverse init reads no settings"),
         Command::Tools { json } => tools::run(settings, json).await,
-        Command::Skills { json } => skills::run(settings, json),
+        Command::Skills { json } => skills::run(settings, json).await,
         Command::Call {
             name,
             pairs,

@@ -29,10 +29,17 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     let agent = Arc::new(agent);
     let _watching = reload::start(settings, sources, agent.live_registry(), Report::Log);
     let tools = agent.registry().available_manifests().count();
+    let (skills, _reloading) = super::skills::served_skills(settings).unzip();
+    if let Some(skills) = &skills {
+        agent.follow_skills(skills.changes());
+    }
     let state = AppState::new(
         agent.clone(),
         store,
-        ServerOptions::new(serve, settings.language, token),
+        ServerOptions {
+            skills,
+            ..ServerOptions::new(serve, settings.language, token)
+        },
     );
     let bound = listener.local_addr().unwrap_or(addr);
     let stop = stop_signal();

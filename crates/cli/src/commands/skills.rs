@@ -4,8 +4,10 @@ use std::path::Path;
 
 use riverse_agent::Settings;
 use riverse_agent::options::skills_options;
+use riverse_mcp::{McpSkills, RemoteSkill};
 use riverse_skills::{Entry, Skill, SkillSet, Status, Step};
 use serde::Serialize;
+use serde_json::{Value, json};
 
 use crate::output::{Exit, print, print_json};
 
@@ -16,21 +18,91 @@ struct Listing<'a> {
     dir: &'a Path,
     /// `skills.enabled`.
     enabled: bool,
-    skills: &'a [Entry],
+    /// The local entries, then the MCP servers' skills.
+    skills: Vec<Value>,
 }
 
-pub fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
+pub async fn run(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
     let set = riverse_skills::load(&skills_options(settings));
+    let remote = riverse_agent::mcp_skills(settings, &set).await;
     if as_json {
+        let mut skills: Vec<Value> = set
+            .entries()
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<Result<_, _>>()?;
+        skills.extend(remote.skills.iter().map(remote_json));
+        skills.extend(remote.failures.iter().map(failure_json));
         print_json(&Listing {
             dir: set.dir(),
             enabled: set.is_enabled(),
-            skills: set.entries(),
+            skills,
         })?;
     } else {
-        print(&table(&set))?;
+        print(&format!("{}{}", table(&set), remote_table(&remote)))?;
     }
     Ok(Exit::Success)
+}
+
+/// A server's skill as `riverse skills --json` lists it: the keys of a
+/// local one, `source.kind` `mcp`.
+fn remote_json(skill: &RemoteSkill) -> Value {
+    let status = match (&skill.refused, skill.conflict) {
+        (None, _) => "enabled",
+        (Some(_), true) => "conflict",
+        (Some(_), false) => "error",
+    };
+    json!({
+        "name": skill.name,
+        "description": skill.description(),
+        "status": status,
+        "source": {"kind": "mcp", "server": skill.server, "uri": skill.entry.uri},
+        "trigger": {"type": "model"},
+        "instruction": null,
+        "steps": [],
+        "variables": {},
+        "examples": [],
+        "error": skill.refused.as_ref().map(|message| json!({"message": message})),
+    })
+}
+
+/// A server that could not list its skills.
+fn failure_json(error: &riverse_mcp::Error) -> Value {
+    json!({
+        "name": null,
+        "status": "error",
+        "source": {"kind": "mcp"},
+        "error": {"message": error.to_string()},
+    })
+}
+
+/// The servers' skills below the local table.
+fn remote_table(remote: &McpSkills) -> String {
+    let mut out = String::new();
+    if remote.skills.is_empty() && remote.failures.is_empty() {
+        return out;
+    }
+    out.push_str("\n\nFrom MCP servers:\n");
+    for skill in &remote.skills {
+        let status = remote_json(skill)["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let description = skill.description().lines().next().unwrap_or_default();
+        out.push_str(&format!(
+            "{}  {status}  mcp server \"{}\" {}  {description}\n",
+            skill.name, skill.server, skill.entry.uri
+        ));
+        if let Some(why) = &skill.refused {
+            out.push_str(&format!("    └ {why}\n"));
+        }
+    }
+    for failure in &remote.failures {
+        out.push_str(&format!("-  error  └ {failure}\n"));
+    }
+    let usable = remote.usable().count();
+    out.push_str(&format!("{usable} of {} usable", remote.skills.len()));
+    out
 }
 
 /// One row per entry; its trigger, what it applies and its error beneath.
@@ -112,4 +184,23 @@ fn applies(skill: &Skill) -> String {
         })
         .collect();
     format!("steps: {}", steps.join(", "))
+}
+
+/// How often a long-running command looks for changed skill files.
+const SKILLS_POLL: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// The project's skills for `riverse mcp` and `/mcp`, reloaded when their
+/// files change for as long as the task lives; `None` when the project has
+/// no skills directory (or `skills.enabled` is false): nothing of skills is
+/// declared then.
+pub fn served_skills(
+    settings: &Settings,
+) -> Option<(riverse_mcp::LiveSkills, riverse_mcp::ReloadTask)> {
+    let options = skills_options(settings);
+    if !options.enabled || !options.dir.is_dir() {
+        return None;
+    }
+    let live = riverse_mcp::LiveSkills::new(riverse_skills::load(&options));
+    let task = live.reload_on_change(options, SKILLS_POLL);
+    Some((live, task))
 }

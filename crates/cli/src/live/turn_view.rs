@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use riverse_agent::{CallRecord, TurnEvent};
+use riverse_agent::{AppliedSkill, CallRecord, SkillTrigger, TurnEvent};
 use riverse_tool::shorten;
 
 use super::asker::Asker;
@@ -67,6 +67,14 @@ impl TurnView {
         }
     }
 
+    /// One line for each skill the turn applied: `  ✦ skill explain_code
+    /// (keyword)`, with the first failed step of a skill made of steps.
+    pub fn show_skills(&self, skills: &[AppliedSkill]) {
+        for skill in skills {
+            self.lines.line(skill_line(skill));
+        }
+    }
+
     /// What the content of call `call_id` became.
     pub fn saved(&self, call_id: &str) -> &[Saved] {
         self.saved
@@ -103,6 +111,27 @@ fn ended_line(record: &CallRecord, ran: Duration, width: Option<usize>) -> Strin
         line.push_str(&format!(
             ": {}",
             printable(&shorten(error, MAX_ERROR_CHARS))
+        ));
+    }
+    line
+}
+
+fn skill_line(skill: &AppliedSkill) -> String {
+    let how = match skill.trigger {
+        SkillTrigger::Keyword => "keyword".to_owned(),
+        SkillTrigger::Explicit => format!("/{}", skill.name),
+        SkillTrigger::Model => "chosen by the LLM".to_owned(),
+    };
+    let mut line = format!("  ✦ skill {} ({how})", printable(&skill.name));
+    let failed = skill
+        .run
+        .as_ref()
+        .and_then(|run| run.failures().into_iter().next());
+    if let Some(failed) = failed {
+        let failed = failed.lines().next().unwrap_or_default();
+        line.push_str(&format!(
+            ": {}",
+            printable(&shorten(failed, MAX_ERROR_CHARS))
         ));
     }
     line

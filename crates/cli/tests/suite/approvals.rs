@@ -158,7 +158,8 @@ fn ask_without_yes_refuses_a_call_that_asks_and_the_llm_reads_why() {
         json!({
             "answer": "I was not allowed to stamp it.",
             "tool_calls": [stamp_call("one", Err(ASK_REFUSAL),
-                                      Some(("unanswered", "tools.stamp.approval")))]
+                                      Some(("unanswered", "tools.stamp.approval")))],
+            "skills": []
         })
     );
     assert_eq!(stamps(&project), Vec::<String>::new(), "the tool never ran");
@@ -190,7 +191,8 @@ fn ask_with_yes_approves_a_call_that_asks_and_it_runs() {
             document,
             json!({
                 "answer": answer,
-                "tool_calls": [stamp_call(name, Ok(()), Some(("approved", "tools.stamp.approval")))]
+                "tool_calls": [stamp_call(name, Ok(()), Some(("approved", "tools.stamp.approval")))],
+                "skills": []
             }),
             "{flag}"
         );
@@ -228,7 +230,8 @@ fn approval_deny_refuses_every_call_even_with_yes_and_leaves_other_tools_alone()
                 // A tool with no policy has no approval.
                 {"tool": "weather", "params": {"city": "Oslo"}, "success": true,
                  "data": "Oslo: 21°C, sunny", "error": ""}
-            ]
+            ],
+            "skills": []
         })
     );
     assert_eq!(stamps(&project), Vec::<String>::new());
@@ -264,7 +267,8 @@ fn approval_rules_allow_deny_or_ask_by_the_arguments_and_the_strictest_wins() {
                 stamp_call("safe-danger", Err(by_deny_rule), deny_rule),
                 // No rule matches: the default asks, and `ask` has nobody to.
                 stamp_call("other", Err(ASK_REFUSAL), Some(("unanswered", "tools.stamp.approval"))),
-            ]
+            ],
+            "skills": []
         })
     );
     assert_eq!(stamps(&project), ["safe-one"]);

@@ -100,7 +100,8 @@ fn ask_json_prints_one_document_with_every_tool_call() {
         json!({
             "answer": "Oslo is sunny.",
             "tool_calls": [{"call_id": "c1", "tool": "weather", "params": {"city": "Oslo"}, "success": true,
-                            "data": "Oslo: 21°C, sunny", "error": ""}]
+                            "data": "Oslo: 21°C, sunny", "error": ""}],
+            "skills": []
         })
     );
 }

@@ -391,7 +391,7 @@ fn ask_json_names_where_content_was_saved_in_place_of_its_base64() {
         json!({"answer": "Here is your chart.", "tool_calls": [{
             "tool": "chart", "params": {}, "success": true, "data": "drew a chart", "error": "",
             "saved": [{"type": "image", "mime_type": "image/png", "bytes": 264, "path": saved}]
-        }]})
+        }], "skills": []})
     );
     assert_eq!(std::fs::read(&saved).unwrap(), chart_bytes());
 }

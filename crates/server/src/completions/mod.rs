@@ -150,7 +150,7 @@ impl Completion {
             "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
             "usage": turn.usage.unwrap_or_default(),
-            "riverse": {"tool_calls": tool_calls},
+            "riverse": {"tool_calls": tool_calls, "skills": turn.skills},
         })
     }
 

@@ -298,6 +298,7 @@ mod tests {
             limits_reached: false,
             usage: None,
             client_calls,
+            skills: Vec::new(),
         }
     }
 

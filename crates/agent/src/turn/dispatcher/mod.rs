@@ -10,6 +10,8 @@ use super::client::{self, ToolUse};
 use super::conversation::{conversation, finish, hand_back};
 use super::offer::Offer;
 use super::prompts;
+use super::skill_tool::SKILL_TOOL;
+use super::skills::with_note;
 use super::{Agent, EventSink, Turn, TurnError};
 use riverse_tool::CallRecord;
 
@@ -32,6 +34,7 @@ impl Agent {
         &self,
         history: &[Message],
         message: Option<&str>,
+        note: &str,
         tool_use: &ToolUse,
         on_event: EventSink<'_>,
     ) -> Result<Turn, TurnError> {
@@ -49,7 +52,7 @@ impl Agent {
             }
             None => Picked::default(),
         };
-        let system = prompts::answer_system(language).to_owned();
+        let system = with_note(prompts::answer_system(language), note);
         let (mut conversation, first_new) = conversation(system, &history, message);
         if let Some(results) = picked.results {
             conversation.push(Message::System(results));
@@ -153,8 +156,10 @@ impl Agent {
         let calls = reply::parse(&reply.text)
             .into_iter()
             .filter(|call| {
-                let known =
-                    registry.get(&call.tool).is_some() || tool_use.is_client_tool(&call.tool);
+                let known = registry.get(&call.tool).is_some()
+                    || tool_use.is_client_tool(&call.tool)
+                    || (call.tool == SKILL_TOOL
+                        && tools.iter().any(|tool| tool.name == SKILL_TOOL));
                 if !known {
                     tracing::info!(
                         "the dispatcher named no available tool {:?}; not run",
