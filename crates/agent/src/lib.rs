@@ -30,6 +30,7 @@ pub use settings::{
     ServeSettings, Settings, SettingsError, Storage, ToolMode, ToolSettings, ToolsSettings,
     checked_token,
 };
+pub use settings::{CatchUp, Runs, Schedule, ScheduleApproval, ScheduleSource};
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use settings::{SKILLS_DIR_VARIABLE, SkillsSettings};
 pub use sources::{

@@ -41,7 +41,9 @@ const EMBEDDED_MODEL_FILE_HINT: &str =
     "set embedded.model_path in settings.yaml to use another GGUF file";
 
 /// The provider, then the registry: a provider that cannot be built fails
-/// before any tool is imported.
+/// before any tool is imported. With MCP servers configured, their skills
+/// are listed beside the tools ([`crate::mcp_skills`]) and offered to the
+/// model with the project's own.
 pub async fn build_agent(settings: &Settings) -> Result<Agent, Error> {
     build_agent_with_sources(settings, RunMode::OneShot)
         .await
@@ -54,13 +56,22 @@ pub async fn build_agent_with_sources(
     mode: RunMode,
 ) -> Result<(Agent, ToolSources), Error> {
     let provider = build_provider(settings)?;
-    let sources = ToolSources::discover(settings, mode).await;
     let skills = riverse_skills::load(&options::skills_options(settings));
+    // The servers' skills take connections of their own: the tool source's
+    // are inside its tools. Nothing starts when no server is configured.
+    let (sources, remote) = tokio::join!(
+        ToolSources::discover(settings, mode),
+        crate::mcp_skills(settings, &skills)
+    );
+    for failure in &remote.failures {
+        tracing::warn!("{failure}");
+    }
     let agent = Agent::new(
         sources.registry(settings),
         provider,
         options::turn_options(settings),
     )
-    .with_skills(skills);
+    .with_skills(skills)
+    .with_remote_skills(remote);
     Ok((agent, sources))
 }

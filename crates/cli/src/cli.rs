@@ -78,6 +78,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List every schedule (settings' `schedules:` and skills on a
+    /// schedule) with its next run, or run one now.
+    Schedules {
+        /// One JSON document on stdout.
+        #[arg(long)]
+        json: bool,
+        #[command(subcommand)]
+        action: Option<SchedulesAction>,
+    },
     /// Run one tool directly.
     Call {
         /// The tool's name.
@@ -156,6 +165,21 @@ pub enum Command {
         /// Address to listen on (default serve.addr, 127.0.0.1:8420).
         #[arg(long, value_name = "HOST:PORT")]
         addr: Option<std::net::SocketAddr>,
+    },
+}
+
+/// `riverse schedules` subcommands.
+#[derive(Subcommand)]
+pub enum SchedulesAction {
+    /// Run one schedule now, in the terminal, as `riverse ask` runs a
+    /// message; calls whose approval asks are answered by the schedule's
+    /// `approval` (deny unless auto).
+    Run {
+        /// The schedule's name.
+        name: String,
+        /// Print one JSON document: the answer and every tool call.
+        #[arg(long)]
+        json: bool,
     },
 }
 

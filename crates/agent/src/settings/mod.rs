@@ -26,6 +26,7 @@ use serde_json::Value;
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
 pub use protected::ProtectedPath;
+pub use schedules::{CatchUp, Runs, Schedule, ScheduleApproval, ScheduleSource};
 pub use serve::{ServeSettings, Storage, checked_token};
 pub use skills::{SKILLS_DIR_VARIABLE, SkillsSettings};
 use values::{Count, NonEmpty, Scalar, Seconds, Warnings};
@@ -195,6 +196,9 @@ pub struct Settings {
     pub log_format: LogFormat,
     /// `skills`, with `SKILLS_DIR` applied by [`Settings::load`].
     pub skills: SkillsSettings,
+    /// `schedules`, each with its own errors; [`Settings::schedules`] adds
+    /// the skills' schedules.
+    pub schedules: Vec<Schedule>,
 }
 
 #[derive(Deserialize, Default)]
@@ -212,6 +216,8 @@ struct RawSettings {
     serve: Option<serve::RawServe>,
     log_format: Option<LogFormat>,
     skills: Option<skills::RawSkills>,
+    /// Read entry by entry: a bad one never stops the others.
+    schedules: Option<Vec<serde_yaml_ng::Value>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -413,6 +419,7 @@ impl Settings {
             serve,
             log_format: raw.log_format.unwrap_or_default(),
             skills,
+            schedules: schedules::schedules_settings(raw.schedules.unwrap_or_default()),
         })
     }
 
@@ -640,6 +647,7 @@ mod mcp;
 pub mod options;
 mod protected;
 mod sandbox;
+mod schedules;
 mod serve;
 mod skills;
 #[cfg(test)]

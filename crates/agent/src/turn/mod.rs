@@ -159,6 +159,9 @@ pub struct Agent {
     sampler: Arc<dyn Sampler>,
     /// The project's skills: a set, or the reloaded sets it follows.
     skills: parking_lot::RwLock<Skills>,
+    /// The configured MCP servers' skills (`SERVER__NAME`), offered to the
+    /// model through the built-in `skill` tool.
+    remote_skills: Arc<riverse_mcp::McpSkills>,
 }
 
 /// Where a turn's skills come from.
@@ -184,7 +187,20 @@ impl Agent {
             tools_refused: AtomicBool::new(false),
             selection: Mutex::new(selection),
             skills: parking_lot::RwLock::new(Skills::Fixed(Arc::new(SkillSet::default()))),
+            remote_skills: Arc::default(),
         }
+    }
+
+    /// The agent, offering the configured MCP servers' `remote` skills to
+    /// the model beside its own.
+    pub fn with_remote_skills(mut self, remote: riverse_mcp::McpSkills) -> Self {
+        self.remote_skills = Arc::new(remote);
+        self
+    }
+
+    /// The configured MCP servers' skills this agent offers.
+    pub fn remote_skills(&self) -> &riverse_mcp::McpSkills {
+        &self.remote_skills
     }
 
     /// The agent, applying `skills` to its turns.

@@ -152,7 +152,7 @@ impl Agent {
     ) -> ToolResult {
         let registry = self.registry();
         if name == SKILL_TOOL && registry.get(SKILL_TOOL).is_none() {
-            return self.call_skill_tool(&params);
+            return self.call_skill_tool(&params).await;
         }
         match registry
             .call_with_id(name, Some(call_id), params, context)

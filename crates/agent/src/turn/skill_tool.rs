@@ -6,6 +6,13 @@
 //! that file of the skill's folder, read by [`riverse_skills::Skill::read_file`]
 //! (no absolute path, no `..`, no symbolic link out). A project tool named
 //! `skill` wins: the built-in one is then not shown, and a warning says why.
+//!
+//! A configured MCP server's skills are listed too, as `SERVER__NAME`, by
+//! name and description only: nothing of them is fetched until the model
+//! calls one. Then its `SKILL.md` (or the listed file asked for) is read from
+//! the server by [`riverse_mcp::RemoteSkill::read_file`], which checks the
+//! digest the server listed, and returned marked with the server it came
+//! from.
 
 use riverse_tool::{CallRecord, FailureKind, ToolManifest, ToolResult};
 use serde_json::{Value, json};
@@ -22,7 +29,9 @@ impl Agent {
     /// Whether the built-in `skill` tool is shown: some skill is offered and
     /// no tool of the project takes the name.
     pub(crate) fn offers_skill_tool(&self) -> bool {
-        if self.skills().offered().next().is_none() {
+        if self.skills().offered().next().is_none()
+            && self.remote_skills().usable().next().is_none()
+        {
             return false;
         }
         if self.registry().get(SKILL_TOOL).is_some() {
@@ -37,9 +46,16 @@ impl Agent {
     /// The built-in tool's manifest, listing the skills offered.
     pub(crate) fn skill_manifest(&self) -> ToolManifest {
         let set = self.skills();
-        let listed: Vec<String> = set
+        let local = set
             .offered()
-            .map(|skill| format!("- {}: {}", skill.name, skill.description.trim()))
+            .map(|skill| (&skill.name, skill.description.as_str()));
+        let remote = self
+            .remote_skills()
+            .usable()
+            .map(|skill| (&skill.name, skill.description()));
+        let listed: Vec<String> = local
+            .chain(remote)
+            .map(|(name, description)| format!("- {name}: {}", description.trim()))
             .collect();
         let description = format!(
             "Load a skill: instructions for one kind of request. Call it with the skill's name \
@@ -70,8 +86,11 @@ impl Agent {
     }
 
     /// A call of the built-in tool: the skill's instruction, or one of its
-    /// files.
-    pub(crate) fn call_skill_tool(&self, params: &serde_json::Map<String, Value>) -> ToolResult {
+    /// files; a server's skill's read from the server.
+    pub(crate) async fn call_skill_tool(
+        &self,
+        params: &serde_json::Map<String, Value>,
+    ) -> ToolResult {
         let set = self.skills();
         let text = |key: &str| params.get(key).and_then(Value::as_str).map(str::trim);
         let Some(name) = text("name").filter(|name| !name.is_empty()) else {
@@ -80,8 +99,20 @@ impl Agent {
                 "name: a skill's name is needed",
             );
         };
+        let file = text("file").filter(|file| !file.is_empty());
+        if set.get(name).is_none()
+            && let Some(remote) = self.remote_skills().get(name)
+        {
+            return call_remote_skill(remote, file).await;
+        }
         let Some(skill) = set.get(name) else {
-            let offered: Vec<&str> = set.offered().map(|skill| skill.name.as_str()).collect();
+            let remote = self.remote_skills().usable().map(|skill| &skill.name);
+            let offered: Vec<&str> = set
+                .offered()
+                .map(|skill| &skill.name)
+                .chain(remote)
+                .map(String::as_str)
+                .collect();
             return ToolResult::failed(
                 FailureKind::BadParameters,
                 format!(
@@ -90,7 +121,7 @@ impl Agent {
                 ),
             );
         };
-        match text("file").filter(|file| !file.is_empty()) {
+        match file {
             None if skill.instruction.trim().is_empty() => {
                 ToolResult::ok(format!("Skill {} has no instruction.", skill.name))
             }
@@ -101,6 +132,45 @@ impl Agent {
             },
         }
     }
+}
+
+/// A call of a configured MCP server's skill: its `SKILL.md` (the body, after
+/// the front matter) or the listed `file`, read from the server and opened by
+/// a line that names the server it came from.
+async fn call_remote_skill(skill: &riverse_mcp::RemoteSkill, file: Option<&str>) -> ToolResult {
+    let bytes = match skill.read_file(file.unwrap_or("SKILL.md")).await {
+        Ok(bytes) => bytes,
+        Err(error) => return ToolResult::failed(FailureKind::Denied, error.to_string()),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let (what, content) = match file {
+        Some(file) => (format!("file {file} of skill"), text.as_ref()),
+        None => ("skill".to_owned(), body_of(&text)),
+    };
+    ToolResult::ok(format!(
+        "[From MCP server {:?}: {what} {} ({})]\n{}",
+        skill.server,
+        skill.name,
+        skill.entry.uri,
+        content.trim()
+    ))
+}
+
+/// A `SKILL.md`'s instruction: what follows its `---` front matter (the
+/// whole text when it has none).
+fn body_of(skill_md: &str) -> &str {
+    let mut lines = skill_md.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return skill_md;
+    }
+    let mut at = 0;
+    for line in skill_md.split_inclusive('\n') {
+        at += line.len();
+        if at > line.len() && line.trim_end() == "---" {
+            return &skill_md[at..];
+        }
+    }
+    skill_md
 }
 
 /// The skills the model applied through the built-in tool, once each, in
@@ -115,21 +185,44 @@ pub(crate) fn chosen_by_model(agent: &Agent, records: &[CallRecord]) -> Vec<Appl
         if record.tool != SKILL_TOOL || !record.succeeded() {
             continue;
         }
-        let name = record
+        let Some(asked) = record
             .params
             .as_object()
             .and_then(|params| params.get("name"))
             .and_then(Value::as_str)
-            .and_then(|name| set.get(name.trim()));
-        if let Some(skill) = name
-            && !applied.iter().any(|done| done.name == skill.name)
+            .map(str::trim)
+        else {
+            continue;
+        };
+        let name = match set.get(asked) {
+            Some(skill) => Some(&skill.name),
+            None => agent.remote_skills().get(asked).map(|skill| &skill.name),
+        };
+        if let Some(name) = name
+            && !applied.iter().any(|done| done.name == *name)
         {
             applied.push(AppliedSkill {
-                name: skill.name.clone(),
+                name: name.clone(),
                 trigger: SkillTrigger::Model,
                 run: None,
             });
         }
     }
     applied
+}
+
+#[cfg(test)]
+mod tests {
+    use super::body_of;
+
+    #[test]
+    fn a_skill_md_body_follows_its_front_matter() {
+        let skill_md = "---\nname: a\ndescription: b\n---\n\nDo it.\n";
+        assert_eq!(body_of(skill_md), "\nDo it.\n");
+        assert_eq!(body_of("---\r\nname: a\r\n---\r\nDo it."), "Do it.");
+        // No front matter, or one never closed: the whole text.
+        assert_eq!(body_of("Do it.\n---\n"), "Do it.\n---\n");
+        assert_eq!(body_of("----\nname: a\n---\nx"), "----\nname: a\n---\nx");
+        assert_eq!(body_of("---\nname: a\n"), "---\nname: a\n");
+    }
 }

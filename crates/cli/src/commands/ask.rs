@@ -23,11 +23,25 @@ pub async fn run(
     as_json: bool,
     approve_all: bool,
 ) -> anyhow::Result<Exit> {
+    run_with(settings, message, as_json, |asker| {
+        asker.approving_all(approve_all)
+    })
+    .await
+}
+
+/// One turn with `message`, its approvals answered as `approvals` sets the
+/// asker that asks nobody (`riverse schedules run` answers by the schedule).
+pub(super) async fn run_with(
+    settings: &Settings,
+    message: &str,
+    as_json: bool,
+    approvals: impl FnOnce(Asker) -> Asker,
+) -> anyhow::Result<Exit> {
     let agent = build_agent(settings).await?;
     let lines = ToolLines::for_stderr();
     let mut view = TurnView::new(
         lines.clone(),
-        Asker::nobody(lines).approving_all(approve_all),
+        approvals(Asker::nobody(lines)),
         OutDir::of(&settings.project_dir),
     );
     let mut answer = StreamedText::new(io::stdout());

@@ -9,6 +9,7 @@ mod mcp;
 mod new;
 mod new_skill;
 mod reload;
+mod schedules;
 mod serve;
 mod skills;
 mod sync;
@@ -17,7 +18,7 @@ mod tools;
 use anyhow::Context;
 use riverse_agent::Settings;
 
-use crate::cli::{Cli, Command, GlobalArgs};
+use crate::cli::{Cli, Command, GlobalArgs, SchedulesAction};
 use crate::output::Exit;
 
 /// Runs the command with `settings`, read by [`read_settings`].
@@ -43,6 +44,13 @@ pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
         Command::Init { .. } => anyhow::bail!("riverse init reads no settings"),
         Command::Tools { json } => tools::run(settings, json).await,
         Command::Skills { json } => skills::run(settings, json).await,
+        Command::Schedules { json, action } => match action {
+            None => schedules::list(settings, json),
+            Some(SchedulesAction::Run {
+                name,
+                json: run_json,
+            }) => schedules::run(settings, &name, json || run_json).await,
+        },
         Command::Call {
             name,
             pairs,

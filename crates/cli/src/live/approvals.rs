@@ -16,8 +16,9 @@ use super::prompt::{self, Typed};
 /// How a front end answers approvals.
 #[derive(Clone)]
 pub enum Approvals {
-    /// Every call that asks is approved: `--yes`.
-    Given,
+    /// Every call that asks is approved: by `--yes`, or a schedule's
+    /// `approval: auto`, named by this label.
+    Given(&'static str),
     /// The person at the terminal is asked; the tools they approved for the
     /// rest of the session are approved without asking.
     Asked(Arc<Mutex<HashSet<String>>>),
@@ -28,6 +29,12 @@ pub enum Approvals {
 /// Why `riverse ask` refuses a call that asks.
 pub const ASK_HAS_NOBODY: &str =
     "`riverse ask` asks nobody: give --yes to approve the calls that ask";
+/// What approves every call that asks in `riverse ask` and `call`.
+pub const YES: &str = "--yes";
+/// What approves every call that asks in a scheduled run.
+pub const SCHEDULE_AUTO: &str = "the schedule's approval is auto";
+/// Why a scheduled run refuses a call that asks.
+pub const SCHEDULE_DENIES: &str = "a scheduled run asks nobody and the schedule's approval is deny: set its approval to auto to approve the calls that ask";
 /// Why a command without a terminal refuses a call that asks.
 pub const NO_TERMINAL: &str =
     "there is no terminal to ask on: give --yes to approve the calls that ask";
@@ -42,9 +49,9 @@ impl Approvals {
     /// says so, when the call's own line will not (a refusal it will).
     pub fn without_prompt(&self, request: &ApprovalRequest) -> Option<(Answer, Option<String>)> {
         match self {
-            Approvals::Given => Some((
+            Approvals::Given(by) => Some((
                 Answer::accept(Map::new()),
-                Some(format!("    {} approved (--yes)", request.tool)),
+                Some(format!("    {} approved ({by})", request.tool)),
             )),
             Approvals::Asked(session) if session.lock().contains(&request.tool) => Some((
                 Answer::accept(Map::new()),

@@ -91,9 +91,20 @@ impl Asker {
             return self;
         }
         Asker {
-            approvals: Approvals::Given,
+            approvals: Approvals::Given(approvals::YES),
             ..self
         }
+    }
+
+    /// A scheduled run's answer to every call that asks: approved when the
+    /// schedule's approval is `auto`, refused otherwise; nobody is asked.
+    pub fn for_schedule(self, auto: bool) -> Self {
+        let approvals = if auto {
+            Approvals::Given(approvals::SCHEDULE_AUTO)
+        } else {
+            Approvals::Refused(approvals::SCHEDULE_DENIES)
+        };
+        Asker { approvals, ..self }
     }
 
     /// Asks `question` of `tool`'s call `call_id` and gives the answer to

@@ -6,7 +6,7 @@
 
 use nix::sys::signal::Signal;
 use pretty_assertions::assert_eq;
-use riverse_test_support::openai::OpenAiServer;
+use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call, ev_tool_calls};
 use riverse_test_support::venv::mcp_python;
 use riverse_test_support::{Project, fixture};
 use serde_json::{Value, json};
@@ -369,4 +369,80 @@ fn a_riverse_client_sees_a_peer_servers_skills_named_after_the_server() {
     );
     let (status, stderr) = server.stop(Signal::SIGINT);
     assert_eq!(status.code(), Some(0), "{stderr}");
+}
+
+#[test]
+fn the_model_applies_a_peer_servers_skill_read_from_the_server() {
+    let first = project();
+    let llm = OpenAiServer::start([
+        ev_tool_call("c1", "skill", json!({"name": "near__pdf-forms"})),
+        ev_tool_calls(&[
+            (
+                "c2",
+                "skill",
+                json!({"name": "near__pdf-forms", "file": "references/fields.md"}),
+            ),
+            (
+                "c3",
+                "skill",
+                json!({"name": "near__pdf-forms", "file": "references/leak.md"}),
+            ),
+        ]),
+        ev_text("Name, date and signature."),
+    ]);
+    let second = Project::new();
+    second.settings(&format!(
+        "llm_provider: openai\nopenai: {{api_base: \"{}\", api_key: sk-file, max_retries: 0}}\n\
+         mcp:\n  enabled: true\n  servers:\n    - name: near\n      command: {}\n      args: [\"--dir\", \"{}\", \"mcp\"]\n",
+        llm.url(),
+        env!("CARGO_BIN_EXE_riverse"),
+        first.path().display()
+    ));
+    let output = super::ask::riverse(&second)
+        .args(["ask", "Help me fill in this form", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["answer"], "Name, date and signature.");
+    assert_eq!(
+        document["skills"],
+        json!([{"name": "near__pdf-forms", "trigger": "model"}])
+    );
+    let requests = llm.requests();
+    // Offered by name and description only: no body is fetched ahead of need.
+    let tools = requests[0].body["tools"].as_array().unwrap();
+    let tool = tools
+        .iter()
+        .map(|tool| &tool["function"])
+        .find(|tool| tool["name"] == "skill")
+        .unwrap_or_else(|| panic!("no skill tool: {tools:?}"));
+    let description = tool["description"].as_str().unwrap();
+    assert!(
+        description.contains("\n- near__pdf-forms: Fill in PDF forms")
+            && description.contains("\n- near__packing: What to pack for a trip"),
+        "{description}"
+    );
+    assert!(!description.contains("Filling forms"), "{description}");
+    // The instruction reaches the next request, marked with its server.
+    assert_eq!(
+        requests[1].tool_results()[0].1,
+        "[From MCP server \"near\": skill near__pdf-forms (skill://pdf-forms/SKILL.md)]\n\
+         # Filling forms\n\nRead references/fields.md first."
+    );
+    let results = requests[2].tool_results();
+    assert_eq!(
+        results[1].1,
+        "[From MCP server \"near\": file references/fields.md of skill near__pdf-forms \
+         (skill://pdf-forms/SKILL.md)]\nName, date, signature."
+    );
+    assert!(
+        results[2]
+            .1
+            .contains("\"references/leak.md\" is not a file of the skill")
+            && !results[2].1.contains("not for clients"),
+        "{}",
+        results[2].1
+    );
 }

@@ -23,6 +23,7 @@ mod sandbox;
 mod sandbox_limits;
 mod sandbox_network;
 mod sandbox_settings_line;
+mod schedules;
 mod serve;
 mod settings;
 mod signals;
