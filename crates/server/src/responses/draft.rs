@@ -25,6 +25,7 @@ impl Draft {
         let status = Status::Completed {
             usage: turn.usage,
             calls: &turn.tool_calls,
+            skills: &turn.skills,
         };
         let object = self.head.object(status, self.output.items());
         self.keep(store, &object).await;

@@ -1,7 +1,7 @@
 //! The response object: what it says beside its output (its id and time,
 //! the request's settings echoed back), in progress, completed or failed.
 
-use riverse_agent::CallRecord;
+use riverse_agent::{AppliedSkill, CallRecord};
 use riverse_llm::Usage;
 use serde_json::{Value, json};
 
@@ -28,12 +28,14 @@ pub struct ResponseHead {
     pub ignored_tools: Vec<String>,
 }
 
-/// Where a response stands, with what its object says of it.
+/// Where a response stands, with what its object says of it. Only a
+/// completed turn tells the skills it applied.
 pub enum Status<'a> {
     InProgress,
     Completed {
         usage: Option<Usage>,
         calls: &'a [CallRecord],
+        skills: &'a [AppliedSkill],
     },
     Failed {
         error: &'a AppError,
@@ -64,19 +66,25 @@ impl ResponseHead {
 
     /// The response object with `output`, as `status` says.
     pub fn object(&self, status: Status<'_>, output: &[Value]) -> Value {
-        let (name, usage, error, calls) = match status {
-            Status::InProgress => ("in_progress", Value::Null, Value::Null, &[][..]),
-            Status::Completed { usage, calls } => (
+        let (name, usage, error, calls, skills) = match status {
+            Status::InProgress => ("in_progress", Value::Null, Value::Null, &[][..], &[][..]),
+            Status::Completed {
+                usage,
+                calls,
+                skills,
+            } => (
                 "completed",
                 usage_json(usage.unwrap_or_default()),
                 Value::Null,
                 calls,
+                skills,
             ),
             Status::Failed { error, calls } => (
                 "failed",
                 Value::Null,
                 json!({"code": error.code, "message": error.message}),
                 calls,
+                &[][..],
             ),
         };
         let calls: Vec<Value> = calls.iter().map(|call| json!(call)).collect();
@@ -101,7 +109,11 @@ impl ResponseHead {
             "top_p": null,
             "text": {"format": {"type": "text"}},
             "truncation": "disabled",
-            "riverse": {"tool_calls": calls, "ignored_tools": self.ignored_tools},
+            "riverse": {
+                "tool_calls": calls,
+                "skills": skills,
+                "ignored_tools": self.ignored_tools,
+            },
         })
     }
 }

@@ -170,7 +170,7 @@ async fn a_text_answer_is_one_message_with_its_usage() {
     );
     assert_eq!(
         body["riverse"],
-        json!({"tool_calls": [], "ignored_tools": []})
+        json!({"tool_calls": [], "skills": [], "ignored_tools": []})
     );
     let asked = taken(&llm).roles_and_contents();
     assert_eq!(

@@ -9,7 +9,9 @@ use riverse_test_support::{Project, chromium_or_skip};
 use serde_json::{Value, json};
 
 use super::clients::{Listening, python};
-use super::support::{Backend, Served, ask, create, get, post, serve_project, settings_yaml};
+use super::support::{
+    Backend, Reply, Served, ask, create, get, post, serve_project, settings_yaml,
+};
 
 /// A project with the weather tool, a `travel` keyword skill and a
 /// `pdf-forms` skill offered to the model, served on
@@ -138,6 +140,77 @@ async fn completions_carry_the_skills_beside_the_tool_calls() {
     assert_eq!(
         plain.json()["riverse"],
         json!({"tool_calls": [], "skills": []})
+    );
+}
+
+/// The `riverse` field of each object a streamed response sent, by event type.
+fn streamed_riverse(reply: &Reply) -> Vec<(String, Value)> {
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    reply
+        .body
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str::<Value>(data).unwrap())
+        .filter(|event| event.get("response").is_some())
+        .map(|event| {
+            let kind = event["type"].as_str().unwrap_or_default().to_owned();
+            (kind, event["response"]["riverse"].clone())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn responses_carry_the_skills_beside_the_tool_calls() {
+    let llm = OpenAiServer::start([
+        ev_text("Kyoto in spring."),
+        ev_tool_call("c1", "skill", json!({"name": "pdf-forms"})),
+        ev_text("Filled for your trip."),
+        ev_text("Hello."),
+    ]);
+    let served = served_with_skills(&Backend::Sqlite, &llm).await;
+    let whole = post(
+        served.app(),
+        "/v1/responses",
+        json!({"input": "京都旅行の計画"}),
+    )
+    .await;
+    assert_eq!(whole.status, 200, "{}", whole.body);
+    let travel = json!({"tool_calls": [], "ignored_tools": [],
+                        "skills": [{"name": "travel", "trigger": "keyword"}]});
+    assert_eq!(whole.json()["riverse"], travel);
+    let id = whole.json()["id"].as_str().unwrap().to_owned();
+    let stored = get(served.app(), &format!("/v1/responses/{id}")).await;
+    assert_eq!(stored.json()["riverse"], travel, "as stored");
+
+    let streamed = post(
+        served.app(),
+        "/v1/responses",
+        json!({"input": "Fill in the visa form for my trip", "stream": true}),
+    )
+    .await;
+    let objects = streamed_riverse(&streamed);
+    let kinds: Vec<&str> = objects.iter().map(|(kind, _)| kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "response.created",
+            "response.in_progress",
+            "response.completed"
+        ]
+    );
+    assert_eq!(objects[0].1["skills"], json!([]), "not known while it runs");
+    let completed = &objects[2].1;
+    assert_eq!(
+        completed["skills"],
+        json!([{"name": "travel", "trigger": "keyword"},
+               {"name": "pdf-forms", "trigger": "model"}])
+    );
+    assert_eq!(completed["tool_calls"][0]["tool"], "skill");
+
+    let plain = post(served.app(), "/v1/responses", json!({"input": "Hi"})).await;
+    assert_eq!(
+        plain.json()["riverse"],
+        json!({"tool_calls": [], "skills": [], "ignored_tools": []})
     );
 }
 
