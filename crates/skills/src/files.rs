@@ -5,6 +5,7 @@
 //! the folder, so a link that leads out is refused too.
 
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::path::{Component, Path, PathBuf};
 
 use crate::model::{Content, Skill};
@@ -45,7 +46,10 @@ impl Skill {
             }
         };
         let path = confined(folder, relative)?;
-        read_bounded(&path, relative)
+        let root = folder.canonicalize().map_err(|_| FileError::NotFound {
+            path: relative.to_owned(),
+        })?;
+        read_bounded(&root, &path, relative)
     }
 }
 
@@ -80,12 +84,22 @@ fn confined(folder: &Path, relative: &str) -> Result<PathBuf, FileError> {
     Ok(resolved)
 }
 
-fn read_bounded(path: &Path, shown: &str) -> Result<Vec<u8>, FileError> {
+/// Reads `path` (resolved inside `root`) at most [`MAX_TOTAL_BYTES`]. What
+/// was opened is checked again by its descriptor: a link put in place of a
+/// part of the path after it was resolved does not lead out of `root`.
+fn read_bounded(root: &Path, path: &Path, shown: &str) -> Result<Vec<u8>, FileError> {
     let unreadable = |err: std::io::Error| FileError::Unreadable {
         path: shown.to_owned(),
         cause: err.to_string(),
     };
     let file = std::fs::File::open(path).map_err(unreadable)?;
+    let opened =
+        std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).map_err(unreadable)?;
+    if !opened.starts_with(root) {
+        return Err(FileError::LeadsOut {
+            path: shown.to_owned(),
+        });
+    }
     let mut bytes = Vec::new();
     file.take(MAX_TOTAL_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -142,4 +156,27 @@ fn walk(root: &Path, dir: &Path, prefix: &str, files: &mut Vec<String>) -> Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path that resolved inside the folder but opens a file outside it
+    /// (a part swapped for a link in between) is refused by what was opened.
+    #[test]
+    fn a_file_opened_outside_the_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("skill");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(root.join("notes.md"), "inside").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "outside").unwrap();
+        let root = root.canonicalize().unwrap();
+        let inside = read_bounded(&root, &root.join("notes.md"), "notes.md").unwrap();
+        assert_eq!(inside, b"inside");
+        let moved = dir.path().join("skill/link.md");
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), &moved).unwrap();
+        let refused = read_bounded(&root, &moved, "link.md").unwrap_err();
+        assert!(matches!(refused, FileError::LeadsOut { .. }), "{refused:?}");
+    }
 }
