@@ -23,6 +23,7 @@ mod turn;
 pub use listing::tools_json;
 pub use provider::{build_agent, build_agent_with_sources, build_provider};
 pub use riverse_tool::{Arguments, CallRecord};
+pub use settings::HooksSettings;
 pub use settings::options;
 pub use settings::tool_config;
 pub use settings::{
@@ -33,9 +34,10 @@ pub use settings::{
 pub use settings::{CatchUp, Runs, Schedule, ScheduleApproval, ScheduleSource};
 pub use settings::{LocalSettings, OpenaiSettings};
 pub use settings::{SKILLS_DIR_VARIABLE, SkillsSettings};
+pub use settings::{Secret, SecretSource};
 pub use sources::{
     HotReload, Reloaded, RunMode, ToolChanges, ToolSources, build_registry, describe_metrics,
-    list_tools, mcp_skills, sync_environment,
+    list_hooks, list_tools, mcp_skills, sync_environment,
 };
 pub use turn::{
     Agent, EventSink, ProviderSampler, QuestionReply, RoutedCall, ToolUse, Turn, TurnError,

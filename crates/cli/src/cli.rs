@@ -78,6 +78,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List every hook (agent/hooks/), and every file that failed to
+    /// yield one.
+    Hooks {
+        /// One JSON document on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// List every schedule (settings' `schedules:` and skills on a
     /// schedule) with its next run, or run one now.
     Schedules {

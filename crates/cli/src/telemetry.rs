@@ -289,7 +289,12 @@ struct AboveBars;
 
 impl std::io::Write for AboveBars {
     fn write(&mut self, text: &[u8]) -> std::io::Result<usize> {
-        crate::live::write_above_bars(text)?;
+        // The last guard, on the log's own thread: no line shows a secret.
+        let scrubbed = std::str::from_utf8(text).map(riverse_secrets::scrub);
+        match &scrubbed {
+            Ok(std::borrow::Cow::Owned(line)) => crate::live::write_above_bars(line.as_bytes())?,
+            _ => crate::live::write_above_bars(text)?,
+        }
         Ok(text.len())
     }
 

@@ -38,6 +38,9 @@ struct Args {
     /// Print every case, not only the misses.
     #[arg(long)]
     verbose: bool,
+    /// Print each miss's candidate scores (why a tool won or lost).
+    #[arg(long)]
+    scores: bool,
     /// The projects' manifests (default: eval/restraint-tools.json).
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
@@ -144,6 +147,9 @@ fn main() {
                 got.join(", "),
                 expected.join(", ")
             );
+            if args.scores && !right {
+                print_scores(&report);
+            }
         }
     }
     println!("\nrestraint and multi-part, split {}", args.split.name());
@@ -335,6 +341,31 @@ fn expected(call: &Value) -> Option<Expected> {
         tool: tool.to_owned(),
         params,
     })
+}
+
+/// The candidates' scores of `report`, best first: what the choice weighed.
+fn print_scores(report: &RouteReport) {
+    let mut scores: Vec<_> = report.scores.iter().collect();
+    scores.sort_by(|a, b| b.combined.total_cmp(&a.combined));
+    for score in scores.iter().take(4) {
+        println!(
+            "       {:<20} combined {:6.2} model {:6.2} similarity {:.2}{}{}{}{}{} ({:?})",
+            score.name,
+            score.combined,
+            score.model,
+            score.similarity,
+            if score.serves { "" } else { " not-serving" },
+            if score.covered { "" } else { " not-covered" },
+            if score.unasked_change {
+                " unasked-change"
+            } else {
+                ""
+            },
+            if score.shape { " shape" } else { "" },
+            if score.incomplete { " incomplete" } else { "" },
+            report.form,
+        );
+    }
 }
 
 fn add(all: &mut Tally, tally: &Tally) {

@@ -60,6 +60,17 @@ pub const CHANGE_MARGIN: f32 = 8.0;
 /// Set to the call margin by reasoning, not swept.
 pub const SHAPE_CHOICE_BONUS: f32 = 4.0;
 
+/// What a tool gains in the choice when the message names a word of its
+/// name, or a glossary concept one names ("logs" for `search_logs`,
+/// "dollars" or ドル for `convert_currency`), in combined units: the name is
+/// the most specific text a manifest has, and the model alone often
+/// prefers a tool whose name the message does not mention ("grep the
+/// gateway logs" went to `timestamp_to_date`). Not given to a statement,
+/// which asks nothing of the tool it names. Set to
+/// [`SHAPE_CHOICE_BONUS`] by reasoning (evidence of the same weight);
+/// checked on the dev splits (docs/embedded-model.md).
+pub const NAME_CHOICE_BONUS: f32 = 4.0;
+
 /// Candidates scored in full per batch while pruning: a batch costs one
 /// forward pass whatever its size, so a few at a time avoids a second pass.
 /// Speed only: pruning picks the same winner whatever the batch (a unit test

@@ -14,26 +14,29 @@ use riverse_tool::{
     AfterTimeout, CallContext, CallFailure, CallLimits, Found, Params, ServerFailure, Subject,
     Tool, ToolManifest, ToolResult, ToolSource, sanitize_name,
 };
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode, ServerResult};
+use rmcp::model::{CallToolRequestParams, ErrorCode, ServerResult};
 use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{Peer, RoleClient, ServiceExt};
+use rmcp::{Peer, RoleClient, serve_client_with_lifecycle};
 use serde_json::Value;
 use tokio::time::Instant;
 
 mod calls;
 mod handler;
+mod lifecycle;
 mod reply;
+mod rounds;
 mod skills;
 
 use calls::CallsInFlight;
 use handler::Client;
+use lifecycle::{Lifecycle, OTHER_OPENING_WAIT, Opening, version_of};
+use rounds::RoundsFailed;
 pub use skills::{McpSkills, RemoteSkill, mcp_skills};
 
 use crate::Error;
 use crate::manifest::{restore_structured, translate};
-use crate::pending::Pending;
 use crate::process::{Launch, ServerProcess};
 use crate::vet::NotMcp;
 
@@ -158,6 +161,7 @@ use riverse_tool::seconds;
 /// what it wrote that is not MCP, how it exited, or its error reply.
 async fn handshake_failure(
     err: ClientInitializeError,
+    opening: Opening,
     process: &ServerProcess,
     not_mcp: &NotMcp,
 ) -> String {
@@ -166,7 +170,8 @@ async fn handshake_failure(
     }
     match err {
         ClientInitializeError::JsonRpcError(error) => {
-            format!("it answered initialize with an error: {}", error.message)
+            let method = opening.method();
+            format!("it answered {method} with an error: {}", error.message)
         }
         // A server that exits during the handshake explains itself better by
         // its exit than rmcp can; one still running has closed its stdout.
@@ -239,18 +244,7 @@ impl Tool for McpTool {
         };
         restore_structured(&mut params, &self.structured);
         let request = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(params);
-        let call = async {
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(request));
-            let pending = Pending::send(&connected.peer, request, STOPPED_WAITING).await?;
-            // Entered right after rmcp queued the request, before this task
-            // yields: long before the request is written, read and answered.
-            let _running = connected.calls.enter(
-                pending.id().clone(),
-                pending.progress_token().clone(),
-                context.clone(),
-            );
-            pending.reply().await
-        };
+        let call = rounds::call_tool(&connected, request, context);
         // Dropping the call at the deadline sends notifications/cancelled.
         // Time the call waits on its front end (a question, a sample) is
         // not the tool's.
@@ -258,6 +252,16 @@ impl Tool for McpTool {
         let Some(reply) = context.within(left, call).await else {
             let server = server.clone();
             return timed_out(AfterTimeout::ServerCancelled { server });
+        };
+        let reply = match reply {
+            Ok(reply) => Ok(reply),
+            Err(RoundsFailed::Service(err)) => Err(err),
+            Err(RoundsFailed::Input(cause)) => {
+                return ToolResult::from(CallFailure::CouldNotRun {
+                    tool: name.clone(),
+                    cause: format!("mcp server {server:?} {cause}"),
+                });
+            }
         };
         match reply {
             Ok(ServerResult::CallToolResult(result)) => {
@@ -333,6 +337,22 @@ struct Connected {
     not_mcp: NotMcp,
 }
 
+/// A failed try at a session.
+struct Attempt {
+    error: Error,
+    /// The server refused the opening as one of another protocol would.
+    refused: bool,
+}
+
+impl From<Error> for Attempt {
+    fn from(error: Error) -> Self {
+        Attempt {
+            error,
+            refused: false,
+        }
+    }
+}
+
 /// A configured server and its session, started again when it is gone.
 struct ServerLink {
     spec: ServerSpec,
@@ -348,6 +368,8 @@ struct ServerLink {
     /// The process last spawned, reachable before its handshake ends so that a
     /// server that never finishes starting can still say what it printed.
     spawned: Mutex<Option<Arc<ServerProcess>>>,
+    /// Which opening the server last answered.
+    lifecycle: Lifecycle,
 }
 
 impl ServerLink {
@@ -359,6 +381,7 @@ impl ServerLink {
             max_output_bytes: options.limits.max_output_bytes,
             session: tokio::sync::Mutex::new(None),
             spawned: Mutex::new(None),
+            lifecycle: Lifecycle::default(),
         }
     }
 
@@ -376,6 +399,8 @@ impl ServerLink {
     async fn start(&self) -> Result<Vec<rmcp::model::Tool>, Error> {
         let mut slot = self.session.lock().await;
         let session = slot.insert(self.connect().await?);
+        let version = version_of(&session.service);
+        tracing::debug!(target: "mcp", "{}: speaks MCP {version}", self.spec.name);
         let listed = session.service.peer().list_all_tools().await;
         listed.map_err(|err| Error::ListFailed {
             server: self.spec.name.clone(),
@@ -415,14 +440,41 @@ impl ServerLink {
         })
     }
 
+    /// Connects, opening the session as the server was last found to
+    /// answer, and the other way when it refuses that (see [`lifecycle`]).
     async fn connect(&self) -> Result<Session, Error> {
+        let first = self.lifecycle.first();
+        let refusal = match self.connect_as(first).await {
+            Ok(session) => return Ok(session),
+            Err(Attempt { error, refused }) if !refused => return Err(error),
+            Err(Attempt { error, .. }) => error,
+        };
+        let other = first.other();
+        let server = &self.spec.name;
+        match tokio::time::timeout(OTHER_OPENING_WAIT, self.connect_as(other)).await {
+            Ok(Ok(session)) => Ok(session),
+            Ok(Err(Attempt { error, .. })) => {
+                tracing::debug!(target: "mcp", "{server}: {} failed too: {error}", other.method());
+                Err(refusal)
+            }
+            Err(_elapsed) => {
+                tracing::debug!(target: "mcp", "{server}: no answer to {}", other.method());
+                // The process that did not answer, let go of.
+                self.spawned.lock().take();
+                Err(refusal)
+            }
+        }
+    }
+
+    /// One try at a session opened with `opening`.
+    async fn connect_as(&self, opening: Opening) -> Result<Session, Attempt> {
         let server = &self.spec.name;
         let calls = CallsInFlight::default();
         let client = Client {
             server: server.clone(),
             calls: calls.clone(),
         };
-        match &self.spec.transport {
+        let (started, process, not_mcp) = match &self.spec.transport {
             ServerTransport::Stdio { command, args, env } => {
                 let (process, stdout, stdin) = ServerProcess::spawn(Launch {
                     server,
@@ -430,49 +482,50 @@ impl ServerLink {
                     args,
                     env,
                     dir: &self.project_dir,
-                })?;
+                })
+                .map_err(Attempt::from)?;
                 let process = Arc::new(process);
                 *self.spawned.lock() = Some(process.clone());
                 let not_mcp = NotMcp::default();
                 let stdout = BoundedLines::new(stdout, self.reply_limit, too_long_reply())
                     .vetting(not_mcp.vet());
-                match client.serve((stdout, stdin)).await {
-                    Ok(service) => Ok(Session {
-                        service,
-                        calls,
-                        process: Some(process),
-                        not_mcp,
-                    }),
-                    Err(err) => {
-                        let cause = handshake_failure(err, &process, &not_mcp).await;
+                let started =
+                    serve_client_with_lifecycle(client, (stdout, stdin), opening.mode()).await;
+                (started, Some(process), not_mcp)
+            }
+            ServerTransport::Http { url, headers } => {
+                let transport = self.http_transport(url, headers).map_err(Attempt::from)?;
+                let started = serve_client_with_lifecycle(client, transport, opening.mode()).await;
+                (started, None, NotMcp::default())
+            }
+        };
+        let service = match started {
+            Ok(service) => service,
+            Err(err) => {
+                let refused = opening.refused_by(&err) && not_mcp.cause().is_none();
+                let cause = match (&process, &self.spec.transport) {
+                    (Some(process), _) => {
+                        let cause = handshake_failure(err, opening, process, &not_mcp).await;
                         // Of no use now, whatever it is doing: once it is
                         // gone, what it printed is complete.
                         process.stop(DEATH_GRACE).await;
-                        Err(Error::InitializeFailed {
-                            server: server.clone(),
-                            cause: format!("{cause}{}", process.stderr_detail()),
-                        })
+                        format!("{cause}{}", process.stderr_detail())
                     }
-                }
+                    (None, ServerTransport::Http { url, .. }) => format!("{url}: {err}"),
+                    (None, _) => err.to_string(),
+                };
+                let server = server.clone();
+                let error = Error::InitializeFailed { server, cause };
+                return Err(Attempt { error, refused });
             }
-            ServerTransport::Http { url, headers } => {
-                let transport = self.http_transport(url, headers)?;
-                let service =
-                    client
-                        .serve(transport)
-                        .await
-                        .map_err(|err| Error::InitializeFailed {
-                            server: server.clone(),
-                            cause: format!("{url}: {err}"),
-                        })?;
-                Ok(Session {
-                    service,
-                    calls,
-                    process: None,
-                    not_mcp: NotMcp::default(),
-                })
-            }
-        }
+        };
+        self.lifecycle.began(opening);
+        Ok(Session {
+            service,
+            calls,
+            process,
+            not_mcp,
+        })
     }
 
     fn http_transport(

@@ -11,7 +11,10 @@
 //! Riverse declares elicitation and sampling: what a server sends while a call
 //! runs (progress, log lines, `elicitation/create`, `sampling/createMessage`)
 //! goes to that call's [`riverse_tool::CallContext`], and a result's images,
-//! audio and resources become its content.
+//! audio and resources become its content. It opens a session with
+//! `initialize` (up to 2025-11-25), and a server that refuses that as one of
+//! the sessionless 2026-07-28 protocol alone does with `server/discover`,
+//! whose questions and samples come as `input_required` results.
 //!
 //! As a server, [`serve`] answers `tools/list` and `tools/call` from a
 //! [`riverse_tool::LiveRegistry`], each call in a task of its own, with every

@@ -285,7 +285,8 @@ impl ServerHandler for RegistryServer {
             self.sampler.clone(),
             outbox.queue(),
         );
-        let call_context = CallContext::new(Arc::new(served));
+        let origin = riverse_tool::CallOrigin::new("mcp", None);
+        let call_context = CallContext::with_origin(Arc::new(served), Some(origin));
         let call = registry.call_with(&request.name, arguments, &call_context);
         // On notifications/cancelled the call is dropped, which stops the tool:
         // a Python worker is killed (a fresh one serves later calls), an MCP

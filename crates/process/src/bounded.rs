@@ -51,6 +51,9 @@ pub struct BoundedLines<R> {
     discarding: Option<usize>,
     /// The inner stream ended, or the vet ended the stream.
     ended: bool,
+    /// What is read from the inner stream, kept: made (and zeroed) once,
+    /// not at every read.
+    chunk: Box<[u8]>,
 }
 
 impl<R> BoundedLines<R> {
@@ -65,6 +68,7 @@ impl<R> BoundedLines<R> {
             tail: Vec::new(),
             discarding: None,
             ended: false,
+            chunk: vec![0; CHUNK].into_boxed_slice(),
         }
     }
 
@@ -119,6 +123,24 @@ impl<R> BoundedLines<R> {
     }
 
     fn end_line(&mut self) {
+        if self.discarding.is_none() {
+            // A line within the limit is copied and its buffer kept for the
+            // next one.
+            let verdict = match &self.vet {
+                Some(vet) => vet(&self.line),
+                None => Verdict::Pass,
+            };
+            match verdict {
+                Verdict::Pass => self.ready.extend(&self.line),
+                Verdict::Replace(instead) => self.ready.extend(instead),
+                Verdict::End => self.ended = true,
+            }
+            self.line.clear();
+            if !self.ended {
+                self.ready.push_back(b'\n');
+            }
+            return;
+        }
         if let Some(whole) = self.judge_line() {
             self.ready.extend(whole);
             self.ready.push_back(b'\n');
@@ -166,14 +188,21 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
             if this.ended {
                 return Poll::Ready(Ok(()));
             }
-            let mut chunk = [0u8; CHUNK];
+            let mut chunk = std::mem::take(&mut this.chunk);
             let mut chunk_buf = ReadBuf::new(&mut chunk);
-            match Pin::new(&mut this.inner).poll_read(cx, &mut chunk_buf) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+            let polled = Pin::new(&mut this.inner).poll_read(cx, &mut chunk_buf);
+            let read = chunk_buf.filled().len();
+            match polled {
+                Poll::Pending => {
+                    this.chunk = chunk;
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(err)) => {
+                    this.chunk = chunk;
+                    return Poll::Ready(Err(err));
+                }
                 Poll::Ready(Ok(())) => {
-                    let read = chunk_buf.filled();
-                    if read.is_empty() {
+                    if read == 0 {
                         // A last line without its newline is judged like the
                         // others, and passed on without one.
                         if this.discarding.is_none()
@@ -184,9 +213,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for BoundedLines<R> {
                         }
                         this.ended = true;
                     } else {
-                        let read = read.to_vec();
-                        this.take_bytes(&read);
+                        this.take_bytes(&chunk[..read]);
                     }
+                    this.chunk = chunk;
                 }
             }
         }

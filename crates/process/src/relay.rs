@@ -91,8 +91,10 @@ pub(crate) fn start(
         .spawn(move || {
             let target = relay.target;
             forward(BufReader::new(stream), relay, |label, text| {
-                log(target, label, text);
-                shared.remember(text);
+                // A tool's stderr is its output too: no secret goes on.
+                let text = riverse_secrets::scrub(text);
+                log(target, label, &text);
+                shared.remember(&text);
             });
             ended_tx.send_replace(true);
             drop(running);

@@ -26,6 +26,6 @@ pub use mcp::{ClientInfo, InitializeParams, InitializeResult, MCP_PROTOCOL_VERSI
 pub use sandbox::{NetworkPolicy, SandboxPolicy};
 pub use worker::{
     CallOutcome, CallParams, DiscoveredClass, DiscoveryResult, ExitedNotification, FORK_REFUSED,
-    FileFate, FileReport, ForkResult, ImportingNotification, ToolClass, WORKER_PROTOCOL_VERSION,
-    WorkerError, WorkerInit, methods,
+    FileFate, FileReport, ForkResult, ImportingNotification, SecretValue, ToolClass,
+    WORKER_PROTOCOL_VERSION, WorkerError, WorkerInit, methods,
 };

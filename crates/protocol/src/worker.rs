@@ -102,6 +102,12 @@ pub struct WorkerInit {
     /// rules before it imports any tool file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<SandboxPolicy>,
+    /// Makes the worker a hook worker: `tools_dir` is the hooks directory,
+    /// whose files hold `agent.hooks.Hook` subclasses, each served as a tool
+    /// named `FILE:CLASS` that takes `{"phase", "call", "result"}` and
+    /// answers with the hook's decision as JSON in `data`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hooks: bool,
 }
 
 /// Where a tool is defined: its file in the tools directory and its class.
@@ -113,11 +119,24 @@ pub struct ToolClass {
 }
 
 /// The params of `riverse/call`: a tool's name and its arguments, written
-/// straight from the caller's own.
+/// straight from the caller's own, and the secrets the settings give that
+/// tool (`tools.<name>.secrets`), for its `self.secret(NAME)` during this
+/// call only.
 #[derive(Debug, Serialize)]
 pub struct CallParams<'a, A> {
     pub name: &'a str,
     pub arguments: &'a A,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secrets: Option<&'a BTreeMap<String, SecretValue>>,
+}
+
+/// A secret as a call carries it: its value, or why it could not be read
+/// (the tool's `self.secret` raises with the reason).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum SecretValue {
+    Value(String),
+    Unreadable { error: String },
 }
 
 /// The reply to `riverse/call`: the tool's `ToolResult`, with what the worker

@@ -7,20 +7,34 @@ use std::process::Command;
 pub const ALWAYS_KEPT: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ"];
 
 /// The environment a worker starts with.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EnvPolicy {
-    /// Riverse's whole environment, API keys and tokens included.
-    #[default]
-    Inherit,
+    /// Riverse's environment, less the `withheld` variables (Riverse's own
+    /// keys and token, and the variables secrets are read from).
+    Inherit { withheld: Vec<String> },
     /// Only [`ALWAYS_KEPT`] and the named variables, for tools one does not
     /// trust with the rest.
     Clean { allow: Vec<String> },
 }
 
+impl Default for EnvPolicy {
+    fn default() -> Self {
+        EnvPolicy::Inherit {
+            withheld: Vec::new(),
+        }
+    }
+}
+
 impl EnvPolicy {
     pub(crate) fn apply(&self, command: &mut Command) {
-        let EnvPolicy::Clean { allow } = self else {
-            return;
+        let allow = match self {
+            EnvPolicy::Inherit { withheld } => {
+                for name in withheld {
+                    command.env_remove(name);
+                }
+                return;
+            }
+            EnvPolicy::Clean { allow } => allow,
         };
         command.env_clear();
         let kept = ALWAYS_KEPT

@@ -31,6 +31,7 @@ pub mod environment;
 mod error;
 mod fork;
 mod fork_link;
+mod hooks;
 mod host_calls;
 mod in_flight;
 mod int_limit;
@@ -44,6 +45,10 @@ mod worker_metrics;
 
 pub use env::{ALWAYS_KEPT, EnvPolicy};
 pub use error::Error;
+pub use hooks::{
+    FileFate, FileReport, FoundHooks, HookOptions, PythonHooks, WorkerError, hook_files,
+    python_hooks,
+};
 pub use host_calls::HostLink;
 pub use interpreter::{Interpreter, resolve_interpreter};
 pub use package::{WORKER_FILES, uncached_worker_args, write_worker_package};

@@ -9,8 +9,8 @@ use parking_lot::Mutex;
 use riverse_process::Exit;
 use riverse_process::sandbox::{Confinement, Network, Sandbox};
 use riverse_protocol::{
-    DiscoveryResult, FileFate, NetworkPolicy, SandboxPolicy, ToolClass, WorkerError, WorkerInit,
-    error_codes, methods,
+    DiscoveryResult, FileFate, NetworkPolicy, SandboxPolicy, SecretValue, ToolClass, WorkerError,
+    WorkerInit, error_codes, methods,
 };
 use riverse_tool::{
     AfterTimeout, CallContext, CallFailure, CallLimits, LimitBreach, Params, SandboxLimit, Subject,
@@ -76,6 +76,9 @@ pub struct PythonOptions {
     /// The tools with a sandbox of their own (`tools.<name>.sandbox`): each
     /// distinct one gets a pool of its own, which imports only their files.
     pub tool_sandboxes: BTreeMap<String, Sandbox>,
+    /// The secrets each tool is given (`tools.<name>.secrets`), sent with
+    /// its calls only.
+    pub tool_secrets: BTreeMap<String, BTreeMap<String, SecretValue>>,
 }
 
 /// A supervised pool of Python workers, cheap to clone.
@@ -105,6 +108,8 @@ struct Inner {
     tool_classes: Mutex<Option<BTreeMap<String, ToolClass>>>,
     /// The sandbox its workers enter.
     confined: Confined,
+    /// Its workers serve hooks rather than tools (`WorkerInit::hooks`).
+    hooks: bool,
 }
 
 /// A pool's sandbox, prepared.
@@ -163,6 +168,7 @@ impl WorkerPool {
                 deadlines: Deadlines::new(),
                 tool_classes: Mutex::new(None),
                 confined,
+                hooks: false,
                 forking: tokio::sync::Mutex::new(match (fork, first_worker_fresh) {
                     (false, _) => Forking::Off,
                     (true, false) => Forking::On(None),
@@ -170,6 +176,21 @@ impl WorkerPool {
                 }),
             }),
         }
+    }
+
+    /// A pool whose workers serve the hooks of `options.tools_dir` (the
+    /// hooks directory) rather than tools, each as a tool named
+    /// `FILE:CLASS`; its workers are fresh interpreters.
+    pub fn for_hooks(options: PythonOptions, interpreter: Interpreter) -> Self {
+        let options = PythonOptions {
+            fork: false,
+            ..options
+        };
+        let mut pool = Self::with_interpreter(options, interpreter, Vec::new());
+        if let Some(inner) = Arc::get_mut(&mut pool.inner) {
+            inner.hooks = true;
+        }
+        pool
     }
 
     pub fn interpreter(&self) -> &Interpreter {
@@ -258,7 +279,8 @@ impl WorkerPool {
             };
             let previous = worker.last_tool();
             let reply = {
-                let calling = worker.call_tool(name, &arguments, context);
+                let secrets = self.inner.options.tool_secrets.get(name);
+                let calling = worker.call_tool(name, &arguments, secrets, context);
                 tokio::pin!(calling);
                 loop {
                     tokio::select! {
@@ -518,6 +540,7 @@ impl WorkerPool {
                     Confined::Yes(_, policy) => Some(SandboxPolicy::clone(policy)),
                     Confined::No | Confined::Refused(_) => None,
                 },
+                hooks: self.inner.hooks,
             },
             import_timeout: options.import_timeout,
             host: options.host.clone(),

@@ -6,6 +6,7 @@ use riverse_tool::{Content, FailureKind, ToolResult, mark_cut};
 /// The tool's result as the worker sent it, its cut parts marked as such.
 pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
     if let Some(trace) = &outcome.traceback {
+        let trace = riverse_secrets::scrub(trace);
         tracing::debug!(target: "tool", "{name}: {trace}");
     }
     let restore = |text: String, total: Option<usize>| match total {
@@ -30,5 +31,6 @@ pub(crate) fn tool_result(name: &str, outcome: CallOutcome) -> ToolResult {
             .collect(),
         structured: outcome.structured,
         approval: None,
+        hooks: Vec::new(),
     }
 }

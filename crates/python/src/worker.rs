@@ -6,6 +6,7 @@
 //! the stream ends or turns invalid, or the process exits, the task closes the
 //! connection with the cause, which every pending and later request gets.
 
+use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 use std::path::Path;
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use riverse_process::sandbox::Confinement;
 use riverse_process::{Adopted, Child, Exit, Relay, Spawned, Target};
 use riverse_protocol::{
     CallOutcome, CallParams, ExitedNotification, InitializeParams, InitializeResult,
-    MCP_PROTOCOL_VERSION, WORKER_PROTOCOL_VERSION, WorkerInit, methods,
+    MCP_PROTOCOL_VERSION, SecretValue, WORKER_PROTOCOL_VERSION, WorkerInit, methods,
 };
 use riverse_tool::{CallContext, Params};
 use serde::Serialize;
@@ -304,6 +305,7 @@ impl Worker {
         &self,
         name: &str,
         arguments: &Params,
+        secrets: Option<&BTreeMap<String, SecretValue>>,
         context: &CallContext,
     ) -> Result<CallOutcome, RequestError> {
         let _landed = self.in_flight.begin(context);
@@ -313,7 +315,11 @@ impl Worker {
                 *last_tool = Some(name.to_owned());
             }
         }
-        let params = CallParams { name, arguments };
+        let params = CallParams {
+            name,
+            arguments,
+            secrets,
+        };
         self.request(methods::CALL, &params).await
     }
 

@@ -1,7 +1,10 @@
 //! Boolean parameters a message implies: one it speaks of ("hold it there"
 //! for `hold`, "don't send me notifications" for `notify`, 一日中 for
 //! `all_day` through the glossary) is true, or false when negated; one it
-//! does not speak of is left out.
+//! does not speak of is left out. A word of the tool's own name or
+//! description is no mention of a flag: "Deploy the branch" does not speak
+//! of `dry_run` ("Only show what would change, without deploying"), nor
+//! "print slides.pdf" of `duplex` ("Print on both sides") for a printer.
 
 use crate::glossary::glosses;
 use crate::script::mostly_cjk;
@@ -18,8 +21,16 @@ const NEGATING_PREFIXES: [&str; 3] = ["un", "non", "dis"];
 const NEGATION_REACH: usize = 3;
 
 /// The value `message` implies for boolean parameter `name` described by
-/// `description`, or `None` when it does not speak of it.
-pub fn implied_flag(message: &str, name: &str, description: &str) -> Option<bool> {
+/// `description`, or `None` when it does not speak of it; `tool_texts` is
+/// the tool's own name and description, whose words name the tool, not the
+/// flag.
+pub fn implied_flag(
+    message: &str,
+    name: &str,
+    description: &str,
+    tool_texts: &str,
+) -> Option<bool> {
+    let own = english_words(&tool_texts.replace(['_', '-'], " "));
     // A Japanese or Chinese message meets English names through the
     // glossary; an English one is read as written.
     let words = match mostly_cjk(message) {
@@ -29,11 +40,10 @@ pub fn implied_flag(message: &str, name: &str, description: &str) -> Option<bool
     let named: Vec<String> = english_words(name)
         .into_iter()
         .filter(|word| word.chars().count() >= 3)
-        .chain(
-            english_words(description)
-                .into_iter()
-                .filter(|word| word.chars().count() >= MIN_DESCRIPTION_WORD),
-        )
+        .chain(english_words(description).into_iter().filter(|word| {
+            word.chars().count() >= MIN_DESCRIPTION_WORD
+                && !own.iter().any(|own| mentions(word, own))
+        }))
         .filter(|word| !FUNCTION_WORDS.contains(word))
         .collect();
     // A mention, and whether its word is a negated form ("unfavourite").
@@ -102,31 +112,60 @@ mod tests {
     fn a_flag_spoken_of_is_true_or_negated() {
         let notify = ("notify", "Send status updates");
         assert_eq!(
-            implied_flag("track it and notify me", notify.0, notify.1),
+            implied_flag("track it and notify me", notify.0, notify.1, ""),
             Some(true)
         );
         assert_eq!(
-            implied_flag("track it, no notifications please", notify.0, notify.1),
+            implied_flag("track it, no notifications please", notify.0, notify.1, ""),
             Some(false)
         );
-        assert_eq!(implied_flag("track it", notify.0, notify.1), None);
+        assert_eq!(implied_flag("track it", notify.0, notify.1, ""), None);
         let hold = ("hold", "Keep setting until changed manually");
-        assert_eq!(implied_flag("set it to 20", hold.0, hold.1), None);
+        assert_eq!(implied_flag("set it to 20", hold.0, hold.1, ""), None);
         assert_eq!(
-            implied_flag("set it to 20 and hold", hold.0, hold.1),
+            implied_flag("set it to 20 and hold", hold.0, hold.1, ""),
             Some(true)
         );
         assert_eq!(
-            implied_flag("Delete Mark", "favorite", "Mark as favorite"),
+            implied_flag("Delete Mark", "favorite", "Mark as favorite", ""),
             None
         );
         assert_eq!(
-            implied_flag("make her a favourite", "favourite", "Starred contact"),
+            implied_flag("make her a favourite", "favourite", "Starred contact", ""),
             Some(true)
         );
         assert_eq!(
-            implied_flag("unfavourite her", "favourite", "Starred contact"),
+            implied_flag("unfavourite her", "favourite", "Starred contact", ""),
             Some(false)
+        );
+    }
+
+    #[test]
+    fn the_tools_own_words_are_no_mention_of_a_flag() {
+        let deploy = "deploy Deploy a git branch of a service to an environment.";
+        let dry_run = ("dry_run", "Only show what would change, without deploying");
+        assert_eq!(
+            implied_flag("Deploy main of billing", dry_run.0, dry_run.1, deploy),
+            None
+        );
+        assert_eq!(
+            implied_flag(
+                "Do a dry run of deploying search",
+                dry_run.0,
+                dry_run.1,
+                deploy
+            ),
+            Some(true)
+        );
+        let printer = "print_document Send a document to the office printer.";
+        let duplex = ("duplex", "Print on both sides of the page");
+        assert_eq!(
+            implied_flag("print slides.pdf in colour", duplex.0, duplex.1, printer),
+            None
+        );
+        assert_eq!(
+            implied_flag("print it on both sides", duplex.0, duplex.1, printer),
+            Some(true)
         );
     }
 }

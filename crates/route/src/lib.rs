@@ -23,6 +23,8 @@
 //! - [`as_clock_time`] and [`labelled_number`]: a time written as the
 //!   `HH:MM` a parameter asks for, and a number its description labels
 //!   with a word ("1 (urgent) to 4 (low)") named by that word.
+//! - [`currency_mentions`]: the currencies a message names, as the ISO
+//!   4217 codes a parameter asks for ([`wants_currency_code`]).
 //! - [`in_described_scale`]: a number put in the unit or scale its
 //!   parameter's description asks for ("2 hours" in minutes, "10%" as a
 //!   decimal), and [`unit_fits`]: whether a number's unit suits a
@@ -33,6 +35,10 @@
 //!   tool to do (create, remove, buy…), and what a tool's manifest offers.
 //! - [`request_parts`]: the requests a message joins ("X, and Y?"), each
 //!   routed on its own.
+//! - [`answers`] and [`required_params`]: whether a copied value answers
+//!   what its parameter means (a time only a parameter about time, a word
+//!   naming the tool's slots none), a number the parameter its word names
+//!   ([`SlotWords`]), and the parameters a call cannot go without.
 //! - [`Purpose`]: whether a tool's texts and a message name a subject in
 //!   common, without which the tool does not serve the message.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
@@ -47,11 +53,13 @@ mod affinity;
 mod arithmetic;
 mod boundaries;
 mod candidates;
+mod currencies;
 mod flags;
 mod form;
 mod formats;
 pub mod glossary;
 mod lists;
+mod meaning;
 mod message;
 mod numbers;
 mod options;
@@ -74,10 +82,14 @@ pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
+pub use currencies::{currency_code, currency_mentions, wants_currency_code};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{NumberLabel, as_clock_time, labelled_number, number_labels, wants_clock_time};
 pub use lists::{Enumeration, enumerations};
+pub use meaning::{
+    SlotWords, answers, missing_required, names_time_only, required_params, wants_time,
+};
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};
 pub use options::{param_options, snap_to_option};

@@ -10,6 +10,10 @@ const SEPARATORS: &[&str] = &[
     ",", ", and", ", or", "and", "or", "&", "/", "、", "，", "と", "や", "和", "及", "与", "跟",
 ];
 
+/// What an item never holds: a separator between words ("oat milk and
+/// basil" is two items, not one).
+const INNER_SEPARATORS: &[&str] = &[",", " and ", " or ", " & ", "、", "，"];
+
 /// Most items of one enumeration.
 const MAX_ITEMS: usize = 12;
 
@@ -23,19 +27,27 @@ pub struct Enumeration {
 
 /// The enumerations of `text` made of `found`, its candidate values: from
 /// every candidate, the chain that takes the longest next item each time,
-/// and each of that chain's prefixes of two items or more.
+/// and each of that chain's prefixes of two items or more. An item holds no
+/// separator itself.
 pub fn enumerations(text: &str, found: &[Candidate]) -> Vec<Enumeration> {
+    let item = |candidate: &Candidate| {
+        !INNER_SEPARATORS
+            .iter()
+            .any(|separator| candidate.value.contains(separator))
+    };
+    let found: Vec<&Candidate> = found.iter().filter(|c| item(c)).collect();
     let joins = |before: &Candidate, after: &Candidate| {
         before.bytes.end <= after.bytes.start
             && SEPARATORS.contains(&text[before.bytes.end..after.bytes.start].trim())
     };
     let mut enumerations: Vec<Enumeration> = Vec::new();
-    for first in found {
+    for &first in &found {
         let mut chain = vec![first];
         while chain.len() < MAX_ITEMS {
             let last = chain[chain.len() - 1];
             let next = found
                 .iter()
+                .copied()
                 .filter(|candidate| joins(last, candidate))
                 .max_by_key(|candidate| candidate.bytes.len());
             match next {
@@ -111,6 +123,18 @@ mod tests {
             items(&enumerations(text, &found)),
             [vec!["tea", "oat milk"]]
         );
+    }
+
+    #[test]
+    fn an_item_holds_no_separator() {
+        let text = "add eggs, oat milk and basil";
+        let found = at(text, &["eggs", "oat milk and basil", "oat milk", "basil"]);
+        assert!(
+            items(&enumerations(text, &found)).contains(&vec!["eggs", "oat milk", "basil"]),
+            "{:?}",
+            enumerations(text, &found)
+        );
+        assert!(!items(&enumerations(text, &found)).contains(&vec!["eggs", "oat milk and basil"]));
     }
 
     #[test]

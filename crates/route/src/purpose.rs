@@ -17,8 +17,9 @@ use std::collections::HashSet;
 
 use riverse_tool::ToolManifest;
 
-use crate::actions::is_changing_verb;
+use crate::actions::{is_action_verb, is_changing_verb};
 use crate::glossary;
+use crate::meaning::split_identifier;
 use crate::scales::writes_measure;
 use crate::script::{is_cjk, mostly_cjk};
 use crate::words::{TOPIC_FREE_WORDS, is_particle};
@@ -28,6 +29,8 @@ use crate::words::{TOPIC_FREE_WORDS, is_particle};
 pub struct Purpose {
     /// Stems of the English words that name a subject.
     stems: HashSet<String>,
+    /// Stems of the words of the tool's name (`search_logs`: search, log).
+    name_stems: HashSet<String>,
     /// Pairs of adjacent CJK characters without a particle.
     cjk_pairs: HashSet<(char, char)>,
 }
@@ -40,12 +43,43 @@ impl Purpose {
             texts.push(without_value_examples(description).to_owned());
         }
         texts.extend(tool.examples.iter().cloned());
-        let mut purpose = Purpose::default();
+        let mut purpose = Purpose {
+            name_stems: split_identifier(&tool.name)
+                .to_lowercase()
+                .split_whitespace()
+                .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
+                .map(stem)
+                .collect(),
+            ..Purpose::default()
+        };
         for text in &texts {
             purpose.stems.extend(subject_stems(text));
             purpose.cjk_pairs.extend(cjk_pairs(text));
         }
         purpose
+    }
+
+    /// Whether `message` names a word of the tool's name, or a concept of
+    /// the glossary one names ("logs" of `search_logs`, "dollars" and ドル
+    /// of `convert_currency`): the name is a tool's most specific text.
+    ///
+    /// A verb of the action classes ("remind", "check") is left to them: it
+    /// says what is done, not what about. Only the glossary's own words of
+    /// a concept count, not its related concepts' (度 names temperatures,
+    /// not the weather).
+    pub fn named_by(&self, message: &str) -> bool {
+        let lower = message.to_lowercase();
+        let kept: Vec<&str> = lower
+            .split_whitespace()
+            .filter(|word| !is_action_verb(word.trim_matches(|c: char| !c.is_alphanumeric())))
+            .collect();
+        let kept = kept.join(" ");
+        let glosses = glossary::glosses(&kept);
+        kept.split(|c: char| !c.is_ascii_alphanumeric())
+            .chain(glosses.split_whitespace())
+            .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
+            .map(stem)
+            .any(|stem| self.name_stems.iter().any(|own| same_stem(&stem, own)))
     }
 
     /// Whether `message` names a subject the tool's texts name. A measure
@@ -110,24 +144,6 @@ fn without_leading_verbs(message: &str) -> String {
     kept
 }
 
-/// `convert_units` and `convertUnits` as "convert units".
-fn split_identifier(name: &str) -> String {
-    let mut words = String::with_capacity(name.len() + 4);
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if c == '_' || c == '-' || c == '.' {
-            words.push(' ');
-        } else {
-            if c.is_uppercase() && previous_lower {
-                words.push(' ');
-            }
-            words.push(c);
-        }
-        previous_lower = c.is_lowercase();
-    }
-    words
-}
-
 /// The stems of the subject words of `text` and of the glossary concepts it
 /// mentions.
 fn subject_stems(text: &str) -> HashSet<String> {
@@ -169,15 +185,18 @@ fn stem(word: &str) -> String {
     word.to_owned()
 }
 
-/// Two stems of one word: equal, or, both long, alike but for their ends
-/// ("convers" and "convert").
+/// Two stems of one word: equal, one the other and a letter ("calor" of
+/// "calories" and "calori" of "calorie"), or, both long, alike but for
+/// their ends ("convers" and "convert").
 fn same_stem(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
     let shorter = a.len().min(b.len());
+    let longer = a.len().max(b.len());
     let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    shorter >= 6 && common >= 5 && common + 1 >= shorter
+    (common == shorter && shorter >= 4 && longer == shorter + 1)
+        || (shorter >= 6 && common >= 5 && common + 1 >= shorter)
 }
 
 /// Adjacent CJK characters of `text`, neither a particle.
@@ -257,6 +276,28 @@ mod tests {
         );
         assert!(!Purpose::of(&lights).covers("Turn the heating up in the office"));
         assert!(Purpose::of(&lights).covers("Dim the office lights"));
+    }
+
+    #[test]
+    fn a_word_of_the_tools_name_names_it() {
+        let logs = tool("search_logs", "Search a service's logs.", &[]);
+        assert!(Purpose::of(&logs).named_by("grep the gateway logs for errors"));
+        assert!(!Purpose::of(&logs).named_by("What time is it?"));
+        let reminder = tool("set_reminder", "Remind the user later.", &[]);
+        assert!(
+            !Purpose::of(&reminder).named_by("a polite way to remind a colleague"),
+            "a verb of the action classes is theirs to judge"
+        );
+        assert!(Purpose::of(&reminder).named_by("cancel the laundry reminder"));
+        let currency = tool("convert_currency", "Convert money.", &[]);
+        assert!(Purpose::of(&currency).named_by("100ドルって何円？"));
+        let weather = tool("weather", "Current weather.", &[]);
+        assert!(
+            !Purpose::of(&weather).named_by("華氏100度は摂氏何度？"),
+            "the name's own words, not its concept's neighbours"
+        );
+        let calories = tool("calorie_needs", "Estimate daily needs.", &[]);
+        assert!(Purpose::of(&calories).covers("How many calories should I eat?"));
     }
 
     #[test]

@@ -104,6 +104,16 @@ word_list!(
     "request_lead_ins.txt"
 );
 word_list!(
+    /// Words that name a time and nothing else (`data/time_words.txt`).
+    TIME_WORDS,
+    "time_words.txt"
+);
+word_list!(
+    /// Words that make a parameter one about time (`data/time_params.txt`).
+    TIME_PARAMS,
+    "time_params.txt"
+);
+word_list!(
     /// English words that name no topic (`data/topic_free_words.txt`).
     TOPIC_FREE_WORDS,
     "topic_free_words.txt"

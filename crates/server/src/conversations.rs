@@ -156,13 +156,16 @@ pub async fn post_message(
         }
     };
     // The turn's span names the conversation (`gen_ai.conversation.id`).
-    let (task, updates) = riverse_agent::turn_span(Some(&id)).in_scope(|| {
-        turns::start(
-            &state,
-            permit,
-            TurnRequest::message(Api::Conversations, history, content),
-            asking,
-        )
+    let origin = riverse_tool::CallOrigin::new("serve", Some(&id));
+    let (task, updates) = origin.in_scope(|| {
+        riverse_agent::turn_span(Some(&id)).in_scope(|| {
+            turns::start(
+                &state,
+                permit,
+                TurnRequest::message(Api::Conversations, history, content),
+                asking,
+            )
+        })
     });
     let (forward, mut updates_out) = unbounded_channel();
     tokio::spawn(persist(
@@ -205,7 +208,7 @@ pub async fn post_message(
 /// listening (if anyone still is), and keeps the answer's heartbeat fresh
 /// while the turn runs, so that no server takes it for interrupted. Owns the
 /// turn, so it runs to its end.
-async fn persist(
+pub(crate) async fn persist(
     store: Store,
     answer_id: String,
     task: TurnTask,
@@ -345,7 +348,7 @@ fn not_found(id: &str) -> AppError {
 /// What the model reads of a stored conversation: the user's messages and
 /// the finished answers. Tool calls are shown to people, not replayed: their
 /// results already shaped the answers that follow them.
-fn history_of(conversation: &Conversation) -> Vec<Message> {
+pub(crate) fn history_of(conversation: &Conversation) -> Vec<Message> {
     conversation
         .messages
         .iter()

@@ -8,7 +8,9 @@
 //! the store), `/v1/models`, `/v1/tools`, `/v1/conversations`
 //! kept in a [`riverse_store::Store`] (SQLite or PostgreSQL),
 //! `/v1/riverse/questions/{id}` for the answers to what tools ask while a
-//! stream waits (the `questions` module), the chat page at `/`,
+//! stream waits (the `questions` module), `/v1/schedules` for the
+//! schedules that [`start_schedules`] runs at their times (the `schedules`
+//! module), the chat page at `/`,
 //! and the agent's tools over MCP's streamable HTTP transport at `/mcp`
 //! ([`McpRoute`]; [`serve_mcp`] serves it alone). Every route first passes
 //! the `guard`: loopback `Host` names only when there is no token, no page
@@ -38,6 +40,7 @@ mod page;
 mod prometheus;
 mod questions;
 mod responses;
+mod schedules;
 mod sse;
 mod tools;
 mod turns;
@@ -62,6 +65,7 @@ pub use listen::ConnectionLimits;
 pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
 pub use prometheus::install as install_metrics;
 pub use questions::DEFAULT_QUESTION_TIMEOUT;
+pub use schedules::{Clock, SCHEDULE_DENIES, ScheduleLoops, start_schedules};
 
 use crate::health::LlmState;
 use crate::questions::Questions;
@@ -93,6 +97,11 @@ pub struct ServerOptions {
     /// The project's skills, served on `/mcp` by the MCP skills extension;
     /// `None` (the default) serves none.
     pub skills: Option<riverse_mcp::LiveSkills>,
+    /// The schedules [`start_schedules`] runs and `/v1/schedules` shows;
+    /// none by default.
+    pub schedules: Vec<riverse_agent::Schedule>,
+    /// The time schedules run by.
+    pub schedule_clock: Clock,
 }
 
 impl ServerOptions {
@@ -114,6 +123,8 @@ impl ServerOptions {
             mcp_session_timeout: serve.mcp_session_timeout,
             question_timeout: serve.question_timeout,
             skills: None,
+            schedules: Vec::new(),
+            schedule_clock: Clock::system(),
         }
     }
 
@@ -147,6 +158,8 @@ impl std::fmt::Debug for ServerOptions {
             .field("mcp_session_timeout", &self.mcp_session_timeout)
             .field("question_timeout", &self.question_timeout)
             .field("skills", &self.skills.is_some())
+            .field("schedules", &self.schedules.len())
+            .field("schedule_clock", &self.schedule_clock)
             .finish()
     }
 }
@@ -236,6 +249,9 @@ pub fn app(state: Arc<AppState>) -> Router {
             post(conversations::post_message),
         )
         .route("/riverse/questions/{id}", post(answers::answer))
+        .route("/schedules", get(schedules::list))
+        .route("/schedules/{name}/runs", get(schedules::runs))
+        .route("/schedules/{name}/run", post(schedules::run_now))
         .fallback(unknown_route)
         .route_layer(from_fn_with_state(
             auth::Token::new(state.options.token.as_deref()),

@@ -40,6 +40,8 @@ pub enum Api {
     ChatCompletions,
     Responses,
     Conversations,
+    /// A schedule's run.
+    Schedules,
 }
 
 impl Api {
@@ -48,6 +50,7 @@ impl Api {
             Api::ChatCompletions => "chat_completions",
             Api::Responses => "responses",
             Api::Conversations => "conversations",
+            Api::Schedules => "schedules",
         }
     }
 }

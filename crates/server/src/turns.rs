@@ -31,6 +31,9 @@ pub enum Asking {
     /// Nobody (the reply comes only once the turn is over): each question is
     /// a cancel, each approval refused for this reason.
     Nobody { no_approvals: &'static str },
+    /// A schedule's run: nobody is asked; a question is a cancel, and an
+    /// approval is the schedule's `approval` (approved when `auto`).
+    Scheduled { auto: bool },
 }
 
 impl Asking {
@@ -42,6 +45,8 @@ impl Asking {
             Asking::QuestionsOnly { no_approvals } | Asking::Nobody { no_approvals } => {
                 Some(no_approvals)
             }
+            Asking::Scheduled { auto: true } => None,
+            Asking::Scheduled { auto: false } => Some(crate::schedules::SCHEDULE_DENIES),
         }
     }
 }
@@ -99,9 +104,10 @@ pub fn start(
     let deadline = state.options.turn_timeout;
     let questions = match asking {
         Asking::Person | Asking::QuestionsOnly { .. } => Some(state.questions.for_turn(&sender)),
-        Asking::Nobody { .. } => None,
+        Asking::Nobody { .. } | Asking::Scheduled { .. } => None,
     };
     let no_approvals = asking.refuses_approvals();
+    let approves_all = asking == Asking::Scheduled { auto: true };
     let mut stopping = state.stopping.subscribe();
     let seen = Seen {
         state: state.clone(),
@@ -113,8 +119,13 @@ pub fn start(
     let span = tracing::Span::current();
     let running = async move {
         let events: UnboundedSender<Update> = sender.clone();
-        let mut on_event =
-            move |event: TurnEvent| report(event, &events, questions.as_ref(), no_approvals);
+        let mut on_event = move |event: TurnEvent| {
+            if approves_all {
+                approve(event, &events, questions.as_ref(), no_approvals);
+            } else {
+                report(event, &events, questions.as_ref(), no_approvals);
+            }
+        };
         let turn = agent.turn_with(
             &request.history,
             request.message.as_deref(),
@@ -130,8 +141,30 @@ pub fn start(
         drop(permit);
         let _ = sender.send(Update::Finished(settled));
     };
+    // Hooks see the calls of its turn as the server's, and the
+    // conversation's when the caller names it.
+    let origin = riverse_tool::CallOrigin::current()
+        .unwrap_or_else(|| riverse_tool::CallOrigin::new("serve", None));
+    let running = origin.scope(running);
     let task = tokio::spawn(tracing::Instrument::instrument(running, span));
     (TurnTask(task), updates)
+}
+
+/// [`report`], approving every call whose approval asks.
+fn approve(
+    event: TurnEvent,
+    updates: &UnboundedSender<Update>,
+    questions: Option<&TurnQuestions>,
+    no_approvals: Option<&'static str>,
+) {
+    match event {
+        TurnEvent::ToolQuestion {
+            question, reply, ..
+        } if question.approval.is_some() => {
+            reply.answer(Answer::accept(Default::default()));
+        }
+        event => report(event, updates, questions, no_approvals),
+    }
 }
 
 /// Passes `event` on; a question goes to `questions`, or is cancelled

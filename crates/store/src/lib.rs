@@ -11,6 +11,11 @@
 //! each response object whole, with the conversation it ends as Responses
 //! input items, for the requests that go on from it.
 //!
+//! And the runs of schedules ([`ScheduleRun`]): one row per run, claimed by
+//! schedule and tick so that servers sharing a database run each tick once,
+//! kept alive by heartbeats like answers; a schedule's own conversation is
+//! marked with its name ([`ConversationSummary::schedule`]).
+//!
 //! Two backends: [`SqliteStore`] (`.riverse/riverse.db` in the project, WAL
 //! mode) and [`PostgresStore`]. Neither keeps conversation state in memory
 //! between calls, so any number of servers can share one PostgreSQL database.
@@ -26,6 +31,7 @@
 
 mod migrations;
 mod postgres;
+mod schedule_runs;
 mod sqlite;
 
 use std::time::Duration;
@@ -35,6 +41,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use postgres::PostgresStore;
+pub use schedule_runs::{Claim, RunKind, RunStatus, ScheduleRun};
 pub use sqlite::SqliteStore;
 
 /// The most conversations one listing returns.
@@ -161,6 +168,9 @@ pub struct ConversationSummary {
     pub created_at: i64,
     /// Changes with every message.
     pub updated_at: i64,
+    /// The schedule whose runs it holds, for a schedule's own conversation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -46,6 +46,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (7, HANDED_BACK),
     (8, SQLITE_CALL_RECORDS),
     (9, ANSWER_SKILLS),
+    (10, SCHEDULE_RUNS),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -101,6 +102,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (7, HANDED_BACK),
     (8, POSTGRES_CALL_RECORDS),
     (9, ANSWER_SKILLS),
+    (10, SCHEDULE_RUNS),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -217,3 +219,38 @@ const POSTGRES_CALL_RECORDS: &str =
 /// array of `{"name", "trigger", "run"?}` objects in the order they applied.
 /// NULL when none applied, and for answers stored before it.
 const ANSWER_SKILLS: &str = "ALTER TABLE messages ADD COLUMN skills TEXT;";
+
+/// Step 10, the same in both: schedules. `conversations.schedule` names the
+/// schedule a conversation belongs to (one each). `schedule_runs` holds a
+/// row per run: `slot` is the tick's time in milliseconds for a run at its
+/// time (so a tick is claimed once, by the first server to insert it), or
+/// `now:` and the run's id for one run on request; `status` is `running`,
+/// `done`, `failed` or `skipped`, a running row kept alive by its server as
+/// an answer is (`owner`, `heartbeat_at`). `schedule_marks` holds, for each
+/// schedule, the time up to which a server has looked for its ticks: what a
+/// server starting later catches up from.
+const SCHEDULE_RUNS: &str = "ALTER TABLE conversations ADD COLUMN schedule TEXT;
+    CREATE UNIQUE INDEX conversations_by_schedule ON conversations (schedule)
+        WHERE schedule IS NOT NULL;
+    CREATE TABLE schedule_runs (
+        id TEXT PRIMARY KEY,
+        schedule TEXT NOT NULL,
+        slot TEXT NOT NULL,
+        tick BIGINT NOT NULL,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        conversation_id TEXT,
+        message_id TEXT,
+        owner TEXT,
+        heartbeat_at BIGINT,
+        started_at BIGINT NOT NULL,
+        ended_at BIGINT,
+        UNIQUE (schedule, slot)
+    );
+    CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule, started_at DESC);
+    CREATE INDEX schedule_runs_running ON schedule_runs (heartbeat_at) WHERE status = 'running';
+    CREATE TABLE schedule_marks (
+        schedule TEXT PRIMARY KEY,
+        seen_until BIGINT NOT NULL
+    );";

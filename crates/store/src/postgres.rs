@@ -7,6 +7,9 @@
 //! once. A connection that was lost (the database restarted, the network
 //! dropped it) is opened again by the next query that needs it.
 
+#[path = "postgres_schedules.rs"]
+mod schedules;
+
 use std::sync::Arc;
 
 use tokio_postgres::{Client, NoTls, Row};
@@ -177,6 +180,7 @@ impl PostgresStore {
             title: String::new(),
             created_at: now,
             updated_at: now,
+            schedule: None,
         };
         self.client().await?
             .execute(
@@ -199,7 +203,7 @@ impl PostgresStore {
             .client()
             .await?
             .query(
-                "SELECT id, title, created_at, updated_at FROM conversations
+                "SELECT id, title, created_at, updated_at, schedule FROM conversations
                  ORDER BY updated_at DESC, id LIMIT $1 OFFSET $2",
                 &[&(limit as i64 + 1), &offset],
             )
@@ -219,7 +223,7 @@ impl PostgresStore {
             .client()
             .await?
             .query_opt(
-                "SELECT id, title, created_at, updated_at FROM conversations WHERE id = $1",
+                "SELECT id, title, created_at, updated_at, schedule FROM conversations WHERE id = $1",
                 &[&id],
             )
             .await?
@@ -437,6 +441,7 @@ fn summary_row(row: &Row) -> ConversationSummary {
         title: row.get(1),
         created_at: row.get(2),
         updated_at: row.get(3),
+        schedule: row.get(4),
     }
 }
 

@@ -1,6 +1,9 @@
 //! The SQLite backend: one connection in WAL mode, used from blocking
 //! threads so the async runtime never waits on the disk.
 
+#[path = "sqlite_schedules.rs"]
+mod schedules;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -166,6 +169,7 @@ impl SqliteStore {
                 title: String::new(),
                 created_at: now,
                 updated_at: now,
+                schedule: None,
             };
             connection.execute(
                 "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
@@ -187,7 +191,7 @@ impl SqliteStore {
         self.fail_interrupted(None).await?;
         self.run(move |connection| {
             let mut statement = connection.prepare_cached(
-                "SELECT id, title, created_at, updated_at FROM conversations
+                "SELECT id, title, created_at, updated_at, schedule FROM conversations
                  ORDER BY updated_at DESC, id LIMIT ?1 OFFSET ?2",
             )?;
             let mut conversations = statement
@@ -211,7 +215,7 @@ impl SqliteStore {
             let transaction = connection.transaction()?;
             let summary = transaction
                 .query_row(
-                    "SELECT id, title, created_at, updated_at FROM conversations WHERE id = ?1",
+                    "SELECT id, title, created_at, updated_at, schedule FROM conversations WHERE id = ?1",
                     params![id],
                     summary_row,
                 )
@@ -490,6 +494,7 @@ fn summary_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ConversationSummary>
         title: row.get(1)?,
         created_at: row.get(2)?,
         updated_at: row.get(3)?,
+        schedule: row.get(4)?,
     })
 }
 

@@ -775,4 +775,5 @@ async fn what_a_turn_handed_back_is_found_by_its_first_call() {
     }
 }
 
+mod schedule_runs;
 mod skills;

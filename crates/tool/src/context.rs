@@ -47,6 +47,8 @@ pub struct CallContext {
 
 struct Inner {
     listener: Arc<dyn CallListener>,
+    /// Where the call came from, for hooks; `None` when nobody said.
+    origin: Option<CallOrigin>,
     state: Mutex<State>,
     /// True once the call has ended: questions and samples in flight are
     /// cancelled, and nothing more is passed on.
@@ -107,11 +109,60 @@ impl std::fmt::Debug for CallContext {
     }
 }
 
+/// Where a call came from: the front end (`call`, `ask`, `chat`, `mcp`, `serve`,
+/// …) and the conversation it belongs to, when it has one. Hooks see them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CallOrigin {
+    pub front_end: String,
+    pub conversation: Option<String>,
+}
+
+tokio::task_local! {
+    /// The origin of the calls whose contexts are made in a task
+    /// ([`CallOrigin::scope`]).
+    static ORIGIN: CallOrigin;
+}
+
+impl CallOrigin {
+    pub fn new(front_end: &str, conversation: Option<&str>) -> Self {
+        CallOrigin {
+            front_end: front_end.to_owned(),
+            conversation: conversation.map(str::to_owned),
+        }
+    }
+
+    /// Runs `future` so that the calls whose contexts it makes
+    /// ([`CallContext::new`]) come from this origin: a front end wraps its
+    /// turn in it.
+    pub async fn scope<F: Future>(self, future: F) -> F::Output {
+        ORIGIN.scope(self, future).await
+    }
+
+    /// Runs `run` with this origin as the task's ([`CallOrigin::current`]),
+    /// for a front end that starts its turn in a task of its own.
+    pub fn in_scope<R>(self, run: impl FnOnce() -> R) -> R {
+        ORIGIN.sync_scope(self, run)
+    }
+
+    /// The origin the current task runs in, if any.
+    pub fn current() -> Option<CallOrigin> {
+        ORIGIN.try_with(CallOrigin::clone).ok()
+    }
+}
+
 impl CallContext {
+    /// A call heard by `listener`, from the origin of the task it is made
+    /// in ([`CallOrigin::scope`]), if any.
     pub fn new(listener: Arc<dyn CallListener>) -> Self {
+        CallContext::with_origin(listener, ORIGIN.try_with(CallOrigin::clone).ok())
+    }
+
+    /// A call from `origin`, when it is known.
+    pub fn with_origin(listener: Arc<dyn CallListener>, origin: Option<CallOrigin>) -> Self {
         CallContext {
             inner: Arc::new(Inner {
                 listener,
+                origin,
                 state: Mutex::new(State::default()),
                 ended: watch::Sender::new(false),
             }),
@@ -122,6 +173,11 @@ impl CallContext {
     /// cancelled, samples fail.
     pub fn none() -> Self {
         CallContext::new(Arc::new(Nobody))
+    }
+
+    /// Where the call came from, when its front end said.
+    pub fn origin(&self) -> Option<&CallOrigin> {
+        self.inner.origin.as_ref()
     }
 
     pub fn has_ended(&self) -> bool {
@@ -213,6 +269,7 @@ impl CallContext {
 
     /// Asks the front end; a cancel once the call has ended.
     pub async fn ask(&self, mut question: Question) -> Answer {
+        question.scrub_secrets();
         question.message = bounded(&question.message);
         let schema_bytes =
             serde_json::to_string(&question.schema).map_or(usize::MAX, |json| json.len());
@@ -260,7 +317,8 @@ impl CallContext {
     }
 
     /// Asks the front end's LLM; fails once the call has ended.
-    pub async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+    pub async fn sample(&self, mut request: SampleRequest) -> Result<String, String> {
+        request.scrub_secrets();
         let mut ended = self.inner.ended.subscribe();
         if *ended.borrow() {
             return Err("the call has ended".into());
@@ -303,11 +361,13 @@ impl Drop for EndOnDrop {
     }
 }
 
+/// A message as passed on: secrets taken out, then cut to the bound.
 fn bounded(text: &str) -> String {
+    let text = riverse_secrets::scrub(text);
     if text.len() <= MAX_MESSAGE_CHARS {
-        return text.to_owned();
+        return text.into_owned();
     }
-    shorten(text, MAX_MESSAGE_CHARS)
+    shorten(&text, MAX_MESSAGE_CHARS)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod call_metrics;
 mod content;
 mod context;
 mod failure;
+mod hooks;
 mod limits;
 mod live;
 mod manifest;
@@ -27,6 +28,7 @@ mod record;
 mod registry;
 mod result;
 mod schema;
+mod scrub;
 mod text;
 mod truncate;
 mod typed;
@@ -38,13 +40,17 @@ pub use approval::{
 };
 pub use content::{Content, human_size};
 pub use context::{
-    Answer, AnswerAction, CallContext, CallListener, EndOnDrop, LogLevel, LogLine, MAX_LOG_LINES,
-    MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress, Question,
-    SampleRequest, Sampler, SamplesOnly,
+    Answer, AnswerAction, CallContext, CallListener, CallOrigin, EndOnDrop, LogLevel, LogLine,
+    MAX_LOG_LINES, MAX_MESSAGE_CHARS, MAX_SCHEMA_BYTES, MAX_WAIT, PROGRESS_INTERVAL, Progress,
+    Question, SampleRequest, Sampler, SamplesOnly,
 };
 pub use failure::{
     AfterTimeout, CallFailure, HttpFailure, LimitBreach, ProgramFailure, Refusal, SandboxLimit,
     ServerFailure, Subject, Termination, Unoffered, WorkerFailure,
+};
+pub use hooks::{
+    AfterCall, BeforeCall, CallHooks, HookDecision, HookInfo, HookRecord, HookedCall, Hooks,
+    OnHookError, result_json, source_kind,
 };
 pub use limits::CallLimits;
 pub use live::LiveRegistry;

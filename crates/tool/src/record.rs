@@ -151,6 +151,11 @@ pub struct CallRecord {
     /// refused, or let it run by a rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<CallApproval>,
+    /// What hooks (`agent/hooks/`) decided about the call, in order: a
+    /// denial, an ask and its answer, a rewrite, a replaced result, a hook
+    /// that failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<crate::HookRecord>,
     /// What the call logged while it ran, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub logs: Vec<LogLine>,
@@ -173,6 +178,7 @@ impl CallRecord {
             content: Vec::new(),
             structured: None,
             approval: None,
+            hooks: Vec::new(),
             logs: Vec::new(),
             duration_ms: None,
         }
@@ -187,6 +193,7 @@ impl CallRecord {
         self.content = result.content;
         self.structured = result.structured;
         self.approval = result.approval.as_ref().map(CallApproval::decided);
+        self.hooks = result.hooks;
         self.duration_ms = Some(u64::try_from(ran.as_millis()).unwrap_or(u64::MAX));
     }
 
@@ -321,6 +328,11 @@ mod tests {
             decision: Decision::Allowed,
             rule: "tools.t.approval".into(),
         });
+        result.hooks = vec![crate::HookRecord {
+            hook: "policy.py:Policy".into(),
+            decision: crate::HookDecision::Denied,
+            reason: "not on Fridays".into(),
+        }];
         let mut record =
             CallRecord::finished("c1", "t", Arguments::default(), result, Duration::ZERO);
         record.logs = vec![LogLine {

@@ -4,6 +4,7 @@ mod approve;
 mod call;
 mod checks;
 mod entry;
+mod hooked;
 mod options;
 
 use std::collections::HashMap;

@@ -105,6 +105,10 @@ pub struct ToolResult {
     /// asked, refused, or let it run by a rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<ApprovalRecord>,
+    /// What the hooks decided, in the order they ran; empty when none
+    /// decided anything.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<crate::HookRecord>,
 }
 
 impl ToolResult {
@@ -117,6 +121,7 @@ impl ToolResult {
             content: Vec::new(),
             structured: None,
             approval: None,
+            hooks: Vec::new(),
         }
     }
 
@@ -135,6 +140,7 @@ impl ToolResult {
             content: Vec::new(),
             structured: None,
             approval: None,
+            hooks: Vec::new(),
         }
     }
 

@@ -194,8 +194,14 @@ fn check_path_segments(marked: &str) -> Result<(), String> {
 fn headers(spec: &HttpSpec) -> Result<HeaderMap, String> {
     let mut headers = HeaderMap::new();
     for (name, template) in &spec.headers {
-        let value = expand_env(template, &|var| std::env::var(var).ok())
-            .map_err(|var| format!("header {name}: environment variable {var} is not set"))?;
+        let value = expand_env(template, &|var| match var.strip_prefix("secret:") {
+            Some(secret) => riverse_secrets::value_of(secret),
+            None => std::env::var(var).ok(),
+        })
+        .map_err(|var| match var.strip_prefix("secret:") {
+            Some(secret) => format!("header {name}: no secret \"{secret}\" under `secrets`"),
+            None => format!("header {name}: environment variable {var} is not set"),
+        })?;
         let header_name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|err| format!("header {name:?}: {err}"))?;
         let header_value =
@@ -514,8 +520,8 @@ async fn read_capped(
     Ok((body, true))
 }
 
-/// Replaces `${NAME}` with the environment variable's value; `Err` names the
-/// first one that is not set.
+/// Replaces `${NAME}` with the environment variable's value (`${secret:NAME}`
+/// with the secret's); `Err` names the first one that is not set.
 fn expand_env(template: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut expanded = String::with_capacity(template.len());
     let mut rest = template;

@@ -23,10 +23,12 @@ use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde_json::Value;
 
+pub use hooks::HooksSettings;
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
 pub use protected::ProtectedPath;
 pub use schedules::{CatchUp, Runs, Schedule, ScheduleApproval, ScheduleSource};
+pub use secrets::{Secret, SecretSource};
 pub use serve::{ServeSettings, Storage, checked_token};
 pub use skills::{SKILLS_DIR_VARIABLE, SkillsSettings};
 use values::{Count, NonEmpty, Scalar, Seconds, Warnings};
@@ -136,6 +138,8 @@ pub struct ToolSettings {
     pub approval: ApprovalPolicy,
     /// `tools.<name>.sandbox`: where the tool's processes may reach.
     pub sandbox: Option<Sandbox>,
+    /// `tools.<name>.secrets`: the names of the secrets the tool is given.
+    pub secrets: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -199,6 +203,10 @@ pub struct Settings {
     /// `schedules`, each with its own errors; [`Settings::schedules`] adds
     /// the skills' schedules.
     pub schedules: Vec<Schedule>,
+    /// `secrets`, by name, each with its value or why it could not be read.
+    pub secrets: BTreeMap<String, Secret>,
+    /// `hooks`: the hook files run around every call.
+    pub hooks: HooksSettings,
 }
 
 #[derive(Deserialize, Default)]
@@ -323,30 +331,7 @@ impl Settings {
         let path = file
             .clone()
             .unwrap_or_else(|| PathBuf::from("settings.yaml"));
-        let malformed = |err: serde_yaml_ng::Error| SettingsError::Malformed {
-            path: path.clone(),
-            message: err.to_string(),
-        };
-        let raw = serde_yaml_ng::from_str::<Option<RawSettings>>(text);
-        let document = match serde_yaml_ng::from_str::<Value>(text) {
-            Ok(Value::Null) => Value::Object(Default::default()),
-            Ok(document @ Value::Object(_)) => document,
-            Ok(other) => {
-                return Err(SettingsError::Malformed {
-                    path,
-                    message: format!(
-                        "expected a mapping of settings at the top level, found {other}"
-                    ),
-                });
-            }
-            // A JSON value can't hold an integer past 64 bits; where a typed key
-            // has one, its own error says which range the key takes.
-            Err(err) if err.to_string().contains("number out of range") => {
-                return Err(malformed(raw.err().unwrap_or(err)));
-            }
-            Err(err) => return Err(malformed(err)),
-        };
-        let raw: RawSettings = raw.map_err(malformed)?.unwrap_or_default();
+        let (raw, document) = parse_document(&path, text)?;
         let invalid = |key: &str, message: String| SettingsError::Invalid {
             path: path.clone(),
             key: key.to_owned(),
@@ -374,10 +359,18 @@ impl Settings {
             &invalid,
             &mut warnings,
         )?;
-        let mut python = python_settings(raw.python.unwrap_or_default(), &mut warnings);
+        let secrets = secrets::secrets_settings(
+            document.get("secrets"),
+            project_dir,
+            &invalid,
+            &mut warnings.0,
+        )?;
+        secrets::check_tools_secrets(&tools, &secrets, &invalid)?;
+        let mut python = python_settings(raw.python.unwrap_or_default(), &secrets, &mut warnings);
         python.sandbox = python_sandbox;
         let agent = agent_settings(raw.agent.unwrap_or_default(), &mut warnings);
-        let mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid, &mut warnings)?;
+        let mut mcp = mcp::mcp_settings(raw.mcp.unwrap_or_default(), &invalid, &mut warnings)?;
+        secrets::expand_in_servers(&mut mcp, &secrets, &invalid)?;
         let openai = match openai_section {
             Some(name) => {
                 let raw = serde_yaml_ng::from_value(yaml_section(text, &name))
@@ -394,6 +387,7 @@ impl Settings {
             &mut warnings,
         )?;
         let skills = skills::skills_settings(raw.skills.unwrap_or_default(), &mut warnings);
+        let hooks = hooks::hooks_settings(document.get("hooks"), &invalid)?;
         Ok(Settings {
             project_dir: project_dir.to_owned(),
             file,
@@ -420,7 +414,10 @@ impl Settings {
             log_format: raw.log_format.unwrap_or_default(),
             skills,
             schedules: schedules::schedules_settings(raw.schedules.unwrap_or_default()),
+            secrets,
+            hooks,
         })
+        .inspect(Settings::protect_secrets)
     }
 
     /// The tools directory as a path to open.
@@ -432,6 +429,37 @@ impl Settings {
     pub fn skills_dir(&self) -> PathBuf {
         self.project_dir.join(&self.skills.dir)
     }
+
+    /// The hooks directory as a path to open.
+    pub fn hooks_dir(&self) -> PathBuf {
+        self.project_dir.join(&self.hooks.dir)
+    }
+}
+
+/// The settings typed, and the whole document as tools receive it.
+fn parse_document(path: &Path, text: &str) -> Result<(RawSettings, Value), SettingsError> {
+    let malformed = |err: serde_yaml_ng::Error| SettingsError::Malformed {
+        path: path.to_owned(),
+        message: err.to_string(),
+    };
+    let raw = serde_yaml_ng::from_str::<Option<RawSettings>>(text);
+    let document = match serde_yaml_ng::from_str::<Value>(text) {
+        Ok(Value::Null) => Value::Object(Default::default()),
+        Ok(document @ Value::Object(_)) => document,
+        Ok(other) => {
+            return Err(SettingsError::Malformed {
+                path: path.to_owned(),
+                message: format!("expected a mapping of settings at the top level, found {other}"),
+            });
+        }
+        // A JSON value can't hold an integer past 64 bits; where a typed key
+        // has one, its own error says which range the key takes.
+        Err(err) if err.to_string().contains("number out of range") => {
+            return Err(malformed(raw.err().unwrap_or(err)));
+        }
+        Err(err) => return Err(malformed(err)),
+    };
+    Ok((raw.map_err(malformed)?.unwrap_or_default(), document))
 }
 
 fn read_bounded(path: &Path) -> Result<String, SettingsError> {
@@ -457,6 +485,7 @@ fn read_bounded(path: &Path) -> Result<String, SettingsError> {
 fn with_env(mut settings: Settings) -> Settings {
     settings.openai.apply_env(&|name| std::env::var(name).ok());
     settings.skills.apply_env(&|name| std::env::var(name).ok());
+    settings.protect_secrets();
     settings
 }
 
@@ -556,7 +585,9 @@ fn tools_settings(
                 Some(sandbox)
             }
         };
+        let secrets: Option<Vec<String>> = section_field(&section, "secrets", &key, invalid)?;
         let policy = ToolSettings {
+            secrets: secrets.unwrap_or_default(),
             enabled: enabled.map(|enabled| warnings.take(&key("enabled"), enabled)),
             timeout: timeout.map(|timeout| warnings.take(&key("timeout"), timeout).0),
             approval,
@@ -596,7 +627,11 @@ fn section_field<T: serde::de::DeserializeOwned>(
         .map_err(|err| invalid(&key(field), err.to_string()))
 }
 
-fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
+fn python_settings(
+    raw: RawPython,
+    secrets: &BTreeMap<String, Secret>,
+    warnings: &mut Warnings,
+) -> PythonSettings {
     PythonSettings {
         interpreter: raw.interpreter.filter(|s| !s.trim().is_empty()),
         workers: raw.workers.map_or(DEFAULT_WORKERS, |workers| {
@@ -609,7 +644,9 @@ fn python_settings(raw: RawPython, warnings: &mut Warnings) -> PythonSettings {
             .fork
             .is_none_or(|fork| warnings.take("python.fork", fork)),
         env: match raw.env {
-            None | Some(EnvMode::Inherit) => EnvPolicy::Inherit,
+            None | Some(EnvMode::Inherit) => EnvPolicy::Inherit {
+                withheld: Settings::withheld_variables(secrets, &raw.env_allow),
+            },
             Some(EnvMode::Clean) => EnvPolicy::Clean {
                 allow: raw.env_allow,
             },
@@ -642,12 +679,14 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
 }
 
 mod approval;
+mod hooks;
 mod llm;
 mod mcp;
 pub mod options;
 mod protected;
 mod sandbox;
 mod schedules;
+mod secrets;
 mod serve;
 mod skills;
 #[cfg(test)]

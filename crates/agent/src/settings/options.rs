@@ -71,6 +71,7 @@ pub fn python_options(settings: &Settings, host: HostLink, prestart: bool) -> Py
         environment: environment_options(settings),
         sandbox: settings.python.sandbox.clone(),
         tool_sandboxes: tool_sandboxes(settings),
+        tool_secrets: settings.tool_secrets(),
     }
 }
 
@@ -111,6 +112,7 @@ pub fn registry_options(settings: &Settings) -> RegistryOptions {
         limits: call_limits(settings),
         default_timeout: settings.tools.default_timeout,
         policies,
+        hooks: riverse_tool::Hooks::default(),
     }
 }
 

@@ -259,6 +259,13 @@ fn notify_webhook(notify: Option<&Value>, errors: &mut Vec<String>) -> Option<St
 }
 
 impl Settings {
+    /// [`Settings::schedules`] with the project's skills, loaded from
+    /// `skills.dir`.
+    pub fn load_schedules(&self) -> Vec<Schedule> {
+        let skills = riverse_skills::load(&super::options::skills_options(self));
+        self.schedules(&skills)
+    }
+
     /// Every schedule: the settings' in order, then the skills whose trigger
     /// is a schedule. A `skill:` that names no enabled skill, and a skill
     /// whose name a settings schedule took, are errors of that schedule.

@@ -4,8 +4,11 @@ use std::path::Path;
 
 use riverse_mcp::mcp_tools;
 use riverse_python::environment::{self, Prepared};
-use riverse_python::{HostLink, PythonOptions, python_tools, resolve_interpreter};
-use riverse_tool::{Found, Registry, ToolSource};
+use riverse_python::{
+    FoundHooks, HookOptions, HostLink, PythonOptions, python_hooks, python_tools,
+    resolve_interpreter,
+};
+use riverse_tool::{CallHooks, Found, Hooks, Registry, ToolSource};
 use riverse_yaml_tools::agent_tools;
 
 use crate::Settings;
@@ -70,26 +73,46 @@ pub struct ToolSources {
     host: HostLink,
     agents: Vec<Found>,
     mcp: Vec<Found>,
+    /// The hooks (`agent/hooks/`), rediscovered with the Python tools.
+    hooks: Hooks,
 }
 
 impl ToolSources {
     /// Starts every enabled source at once.
     pub async fn discover(settings: &Settings, mode: RunMode) -> Self {
         let host = HostLink::default();
-        let (python, mcp) = tokio::join!(python_found(settings, &host, mode), mcp_found(settings));
+        // A listing calls nothing: its hooks would never run.
+        let hooks = async {
+            if mode == RunMode::Listing {
+                FoundHooks::default()
+            } else {
+                hooks_found(settings, mode).await
+            }
+        };
+        let (python, mcp, hooks) = tokio::join!(
+            python_found(settings, &host, mode),
+            mcp_found(settings),
+            hooks
+        );
         ToolSources {
             mode,
             python,
             host,
             agents: agents_found(settings),
             mcp,
+            hooks: hooks_of(hooks),
         }
     }
 
     /// Imports the Python tools again, in new workers.
     pub async fn rediscover_python(&mut self, settings: &Settings) {
         let host = HostLink::default();
-        self.python = python_found(settings, &host, self.mode).await;
+        let (python, hooks) = tokio::join!(
+            python_found(settings, &host, self.mode),
+            hooks_found(settings, self.mode)
+        );
+        self.python = python;
+        self.hooks = hooks_of(hooks);
         self.host = host;
     }
 
@@ -103,6 +126,7 @@ impl ToolSources {
     pub fn keep_python_of(&mut self, other: &mut ToolSources) {
         std::mem::swap(&mut self.python, &mut other.python);
         std::mem::swap(&mut self.host, &mut other.host);
+        std::mem::swap(&mut self.hooks, &mut other.hooks);
     }
 
     /// Reads the YAML agents files again.
@@ -119,7 +143,9 @@ impl ToolSources {
             .chain(&self.mcp)
             .cloned()
             .collect();
-        let registry = Registry::new(found, registry_options(settings));
+        let mut options = registry_options(settings);
+        options.hooks = self.hooks.clone();
+        let registry = Registry::new(found, options);
         self.host.set(&registry);
         registry
     }
@@ -157,6 +183,47 @@ async fn python_found(settings: &Settings, host: &HostLink, mode: RunMode) -> Ve
         tracing::info!("drop-in tools are disabled by tools.enabled: false");
         Vec::new()
     }
+}
+
+/// The hooks of `agent/hooks/` (`hooks.dir`), each file's fate with them:
+/// `riverse hooks`.
+pub async fn list_hooks(settings: &Settings) -> FoundHooks {
+    hooks_found(settings, RunMode::Listing).await
+}
+
+async fn hooks_found(settings: &Settings, mode: RunMode) -> FoundHooks {
+    if !settings.hooks.enabled {
+        return FoundHooks::default();
+    }
+    let mut python = python_options(settings, HostLink::default(), mode == RunMode::LongRunning);
+    python.tools_dir = settings.hooks.dir.clone();
+    // Hooks are the project's own policy: no tool's sandbox or secrets.
+    python.sandbox = None;
+    python.tool_sandboxes.clear();
+    python.tool_secrets.clear();
+    let found = python_hooks(HookOptions {
+        python,
+        timeout: settings.hooks.timeout,
+        on_error: settings.hooks.on_error,
+    })
+    .await;
+    if let Some(error) = &found.error {
+        tracing::warn!("hooks: {error}");
+    }
+    for report in &found.files {
+        if let Some(error) = &report.error {
+            tracing::warn!("hooks: {}", error.clone().located());
+        }
+    }
+    found
+}
+
+fn hooks_of(found: FoundHooks) -> Hooks {
+    Hooks(
+        found
+            .hooks
+            .map(|hooks| hooks as std::sync::Arc<dyn CallHooks>),
+    )
 }
 
 async fn mcp_found(settings: &Settings) -> Vec<Found> {

@@ -17,6 +17,8 @@
 mod calls;
 #[path = "host/concurrency.rs"]
 mod concurrency;
+#[path = "host/features.rs"]
+mod features;
 #[path = "host/fixtures.rs"]
 mod fixtures;
 #[path = "host/fork.rs"]
@@ -93,6 +95,8 @@ enum Bench {
     Fork,
     /// Sandboxed workers against unsandboxed ones.
     Sandbox,
+    /// What each configurable feature adds to a warm call (issue 43).
+    Features,
 }
 
 /// A warm call's goal, as a multiple of the pipe floor of the same run.
@@ -169,6 +173,9 @@ async fn run(args: Args) -> anyhow::Result<()> {
     }
     if wants(Bench::Sandbox) {
         time_sandbox(&mut table, &python, args.calls, args.spawns).await?;
+    }
+    if wants(Bench::Features) {
+        time_features(&mut table, &python, args.calls)?;
     }
     print!("{}", table.render());
     Ok(())
@@ -263,7 +270,7 @@ async fn time_calls(table: &mut Table, python: &Path, count: usize) -> anyhow::R
         None,
     );
     table.note(format!(
-        "calls: {} each, the contenders taking turns in blocks; cpu from /proc, to 10 ms per block; warm call goals: {WARM_CALL_GOAL}x the pipe floor",
+        "calls: {} each, the contenders taking turns in blocks; cpu from each thread's /proc schedstat; warm call goals: {WARM_CALL_GOAL}x the pipe floor",
         times.registry.wall.len()
     ));
     Ok(())
@@ -492,6 +499,53 @@ async fn time_sandbox(
     table.note(format!(
         "sandboxed call goal: a sandboxed call's p50 within {:.0} % of an unsandboxed one",
         (SANDBOXED_CALL_GOAL - 1.0) * 100.0
+    ));
+    Ok(())
+}
+
+/// What each configured feature adds to a warm call, each beside the call
+/// with none (and that one beside the pipe floor), all in the same run.
+fn time_features(table: &mut Table, python: &Path, calls: usize) -> anyhow::Result<()> {
+    eprintln!("timing {calls} warm calls per configured feature...");
+    let mut times = blocking(|| features::measure(python, calls))?;
+    let pipe = ("pipe NDJSON child", times.pipe.median());
+    let pipe_p99 = ("pipe NDJSON child", times.pipe.percentile(99.0));
+    let (_, none) = &mut times.calls[0];
+    let floor = ("no feature", none.median());
+    let floor_p99 = ("no feature", none.percentile(99.0));
+    for (feature, samples) in &mut times.calls {
+        let (p50, p99) = (samples.median(), samples.percentile(99.0));
+        if *feature == features::Feature::None {
+            table.time(&format!("{}, p50", feature.label()), p50, Some(pipe), None);
+            table.time(
+                &format!("{}, p99", feature.label()),
+                p99,
+                Some(pipe_p99),
+                None,
+            );
+            continue;
+        }
+        table.time(&format!("{}, p50", feature.label()), p50, Some(floor), None);
+        table.time(
+            &format!("{}, p99", feature.label()),
+            p99,
+            Some(floor_p99),
+            None,
+        );
+    }
+    match features::no_op_hook() {
+        Some(mut hook) => {
+            table.time("  one no-op hook, p50", hook.median(), Some(floor), None);
+        }
+        None => table.missing(
+            "  one no-op hook",
+            "not available (agent/hooks is not wired into this benchmark)",
+        ),
+    }
+    table.note(format!(
+        "features: {} calls each, every contender on a thread and one-thread runtime of its own, taking turns in blocks with the pipe floor; sandbox: {}",
+        times.pipe.len(),
+        "as the sandbox benchmark's"
     ));
     Ok(())
 }

@@ -55,7 +55,9 @@ pub(super) async fn run_with(
         } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
         other => view.show(other),
     };
-    let turn = agent.turn(&[], message, &mut on_event).await;
+    let turn = riverse_tool::CallOrigin::new("ask", None)
+        .scope(agent.turn(&[], message, &mut on_event))
+        .await;
     answer.finish_line()?;
     let turn = turn?;
     view.show_skills(&turn.skills);

@@ -33,9 +33,9 @@ pub async fn run(
     if lines.is_live() {
         lines.start(CALL_ID, name, &Value::Object(params.clone()));
     }
-    let called = registry
-        .call_with(name, params, &CallContext::new(Arc::new(view)))
-        .await;
+    let origin = riverse_tool::CallOrigin::new("call", None);
+    let context = CallContext::with_origin(Arc::new(view), Some(origin));
+    let called = registry.call_with(name, params, &context).await;
     asker.settle().await;
     let result = match called {
         Ok(result) => result,

@@ -123,7 +123,8 @@ async fn run_turn(
             other => view.show(other),
         };
         tokio::select! {
-            turn = agent.turn(history, message, &mut on_event) => Some(turn),
+            turn = riverse_tool::CallOrigin::new("chat", None)
+                .scope(agent.turn(history, message, &mut on_event)) => Some(turn),
             _ = tokio::signal::ctrl_c() => None,
         }
     };

@@ -4,6 +4,7 @@ mod ask;
 mod call;
 mod chat;
 mod eval;
+mod hooks;
 mod init;
 mod mcp;
 mod new;
@@ -44,6 +45,7 @@ pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
         Command::Init { .. } => anyhow::bail!("riverse init reads no settings"),
         Command::Tools { json } => tools::run(settings, json).await,
         Command::Skills { json } => skills::run(settings, json).await,
+        Command::Hooks { json } => hooks::run(settings, json).await,
         Command::Schedules { json, action } => match action {
             None => schedules::list(settings, json),
             Some(SchedulesAction::Run {

@@ -4,11 +4,10 @@
 //! run; no server is asked. `run` runs one schedule now, in the terminal, as
 //! `riverse ask` runs a message: its own message, or `/SKILL` for a skill.
 //! A call whose approval asks is answered by the schedule's `approval`
-//! (`deny` unless `auto`), as nobody is there to ask; `serve` does not run
-//! schedules yet.
+//! (`deny` unless `auto`), as nobody is there to ask; `riverse serve` runs
+//! them at their times (`riverse_server::start_schedules`).
 
 use chrono::{DateTime, Utc};
-use riverse_agent::options::skills_options;
 use riverse_agent::{Runs, Schedule, ScheduleApproval, ScheduleSource, Settings};
 use serde_json::{Value, json};
 
@@ -58,9 +57,8 @@ pub async fn run(settings: &Settings, name: &str, as_json: bool) -> anyhow::Resu
 }
 
 /// The settings' schedules, then the skills'.
-fn all(settings: &Settings) -> Vec<Schedule> {
-    let skills = riverse_skills::load(&skills_options(settings));
-    settings.schedules(&skills)
+pub fn all(settings: &Settings) -> Vec<Schedule> {
+    settings.load_schedules()
 }
 
 /// The zone a schedule's times are read in (as written, else the

@@ -33,20 +33,31 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     if let Some(skills) = &skills {
         agent.follow_skills(skills.changes());
     }
+    let schedules = super::schedules::all(settings);
     let state = AppState::new(
         agent.clone(),
         store,
         ServerOptions {
             skills,
+            schedules,
             ..ServerOptions::new(serve, settings.language, token)
         },
     );
+    // Until the server stops: each schedule's runs at its times.
+    let running_schedules = riverse_server::start_schedules(&state);
     let bound = listener.local_addr().unwrap_or(addr);
-    let stop = stop_signal();
+    let scheduled = running_schedules.len();
+    let stop_signalled = stop_signal();
+    // No schedule starts a run once the server is stopping.
+    let stop = async move {
+        stop_signalled.await;
+        drop(running_schedules);
+    };
     eprintln!(
-        "riverse serving http://{bound}/ ({}, {tools} tools, conversations in {storage}; \
+        "riverse serving http://{bound}/ ({}, {tools} tools, {}conversations in {storage}; \
          MCP at http://{bound}{MCP_PATH})",
         agent.provider().describe(),
+        schedules_text(scheduled),
     );
     if let Some(failed) = tools::failed_to_load(&agent.registry()) {
         eprintln!("{failed}");
@@ -64,6 +75,15 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     // Dropping the agent here stops the Python workers and MCP servers.
     drop(agent);
     Ok(Exit::Success)
+}
+
+/// "2 schedules, " for the start line; nothing without any.
+fn schedules_text(running: usize) -> String {
+    match running {
+        0 => String::new(),
+        1 => "1 schedule, ".to_owned(),
+        _ => format!("{running} schedules, "),
+    }
 }
 
 /// The shortest token a server off loopback accepts: anyone on the network

@@ -66,9 +66,9 @@ impl Approvals {
     /// always; `None` when it was withdrawn first.
     pub fn prompt(&self, request: &ApprovalRequest, is_open: &dyn Fn() -> bool) -> Option<Answer> {
         eprintln!(
-            "  ? {} wants to run ({} is ask)",
+            "  ? {} wants to run ({})",
             printable(&request.tool),
-            printable(&request.rule)
+            printable(&request.asked_by())
         );
         // The lines every front end shows; they fail only for a request the
         // call's context has already refused.

@@ -38,7 +38,7 @@ class Tool_{name}(BaseTool):
 
 /// Runs the SDK client (`mode`: `legacy` or `auto`) against `riverse mcp` in
 /// `project` through `steps`; what it saw, and what Riverse wrote on stderr.
-fn drive(project: &Project, mode: &str, steps: Value) -> (Vec<Value>, String) {
+pub fn drive(project: &Project, mode: &str, steps: Value) -> (Vec<Value>, String) {
     let errlog = project.path().join("riverse-stderr.txt");
     let plan = json!({
         "command": [env!("CARGO_BIN_EXE_riverse"), "--dir", project.path(), "mcp"],

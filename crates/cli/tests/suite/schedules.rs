@@ -228,3 +228,33 @@ fn run_refuses_an_unknown_or_broken_schedule_naming_it() {
         "riverse: schedule \"broken\" can't run:\n  schedule \"broken\": has both message and skill; give one\n"
     );
 }
+
+/// `riverse serve` runs the schedules it reads: its start line counts them,
+/// and one run now through the API is kept with its answer.
+#[test]
+fn serve_runs_a_schedule_now_through_the_api() {
+    let llm = OpenAiServer::start([ev_text("Served on schedule.")]);
+    let project = project_for(
+        &llm,
+        "schedules:\n  - {name: digest, cron: \"0 8 * * 1\", message: \"Summarise\"}\n",
+    );
+    let server = super::serve::Server::start(&project, &[]);
+    let (status, body) = super::serve::http(&server.url, "POST", "/v1/schedules/digest/run", None);
+    assert_eq!(status, 202, "{body}");
+    let runs = riverse_test_support::eventually(
+        std::time::Duration::from_secs(30),
+        "the run's end",
+        || {
+            let (_, body) =
+                super::serve::http(&server.url, "GET", "/v1/schedules/digest/runs", None);
+            let runs: Value = serde_json::from_str(&body).unwrap();
+            (runs["data"][0]["status"] == "done").then_some(runs)
+        },
+    );
+    assert_eq!(runs["data"][0]["answer"], "Served on schedule.");
+    let (status, body) = super::serve::http(&server.url, "GET", "/v1/schedules/nightly/runs", None);
+    assert_eq!(status, 404);
+    assert!(body.contains(r#"no schedule named \"nightly\""#), "{body}");
+    let (status, _) = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert!(status.success(), "{status:?}");
+}

@@ -75,7 +75,8 @@ impl Check {
 pub(crate) fn plan(conversation: &[Message], tools: &[ToolManifest], generate: bool) -> Plan {
     let asked = Asked::of(conversation);
     let language = Language::of(asked.question);
-    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    let summaries: Vec<String> = tools.iter().map(summary).collect();
+    let names: Vec<&str> = summaries.iter().map(String::as_str).collect();
     let fixed = || match asked.results.is_empty() {
         true => replies::reply(asked.question, language, &names),
         false => std::iter::once(render::render(&asked.results, language))
@@ -109,6 +110,43 @@ pub(crate) fn plan(conversation: &[Message], tools: &[ToolManifest], generate: b
         grounding,
         check,
     }
+}
+
+/// Longest part of a tool's description a fixed reply names it by.
+const SUMMARY_CHARS: usize = 60;
+
+/// A tool as a fixed reply names it: its name, and what it does (its
+/// description's first clause, cut at a word), so a question no tool
+/// serves hears what the tools can do: `clock (get the current date and
+/// time)`.
+fn summary(tool: &ToolManifest) -> String {
+    let clause = tool
+        .description
+        .split(['.', ',', ';', ':', '\n'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    if clause.is_empty() {
+        return tool.name.clone();
+    }
+    let mut what = String::new();
+    for word in clause.split_whitespace() {
+        if what.chars().count() + word.chars().count() + 1 > SUMMARY_CHARS {
+            break;
+        }
+        if !what.is_empty() {
+            what.push(' ');
+        }
+        what.push_str(word);
+    }
+    let mut chars = what.chars();
+    let lowered = match chars.next() {
+        Some(first) if chars.clone().next().is_some_and(char::is_lowercase) => {
+            first.to_lowercase().chain(chars).collect()
+        }
+        _ => what,
+    };
+    format!("{} ({lowered})", tool.name)
 }
 
 /// The prompt for answering `conversation`, and the texts generated numbers
@@ -297,6 +335,36 @@ mod tests {
         });
         let reply = given(plan(&turn("What is the tallest tree?", &[]), &tools, false));
         assert!(reply.contains("clock, weather"), "{reply}");
+    }
+
+    /// Issue 48: where no tool serves a request, the answer says so in the
+    /// message's language and names what the tools can do.
+    #[test]
+    fn a_request_no_tool_serves_hears_what_the_tools_can_do() {
+        let tools = [
+            (
+                "clock",
+                "Get the current date and time, optionally in a time zone.",
+            ),
+            ("word_count", "Count the words of a text."),
+        ]
+        .map(|(name, description)| ToolManifest {
+            name: name.into(),
+            description: description.into(),
+            ..ToolManifest::default()
+        });
+        let reply = given(plan(&turn("How tall is Everest?", &[]), &tools, false));
+        assert_eq!(
+            reply,
+            "I can't answer that on my own. I can use these tools: \
+             clock (get the current date and time), word_count (count the words of a text)."
+        );
+        let reply = given(plan(&turn("珠穆朗玛峰有多高？", &[]), &tools, false));
+        assert!(reply.starts_with("这个我自己回答不了"), "{reply}");
+        assert!(
+            reply.contains("word_count (count the words of a text)"),
+            "{reply}"
+        );
     }
 
     /// Issue 49: a failed call is one sentence of the message's language,

@@ -4,8 +4,8 @@ use riverse_route::words::SMALL_TALK;
 use std::collections::BTreeSet;
 
 use riverse_route::{
-    Actions, MessageForm, Purpose, Shape, SimilarityIndex, offered_actions, shaped_tokens,
-    tool_shapes, tool_texts,
+    Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, offered_actions,
+    shaped_tokens, tool_shapes, tool_texts,
 };
 use riverse_tool::ToolManifest;
 
@@ -14,8 +14,8 @@ use crate::inference::engine::{Engine, State, logprob};
 use crate::inference::prompt_cache::PromptCache;
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
 use crate::tuning::{
-    CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, PRUNE_BATCH, SHAPE_CHOICE_BONUS,
-    SIMILARITY_WEIGHT, STATEMENT_MARGIN,
+    CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, NAME_CHOICE_BONUS, PRUNE_BATCH,
+    SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -67,6 +67,10 @@ pub struct CandidateScore {
     /// a statement, it must win by [`CHANGE_MARGIN`] more. Always false for
     /// `none`.
     pub unasked_change: bool,
+    /// The call the candidate got lacks a parameter its tool requires (see
+    /// [`riverse_route::required_params`]): it is out of the running, and
+    /// the next best is weighed. Always false for `none`.
+    pub incomplete: bool,
 }
 
 impl ChoicePrefix {
@@ -160,45 +164,21 @@ impl ChoicePrefix {
     ) -> Result<(Vec<CandidateScore>, usize)> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
-        let shaped: BTreeSet<Shape> = shaped_tokens(message)
-            .into_iter()
-            .map(|token| token.shape)
-            .collect();
-        let shape: Vec<bool> = (0..self.candidates.len())
-            .map(|index| {
-                self.shapes
-                    .get(index)
-                    .is_some_and(|shapes| !shapes.is_disjoint(&shaped))
-            })
-            .collect();
+        let Judged {
+            shape,
+            named,
+            serves,
+            covered,
+            unasked_change,
+        } = self.judge(message, requested);
         let evidence: Vec<f32> = similarity
             .iter()
             .zip(&shape)
-            .map(|(&similarity, &shape)| {
-                SIMILARITY_WEIGHT * similarity + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
-            })
-            .collect();
-        let serves: Vec<bool> = (0..self.candidates.len())
-            .map(|index| {
-                self.offered
-                    .get(index)
-                    .is_none_or(|offered| offered.serve(requested))
-            })
-            .collect();
-        let covered: Vec<bool> = (0..self.candidates.len())
-            .map(|index| {
-                shape[index]
-                    || self
-                        .purposes
-                        .get(index)
-                        .is_none_or(|purpose| purpose.covers(message))
-            })
-            .collect();
-        let unasked_change: Vec<bool> = (0..self.candidates.len())
-            .map(|index| {
-                self.offered
-                    .get(index)
-                    .is_some_and(|offered| offered.changes() && !offered.meets(requested))
+            .zip(&named)
+            .map(|((&similarity, &shape), &named)| {
+                SIMILARITY_WEIGHT * similarity
+                    + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
+                    + if named { NAME_CHOICE_BONUS } else { 0.0 }
             })
             .collect();
         let bonus: Vec<f32> = evidence
@@ -244,10 +224,59 @@ impl ChoicePrefix {
                     serves: serves[index],
                     covered: covered[index],
                     unasked_change: unasked_change[index],
+                    incomplete: false,
                 }
             })
             .collect();
         Ok((scores, state.tokens()))
+    }
+
+    /// What the text rules say of each candidate for `message`.
+    fn judge(&self, message: &str, requested: Actions) -> Judged {
+        let each = |test: &dyn Fn(usize) -> bool| (0..self.candidates.len()).map(test).collect();
+        let shaped: BTreeSet<Shape> = shaped_tokens(message)
+            .into_iter()
+            .map(|token| token.shape)
+            .collect();
+        let shape: Vec<bool> = each(&|index| {
+            self.shapes
+                .get(index)
+                .is_some_and(|shapes| !shapes.is_disjoint(&shaped))
+        });
+        // A remark that names a tool asks nothing of it ("The weather has
+        // been lovely lately"): the name counts for other forms only.
+        let remark = message_form(message) == MessageForm::Statement;
+        let named = each(&|index| {
+            !remark
+                && self
+                    .purposes
+                    .get(index)
+                    .is_some_and(|purpose| purpose.named_by(message))
+        });
+        let serves = each(&|index| {
+            self.offered
+                .get(index)
+                .is_none_or(|offered| offered.serve(requested))
+        });
+        let covered = each(&|index| {
+            shape[index]
+                || self
+                    .purposes
+                    .get(index)
+                    .is_none_or(|purpose| purpose.covers(message))
+        });
+        let unasked_change = each(&|index| {
+            self.offered
+                .get(index)
+                .is_some_and(|offered| offered.changes() && !offered.meets(requested))
+        });
+        Judged {
+            shape,
+            named,
+            serves,
+            covered,
+            unasked_change,
+        }
     }
 
     /// The tokens of candidate `index` as scored: the reply the choice
@@ -354,7 +383,7 @@ pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usi
     let (best, top) = tools
         .iter()
         .enumerate()
-        .filter(|(_, score)| score.serves && score.covered)
+        .filter(|(_, score)| score.serves && score.covered && !score.incomplete)
         .max_by(|a, b| lead(a.1).total_cmp(&lead(b.1)))?;
     (lead(top) > CALL_MARGIN + form_margin(form)).then_some(best)
 }
@@ -379,6 +408,20 @@ fn form_margin(form: MessageForm) -> f32 {
     }
 }
 
+/// The text rules' verdicts on each candidate, by index.
+struct Judged {
+    /// A token of a shape the tool writes (a path, a URL) is in the message.
+    shape: Vec<bool>,
+    /// The message names a word of the tool's name.
+    named: Vec<bool>,
+    /// The tool offers the action the message asks for.
+    serves: Vec<bool>,
+    /// The tool's purpose covers the message's subject.
+    covered: Vec<bool>,
+    /// The tool changes things and the message asks for no change it makes.
+    unasked_change: Vec<bool>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,6 +440,7 @@ mod tests {
                 serves: true,
                 covered: true,
                 unasked_change: false,
+                incomplete: false,
             })
             .collect()
     }
@@ -432,6 +476,16 @@ mod tests {
         scored[1].serves = false;
         assert_eq!(decide(&scored, question), None, "no tool serves");
         assert_eq!(best_tool(&scored), Some(0), "a required call takes any");
+    }
+
+    #[test]
+    fn a_tool_whose_call_is_incomplete_gives_way_to_the_next() {
+        let question = MessageForm::Question;
+        let mut scored = scores(&[9.0, 7.0, 1.0]);
+        scored[0].incomplete = true;
+        assert_eq!(decide(&scored, question), Some(1));
+        scored[1].incomplete = true;
+        assert_eq!(decide(&scored, question), None);
     }
 
     #[test]

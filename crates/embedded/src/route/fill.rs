@@ -13,9 +13,10 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, NumberSpan, ParamAffinity, as_clock_time, candidates,
-    enumerations, implied_flag, in_described_scale, labelled_number, number_labels, param_options,
-    snap_to_option, unit_fits, wants_clock_time,
+    Candidate, Fit, MessageSpans, NumberSpan, ParamAffinity, SlotWords, answers, as_clock_time,
+    candidates, currency_code, currency_mentions, enumerations, implied_flag, in_described_scale,
+    labelled_number, number_labels, param_options, snap_to_option, unit_fits, wants_clock_time,
+    wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -29,6 +30,30 @@ use crate::tuning::{
     CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
     PARAM_SIMILARITY_WEIGHT, SHAPE_FIT_BONUS, SKIP_PENALTY, WHOLE_REQUEST,
 };
+
+/// Which numbers of the message may be `name`'s: a number followed by a
+/// word of a parameter's name ("4 nights") is that parameter's, and when
+/// one names this parameter, only such a number is; otherwise one whose
+/// unit fits the parameter.
+fn number_fits<'a>(
+    message: &'a str,
+    spans: &'a MessageSpans<'a>,
+    slot_words: &'a SlotWords,
+    name: &'a str,
+    description: &'a str,
+) -> impl Fn(&NumberSpan) -> bool + 'a {
+    let named_here = spans
+        .numbers
+        .iter()
+        .any(|number| slot_words.named_after_number(&message[number.bytes.end..]) == Some(name));
+    move |number: &NumberSpan| {
+        let after = &message[number.bytes.end..];
+        match slot_words.named_after_number(after) {
+            Some(named) => named == name,
+            None => !named_here && unit_fits(after, name, description),
+        }
+    }
+}
 
 /// What closes a value scored as the only key of the object.
 const CLOSE: &str = "\"}";
@@ -49,6 +74,8 @@ pub(crate) fn fill_params(
     }
     let base = engine.extend(prefix, &prompt::params_suffix(message))?;
     let spans = MessageSpans::new(message, tool);
+    let slot_words = SlotWords::of(tool);
+    let tool_texts = format!("{} {}", tool.name, tool.description);
     let mut taken: Vec<Range<usize>> = Vec::new();
     let mut values: Vec<Option<Value>> = vec![None; tool.parameters.len()];
     // The object so far: numbers and booleans first, which strings' values
@@ -63,13 +90,12 @@ pub(crate) fn fill_params(
             // The model picks `true` or `false` for almost any message;
             // what the message says of the flag is the better guide.
             let description = tool.parameters.get(name).map_or("", String::as_str);
-            values[index] = implied_flag(message, name, description).map(Value::Bool);
+            values[index] = implied_flag(message, name, description, &tool_texts).map(Value::Bool);
             continue;
         }
         let state = engine.extend(&base, &prompt::param_key(0, name))?;
         let description = tool.parameters.get(name).map_or("", String::as_str);
-        let usable =
-            |number: &NumberSpan| unit_fits(&message[number.bytes.end..], name, description);
+        let usable = number_fits(message, &spans, &slot_words, name, description);
         let decoded = decode_value(engine, &state, kind, &spans, &taken, "}", &usable)?;
         if let Some(value) = &decoded.value {
             object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
@@ -133,6 +159,7 @@ pub(crate) fn fill_params(
         };
         let enumerated: Vec<bool> = items.iter().map(Option::is_some).collect();
         let chosen = assign_strings(engine, tokens, tool, &slots, &found, &enumerated, &spans)?;
+        let chosen = widened_to_enumerations(&found, &items, &lists, chosen);
         for ((index, choice), list) in strings.iter().zip(chosen).zip(&lists) {
             values[*index] = choice.map(|c| match (list, items_of(&found, &items, c)) {
                 (true, Some(items)) => Value::from(items),
@@ -141,6 +168,7 @@ pub(crate) fn fill_params(
             });
         }
     }
+    with_currency_codes(tool, message, &mut values);
     for (name, value) in tool.parameters.keys().zip(values) {
         if let Some(value) = as_asked(tool, name, message, value) {
             params.insert(name.clone(), value);
@@ -158,6 +186,81 @@ fn items_of(found: &[Candidate], items: &[Option<Vec<String>>], c: usize) -> Opt
             .filter(|&other| found[other].bytes == found[c].bytes)
             .find_map(|other| items[other].clone())
     })
+}
+
+/// `values` with each parameter that asks for a currency code given the
+/// code of the currency its value names or, when it names none, of the
+/// next currency the message names that no earlier such parameter took
+/// ("250 dollars in euros": from USD, to EUR); left out when none is left.
+fn with_currency_codes(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    let wanting: Vec<usize> = tool
+        .parameters
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, description))| {
+            tool.param_type(name) == ParamType::String
+                && declared(tool, name) != Some(Kind::List)
+                && wants_currency_code(description)
+        })
+        .map(|(index, _)| index)
+        .collect();
+    if wanting.is_empty() {
+        return;
+    }
+    let mentions = currency_mentions(message);
+    let mut taken: Vec<&str> = Vec::new();
+    for index in wanting {
+        let own = values[index]
+            .as_ref()
+            .and_then(Value::as_str)
+            .and_then(currency_code);
+        let code = own.or_else(|| {
+            mentions
+                .iter()
+                .map(|(_, code)| *code)
+                .find(|code| !taken.contains(code))
+        });
+        taken.extend(code);
+        values[index] = code.map(|code| Value::String(code.to_owned()));
+    }
+}
+
+/// `chosen` with a list parameter's single item widened to the longest
+/// enumeration that starts with it ("bug" of "label it bug and ui" is the
+/// labels bug and ui: items joined by "and" are one list), unless that
+/// overlaps another parameter's value.
+fn widened_to_enumerations(
+    found: &[Candidate],
+    items: &[Option<Vec<String>>],
+    lists: &[bool],
+    mut chosen: Vec<Option<usize>>,
+) -> Vec<Option<usize>> {
+    for slot in 0..chosen.len() {
+        let Some(c) = chosen[slot] else { continue };
+        if !lists[slot] || items[c].is_some() {
+            continue;
+        }
+        let start = found[c].bytes.start;
+        let others: Vec<&Range<usize>> = chosen
+            .iter()
+            .enumerate()
+            .filter(|(other, _)| *other != slot)
+            .filter_map(|(_, choice)| choice.map(|o| &found[o].bytes))
+            .collect();
+        let widest = (0..found.len())
+            .filter(|&e| items[e].is_some() && found[e].bytes.start == start)
+            .filter(|&e| {
+                let bytes = &found[e].bytes;
+                others
+                    .iter()
+                    .all(|other| other.end <= bytes.start || bytes.end <= other.start)
+            })
+            .max_by_key(|&e| found[e].bytes.len());
+        if let Some(widest) = widest {
+            chosen[slot] = Some(widest);
+        }
+    }
+    chosen
 }
 
 /// `value` written as parameter `name` asks: a parameter of a few options
@@ -310,6 +413,7 @@ fn assign_strings(
         .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
         .collect();
     let weight = CLOSE_WEIGHT;
+    let slot_words = SlotWords::of(tool);
     // Only a list takes an enumeration, whole or as its text ("flour and
     // yeast" is items, not a list's name).
     let only_lists = only_for_lists(found, enumerated);
@@ -330,24 +434,32 @@ fn assign_strings(
                 .zip(&fits)
                 .zip(&coverage)
                 .zip(&only_lists)
-                .map(|((((copied, closed), fits), coverage), &only_list)| {
-                    if only_list && !list {
-                        return f32::NEG_INFINITY;
-                    }
-                    let fit = fits[index];
-                    let shape = if fit.shape {
-                        SHAPE_FIT_BONUS
-                    } else if fit.sibling_shape {
-                        -SHAPE_FIT_BONUS
-                    } else {
-                        0.0
-                    };
-                    copied
-                        + weight * (closed - copied)
-                        + PARAM_SIMILARITY_WEIGHT * fit.similarity
-                        + shape
-                        + coverage
-                })
+                .zip(found)
+                .map(
+                    |(((((copied, closed), fits), coverage), &only_list), candidate)| {
+                        if only_list && !list {
+                            return f32::NEG_INFINITY;
+                        }
+                        // A value answers what its parameter means: no time
+                        // for a place, no word naming a slot.
+                        if !answers(tool, &slot_words, param_name(tool, index), &candidate.value) {
+                            return f32::NEG_INFINITY;
+                        }
+                        let fit = fits[index];
+                        let shape = if fit.shape {
+                            SHAPE_FIT_BONUS
+                        } else if fit.sibling_shape {
+                            -SHAPE_FIT_BONUS
+                        } else {
+                            0.0
+                        };
+                        copied
+                            + weight * (closed - copied)
+                            + PARAM_SIMILARITY_WEIGHT * fit.similarity
+                            + shape
+                            + coverage
+                    },
+                )
                 .collect(),
         );
     }

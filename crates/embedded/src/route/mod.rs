@@ -22,7 +22,9 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use riverse_llm::Usage;
-use riverse_route::{Actions, MessageForm, message_form, request_parts, requested_actions};
+use riverse_route::{
+    Actions, MessageForm, message_form, missing_required, request_parts, requested_actions,
+};
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
 
@@ -61,7 +63,8 @@ pub struct RouteReport {
     /// parameter prompt when the chosen tool has parameters, each whole (a
     /// prefix prefilled earlier included). Completion: the choice as scored
     /// (the tool's name, or `none`), and the call's arguments as JSON when
-    /// they were filled. All 0 when no tool was offered: nothing ran.
+    /// they were filled; each choice weighed, when a call lacking a
+    /// required parameter gave way to the next. All 0 when no tool was offered: nothing ran.
     pub usage: Usage,
 }
 
@@ -154,28 +157,36 @@ impl Router {
             true => Actions::default(),
             false => requested_actions(message),
         };
-        let (scores, mut prompt_tokens) = choice.score(engine, message, requested)?;
+        let (mut scores, mut prompt_tokens) = choice.score(engine, message, requested)?;
         let form = message_form(message);
-        let decided =
-            decide(&scores, form).or_else(|| must_call.then(|| best_tool(&scores)).flatten());
         // `none` is the last candidate.
         let none = choice.candidates.len().saturating_sub(1);
-        let mut reply_tokens = choice.reply_tokens(decided.unwrap_or(none));
-        let route = match decided {
-            None => Route::None,
-            Some(index) => {
-                let tool = &tools[index];
-                let (params, params_prompt) = self.fill_params(engine, tool, message)?;
-                if params_prompt > 0 {
-                    let arguments = Value::Object(params.clone()).to_string();
-                    prompt_tokens += params_prompt;
-                    reply_tokens += engine.tokenizer.encode(&arguments)?.len();
-                }
-                Route::Call {
+        let mut reply_tokens = 0;
+        // A call without a parameter its tool requires is not made (the
+        // message did not give what the tool works on): that tool is out
+        // of the running, and the next best is weighed.
+        let route = loop {
+            let decided =
+                decide(&scores, form).or_else(|| must_call.then(|| best_tool(&scores)).flatten());
+            let Some(index) = decided else {
+                reply_tokens += choice.reply_tokens(none);
+                break Route::None;
+            };
+            reply_tokens += choice.reply_tokens(index);
+            let tool = &tools[index];
+            let (params, params_prompt) = self.fill_params(engine, tool, message)?;
+            if params_prompt > 0 {
+                let arguments = Value::Object(params.clone()).to_string();
+                prompt_tokens += params_prompt;
+                reply_tokens += engine.tokenizer.encode(&arguments)?.len();
+            }
+            if must_call || missing_required(tool, &params).is_none() {
+                break Route::Call {
                     tool: tool.name.clone(),
                     params,
-                }
+                };
             }
+            scores[index].incomplete = true;
         };
         Ok(RouteReport {
             route,

@@ -1,4 +1,5 @@
 mod hostile;
+mod protocol_2026;
 mod served;
 mod server;
 mod skills_source;

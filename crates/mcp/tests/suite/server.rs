@@ -37,6 +37,7 @@ pub(super) async fn python_registry(project: &Project, default_timeout: Duration
         environment: Default::default(),
         sandbox: None,
         tool_sandboxes: Default::default(),
+        tool_secrets: Default::default(),
     })
     .await;
     let options = RegistryOptions {

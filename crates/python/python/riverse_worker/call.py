@@ -45,6 +45,14 @@ def call_tool(discovery, name: str, arguments: dict, rules=None) -> dict:
 
 def returned(result, tool, returned_at, tools_dir: str, name: str, rules) -> dict:
     """The outcome of a call whose `execute` returned `result`."""
+    if type(result) is ToolResult and not result.content and result.structured is None:
+        # Nearly every call: a plain ToolResult of text, whose fields are
+        # plain attributes, read once.
+        success, data, error = result.success, result.data, result.error
+        if type(success) is bool and type(data) is str and type(error) is str:
+            if rules is not None:
+                data, error = rules.explain_result(success, data, error, name)
+            return outcome(success, data, error)
     if not isinstance(result, ToolResult):
         kind = "None" if result is None else type(result).__name__
         at = return_place(tool, returned_at, tools_dir)
@@ -88,38 +96,73 @@ def returned(result, tool, returned_at, tools_dir: str, name: str, rules) -> dic
     )
 
 
-def run_execute(tool, arguments) -> tuple[object, tuple[str, int | None] | None]:
-    """`tool.execute(arguments)`, and where the frame it ran in ended: the
-    file and the line of the `return` (or of the last statement run, when
-    it fell off its end), for an error about the result to point at.
+# The frame `first_frame` saw: set and taken back by `run_execute`, which
+# runs one call at a time (a profile function is the thread's own).
+FIRST_FRAME: list = [None]
+
+
+def first_frame(frame, event, _arg) -> None:
+    """A profile function that keeps the first Python frame called and
+    removes itself there."""
+    if event == "call":
+        FIRST_FRAME[0] = frame
+        sys.setprofile(None)
+
+
+def run_execute(tool, arguments):
+    """`tool.execute(arguments)`, and the frame it ran in, ended: where its
+    `return` was (or the last statement run, when it fell off its end), for
+    an error about the result to point at (see `return_place`).
 
     A profile function that removes itself at the first Python frame costs
-    the call one event, where tracing all of it would slow every tool down."""
-    frames = []
-    previous = sys.getprofile()
-
-    def first_frame(frame, event, _arg):
-        if event == "call":
-            frames.append(frame)
-            sys.setprofile(previous)
-
+    the call one event, where tracing all of it would slow every tool down.
+    It is made once, not at every call, and nothing is read from the frame
+    unless the result is wrong: in a sandboxed worker each `setprofile` and
+    each read of a frame's code is an audit event, which the sandbox's hook
+    would see at every call."""
+    if sys.getprofile() is not None:
+        return run_execute_under(sys.getprofile(), tool, arguments)
     sys.setprofile(first_frame)
     try:
         result = tool.execute(arguments)
     finally:
-        sys.setprofile(previous)
-    # Read now and dropped: a frame kept would keep the call's locals alive.
-    where = (frames[0].f_code.co_filename, frames[0].f_lineno) if frames else None
-    return result, where
+        # Already removed at the first frame, unless `execute` ran no
+        # Python code.
+        if sys.getprofile() is first_frame:
+            sys.setprofile(None)
+        # Taken back whatever happened, so no frame outlives its call here.
+        frame, FIRST_FRAME[0] = FIRST_FRAME[0], None
+    # The frame keeps the call's locals until the call's outcome is made,
+    # before its reply is written.
+    return result, frame
+
+
+def run_execute_under(previous, tool, arguments):
+    """`run_execute` where a profile function is set already (a profiler's,
+    a debugger's): it is put back at the first frame."""
+    frames = []
+
+    def first(frame, event, _arg):
+        if event == "call":
+            frames.append(frame)
+            sys.setprofile(previous)
+
+    sys.setprofile(first)
+    try:
+        result = tool.execute(arguments)
+    finally:
+        if sys.getprofile() is first:
+            sys.setprofile(previous)
+    return result, (frames[0] if frames else None)
 
 
 def return_place(tool, returned_at, tools_dir: str) -> str:
     """` (file:line)` of the `return` that ended `execute`, or of its `def`
     when that frame is not in a tool file (a decorator's, a C method)."""
     if returned_at is not None:
-        where = relative(returned_at[0], tools_dir)
-        if where and returned_at[1]:
-            return f" ({where}:{returned_at[1]})"
+        where = relative(returned_at.f_code.co_filename, tools_dir)
+        if where and returned_at.f_lineno:
+            return f" ({where}:{returned_at.f_lineno})"
     import inspect  # on a failure only: every worker start would pay for it at the top
 
     try:

@@ -110,6 +110,15 @@ class BaseTool(abc.ABC):
         action, content = host_channel.CALLS.ask(str(message), question_schema(fields, schema))
         return Answer(action, content)
 
+    def secret(self, name: str) -> str:
+        """The value of a secret the settings give this tool
+        (`tools.<name>.secrets`); raises LookupError naming the secret when
+        they don't. Whatever the tool returns, logs or raises has the value
+        replaced by [secret:NAME] before anyone sees it."""
+        from . import secrets
+
+        return secrets.secret(name)
+
     def sample(self, prompt, max_tokens: int | None = None, system: str | None = None) -> str:
         """A completion from the client's LLM, or Riverse's own. Raises
         RuntimeError with the reason when neither can answer."""

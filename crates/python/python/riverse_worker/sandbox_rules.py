@@ -65,7 +65,9 @@ class SandboxRules:
             self.refusals.append(refusal)
 
     def begin_call(self) -> None:
-        self.refusals = []
+        # A call that opened nothing refused left nothing to forget.
+        if self.refusals:
+            self.refusals = []
 
     def foresee_open(self, event: str, args) -> tuple | None:
         """The rule an open breaks, judged before the kernel does."""
@@ -146,6 +148,8 @@ class SandboxRules:
         """A returned result's data and error, explained: the error of a
         failure, or the data of a success that reports a refusal the call
         was foreseen to meet."""
+        if success and not self.refusals:
+            return data, error  # nothing foreseen: a success stays as it is
         if success:
             return self.explain(data, tool, guess=False), error
         return data, self.explain(error, tool)

@@ -8,7 +8,7 @@ import _thread
 import os
 import sys
 
-from . import host_channel, process
+from . import host_channel, process, secrets
 from .call import call_tool
 from .discovery import Discovery, LazyTools
 from .errors import describe
@@ -164,10 +164,12 @@ class Server:
         self.label(name)
         if self.labels:  # a Riverse host, which hears what the tool says
             CALLS.begin(self)
+        secrets.begin(name, params.get("secrets"))
         try:
             return call_tool(self.discovery, name, dict(params.get("arguments") or {}), self.sandbox)
         finally:
             CALLS.end()
+            secrets.end()
 
     def initialize(self, params: dict) -> dict:
         capabilities = params.get("capabilities") or {}
@@ -181,7 +183,12 @@ class Server:
                 return self.initialized(params)
             tools_dir = options.get("toolsDir") or self.default_tools_dir
             config = options.get("config", self.default_config)
-            if isinstance(options.get("tools"), dict):
+            if options.get("hooks"):
+                from .hooks import HookDiscovery  # hook workers only
+
+                self.discovery = HookDiscovery(tools_dir, config, options.get("skip") or [], self.announce)
+                self.label("hooks")
+            elif isinstance(options.get("tools"), dict):
                 self.discovery = LazyTools(tools_dir, config, options["tools"])
             else:
                 self.discover(tools_dir, config, options.get("skip") or [])

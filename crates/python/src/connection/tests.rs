@@ -114,6 +114,7 @@ async fn a_reply_is_read_straight_into_the_type_its_request_expects() {
         let params = CallParams {
             name: "echo",
             arguments: &json!({"text": "hi"}),
+            secrets: None,
         };
         connection
             .request::<_, CallOutcome>(methods::CALL, &params)

@@ -203,8 +203,9 @@ async fn a_process_that_escaped_its_workers_group_dies_with_the_worker() {
     assert_echo_answers(&registry).await;
 }
 
-/// Issue 13, secrets: workers inherit the environment unless `python.env` is
-/// clean, which keeps only the allowlist (and what an interpreter needs).
+/// Issue 13, secrets: workers inherit the environment, less the withheld
+/// variables, unless `python.env` is clean, which keeps only the allowlist
+/// (and what an interpreter needs).
 #[tokio::test]
 async fn a_clean_environment_keeps_only_the_allowed_variables() {
     let project = project(&["reads_env.py"]);
@@ -220,7 +221,11 @@ async fn a_clean_environment_keeps_only_the_allowed_variables() {
                 .data
         }
     };
-    assert_eq!(seen(riverse_python::EnvPolicy::Inherit).await, expected);
+    assert_eq!(seen(riverse_python::EnvPolicy::default()).await, expected);
+    let withheld = riverse_python::EnvPolicy::Inherit {
+        withheld: vec![variable.into()],
+    };
+    assert_eq!(seen(withheld).await, "(unset)");
     let clean = riverse_python::EnvPolicy::Clean { allow: vec![] };
     assert_eq!(seen(clean).await, "(unset)");
     let allowed = riverse_python::EnvPolicy::Clean {

@@ -37,6 +37,7 @@ pub fn options(project: &Project) -> PythonOptions {
         environment: Default::default(),
         sandbox: None,
         tool_sandboxes: Default::default(),
+        tool_secrets: Default::default(),
     }
 }
 

@@ -8,6 +8,7 @@ mod faults;
 mod mcp;
 mod questions;
 mod responses;
+mod schedules;
 mod skills;
 mod support;
 mod talking_tools;

@@ -96,6 +96,16 @@ impl ApprovalRequest {
         Ok(lines.into_iter().map(|line| line.shown).collect())
     }
 
+    /// Why it asks, as front ends show it: `tools.NAME.approval is ask`, or
+    /// a hook's `hook FILE:CLASS: REASON` as it is.
+    pub fn asked_by(&self) -> String {
+        if self.rule.starts_with("hook ") {
+            self.rule.clone()
+        } else {
+            format!("{} is ask", self.rule)
+        }
+    }
+
     /// The request as a question, for a front end that only knows
     /// questions (MCP's elicitation): its message says what will run, each
     /// argument on a line of its own, and an accept is a yes.
@@ -106,7 +116,7 @@ impl ApprovalRequest {
         } else {
             format!("Allow {} to run with these arguments?", self.tool)
         };
-        message.push_str(&format!(" ({} is ask)", self.rule));
+        message.push_str(&format!(" ({})", self.asked_by()));
         for argument in &arguments {
             message.push('\n');
             message.push_str(&argument.to_string());

@@ -223,3 +223,33 @@ async fn time_spent_waiting_on_the_front_end_is_not_the_calls() {
         .await;
     assert_eq!(working, None, "the call's own time ran out");
 }
+
+#[test]
+fn what_a_tool_says_is_passed_on_without_its_secrets() {
+    let secret = "context-secret-value-42";
+    riverse_secrets::register([("CTX", secret)]).unwrap();
+    let heard = Arc::new(Heard::default());
+    let context = CallContext::new(heard.clone());
+    context.log(LogLevel::Info, &format!("key {secret}"));
+    context.progress(Progress {
+        progress: 1.0,
+        total: None,
+        message: Some(format!("using {secret}")),
+    });
+    let mut question = Question {
+        message: format!("send {secret}?"),
+        schema: serde_json::json!({"description": secret}),
+        approval: None,
+    };
+    question.scrub_secrets();
+    assert_eq!(heard.logs.lock()[0].message, "key [secret:CTX]");
+    assert_eq!(
+        heard.progress.lock()[0].message.as_deref(),
+        Some("using [secret:CTX]")
+    );
+    assert_eq!(question.message, "send [secret:CTX]?");
+    assert_eq!(
+        question.schema,
+        serde_json::json!({"description": "[secret:CTX]"})
+    );
+}

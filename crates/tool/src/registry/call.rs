@@ -1,5 +1,5 @@
 //! One call through the registry: found, coerced, approved, run under its
-//! deadline, capped, traced and counted.
+//! deadline, its secrets taken out, capped, traced and counted.
 
 use std::time::Instant;
 
@@ -87,15 +87,45 @@ impl Registry {
             Ok(params) => params,
             Err(failure) => return Ok(ToolResult::from(failure)),
         };
+        // No hooks (the usual case): one `Option` check, nothing built.
+        let hooks = self.inner.options.hooks.0.as_ref();
+        let mut hooked = Vec::new();
+        let (params, call) = match hooks {
+            None => (params, None),
+            Some(hooks) => {
+                match self
+                    .hooks_before(hooks, tool, name, params, context, &mut hooked)
+                    .await
+                {
+                    Ok(passed) => (passed.params, Some(passed.call)),
+                    Err(mut refused) => {
+                        refused.hooks = hooked;
+                        return Ok(refused);
+                    }
+                }
+            }
+        };
         let approval = match self.approve(name, &params, context).await {
             Ok(record) => record,
-            Err(refused) => return Ok(refused),
+            Err(mut refused) => {
+                refused.hooks = hooked;
+                return Ok(refused);
+            }
         };
         let started = Instant::now();
-        let result = tool.call(params, self.timeout(name), context).await;
+        let mut result = tool.call(params, self.timeout(name), context).await;
         call_metrics::ran(name, started.elapsed());
+        result.scrub_secrets();
         let mut result = self.check_result(name, result);
         result.approval = approval;
+        if let (Some(hooks), Some(call)) = (hooks, &call) {
+            result = self
+                .hooks_after(hooks, name, call, result, &mut hooked)
+                .await;
+            // A hook's replacement leaves no secret in either.
+            result.scrub_secrets();
+            result.hooks = hooked;
+        }
         result.cap_content(self.inner.options.limits.max_content_bytes);
         let max = self.inner.options.limits.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);

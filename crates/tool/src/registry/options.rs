@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::approval::ApprovalPolicy;
+use crate::hooks::Hooks;
 use crate::limits::CallLimits;
 
 /// What the caller decides for one tool name.
@@ -25,6 +26,8 @@ pub struct RegistryOptions {
     /// The deadline of a call when its tool has none of its own.
     pub default_timeout: Duration,
     pub policies: HashMap<String, ToolPolicy>,
+    /// What runs around every call (`agent/hooks/`); none by default.
+    pub hooks: Hooks,
 }
 
 impl Default for RegistryOptions {
@@ -33,6 +36,7 @@ impl Default for RegistryOptions {
             limits: CallLimits::default(),
             default_timeout: Duration::from_secs(30),
             policies: HashMap::new(),
+            hooks: Hooks::default(),
         }
     }
 }

@@ -23,6 +23,8 @@ pub(crate) struct Watched {
     pub tools_dir: Option<PathBuf>,
     /// Riverse's agents files.
     pub agents_dir: PathBuf,
+    /// Hook files (`hooks.dir`), reloaded with the Python tools.
+    pub hooks_dir: Option<PathBuf>,
 }
 
 impl Watched {
@@ -31,6 +33,7 @@ impl Watched {
             settings_file: settings_file(settings),
             tools_dir: settings.tools.enabled.then(|| settings.tools_dir()),
             agents_dir: settings.project_dir.join("agent/config"),
+            hooks_dir: settings.hooks.enabled.then(|| settings.hooks_dir()),
         }
     }
 
@@ -42,6 +45,14 @@ impl Watched {
             return true;
         }
         let extension = path.extension().and_then(|extension| extension.to_str());
+        if let Some(hooks_dir) = &self.hooks_dir
+            && path.parent() == Some(hooks_dir.as_path())
+        {
+            let hidden = path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with('.'));
+            return !hidden && extension == Some("py");
+        }
         if let Some(tools_dir) = &self.tools_dir
             && path.starts_with(tools_dir)
         {
@@ -80,6 +91,9 @@ impl Watched {
             directories.push((tools_dir.clone(), RecursiveMode::Recursive));
         }
         directories.push((self.agents_dir.clone(), RecursiveMode::NonRecursive));
+        if let Some(hooks_dir) = &self.hooks_dir {
+            directories.push((hooks_dir.clone(), RecursiveMode::NonRecursive));
+        }
         directories.retain(|(directory, _)| directory.is_dir());
         directories
     }
@@ -168,6 +182,7 @@ mod tests {
             settings_file: PathBuf::from("/p/settings.yaml"),
             tools_dir: Some(PathBuf::from("/p/agent/tools")),
             agents_dir: PathBuf::from("/p/agent/config"),
+            hooks_dir: Some(PathBuf::from("/p/agent/hooks")),
         }
     }
 
@@ -182,6 +197,7 @@ mod tests {
             "/p/agent/tools",
             "/p/agent/config/agents.yaml",
             "/p/agent/config/more.yml",
+            "/p/agent/hooks/policy.py",
         ] {
             assert!(watched.concerns(Path::new(path)), "{path}");
         }
@@ -194,6 +210,9 @@ mod tests {
             "/p/agent/tools/.weather.py.swp",
             "/p/agent/tools/.#weather.py",
             "/p/agent/config/notes.txt",
+            "/p/agent/hooks/notes.txt",
+            "/p/agent/hooks/__pycache__/policy.cpython-311.pyc",
+            "/p/agent/hooks/.policy.py.swp",
         ] {
             assert!(!watched.concerns(Path::new(path)), "{path}");
         }

@@ -190,7 +190,7 @@ fn spawn_child(interpreter: &Path) -> anyhow::Result<std::process::Child> {
         .with_context(|| format!("can't start {}", interpreter.display()))
 }
 
-struct PipeChild {
+pub(crate) struct PipeChild {
     guard: ChildGuard,
     stdin: std::process::ChildStdin,
     stdout: BufReader<std::process::ChildStdout>,
@@ -198,7 +198,7 @@ struct PipeChild {
 }
 
 impl PipeChild {
-    fn spawn(interpreter: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn spawn(interpreter: &Path) -> anyhow::Result<Self> {
         let mut guard = ChildGuard(spawn_child(interpreter)?);
         let (Some(stdin), Some(stdout)) = (guard.0.stdin.take(), guard.0.stdout.take()) else {
             bail!("the baseline child's pipes were not captured");
@@ -211,7 +211,7 @@ impl PipeChild {
         })
     }
 
-    fn calls(&mut self, calls: usize, samples: &mut Samples) -> anyhow::Result<()> {
+    pub(crate) fn calls(&mut self, calls: usize, samples: &mut Samples) -> anyhow::Result<()> {
         let mut reply = String::new();
         for _ in 0..calls {
             self.next_id += 1;

@@ -61,6 +61,7 @@ impl TempProject {
             environment: Default::default(),
             sandbox: None,
             tool_sandboxes: Default::default(),
+            tool_secrets: Default::default(),
         }
     }
 }

@@ -34,24 +34,30 @@ impl Memory {
     }
 }
 
-/// Clock ticks per second in `/proc/PID/stat` (`USER_HZ`), fixed at 100 by
-/// the kernel's ABI on every architecture Riverse runs on.
-const TICKS_PER_SECOND: u64 = 100;
-
-/// CPU time (user and system) a process has used so far, to the tick (10 ms).
+/// CPU time (user and system) a process has used so far, summed over its
+/// threads, to the nanosecond: the first field of each thread's
+/// `/proc/PID/task/TID/schedstat` (the scheduler's own count), where
+/// `/proc/PID/stat` counts whole ticks of 10 ms, too coarse for calls of
+/// microseconds.
 pub fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
-    let path = format!("/proc/{pid}/stat");
-    let stat = fs::read_to_string(&path).with_context(|| format!("can't read {path}"))?;
-    // After the command name: state is field 3, utime 14 and stime 15.
-    let fields: Vec<&str> = after_command(&stat)?.split_whitespace().collect();
-    let ticks = |index: usize| -> anyhow::Result<u64> {
-        fields
-            .get(index - 3)
+    let tasks = format!("/proc/{pid}/task");
+    let mut total = 0u64;
+    for entry in fs::read_dir(&tasks).with_context(|| format!("can't list {tasks}"))? {
+        let Ok(entry) = entry else { continue };
+        // A thread may end between the listing and the read.
+        let Ok(text) = fs::read_to_string(entry.path().join("schedstat")) else {
+            continue;
+        };
+        let nanos: u64 = text
+            .split_whitespace()
+            .next()
             .and_then(|field| field.parse().ok())
-            .with_context(|| format!("{path}: no field {index}"))
-    };
-    let total = ticks(14)? + ticks(15)?;
-    Ok(Duration::from_millis(total * 1000 / TICKS_PER_SECOND))
+            .with_context(|| {
+                format!("{}/schedstat: unreadable {text:?}", entry.path().display())
+            })?;
+        total += nanos;
+    }
+    Ok(Duration::from_nanos(total))
 }
 
 /// `12.3 MiB`

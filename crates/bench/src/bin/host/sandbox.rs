@@ -31,7 +31,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The sandbox measured, as `settings.yaml` writes it: the project readable,
 /// `out/` writable, no network, 1 GiB of data, 64 processes, 64 MB files.
-const SANDBOX_SETTINGS: &str = r#"
+pub(crate) const SANDBOX_SETTINGS: &str = r#"
 python:
   sandbox:
     read: ["."]

@@ -22,6 +22,12 @@ impl Samples {
         self.sorted = false;
     }
 
+    /// Adds another run's samples.
+    pub fn extend(&mut self, other: Samples) {
+        self.durations.extend(other.durations);
+        self.sorted = false;
+    }
+
     pub fn len(&self) -> usize {
         self.durations.len()
     }

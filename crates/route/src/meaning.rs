@@ -1,0 +1,483 @@
+//! Whether a value copied from a message answers what its parameter means,
+//! and which parameters a call cannot go without.
+//!
+//! - A value that names a time and nothing else ("tomorrow", "over the past
+//!   year", 明天; `data/time_words.txt`) answers only a parameter about time
+//!   (a date, a start, a period: `data/time_params.txt`). "Check me in for
+//!   my flight tomorrow" gives a visa check no destination.
+//! - A value made only of words that name the tool's slots (its parameters'
+//!   names) or what it is and gives (the head of its description, up to the
+//!   first preposition: "Calories and macronutrients" of "Calories and
+//!   macronutrients of a food") is no value: "the release-2.4 branch" gives
+//!   `branch` "release-2.4", not "branch", and "How many calories did I
+//!   burn?" gives a nutrition tool no food.
+//! - A number followed by a word of one parameter's name ("4 nights, 2
+//!   guests", "12 replicas") is that parameter's value, and no other's.
+//! - A call is not made without its required parameters: those its schema
+//!   lists as `required`, or, for a tool that reads or computes and has no
+//!   schema, its first declared parameter, the thing it reads or computes
+//!   from (authors declare parameters in the order people say them, the
+//!   object first: a currency converter's amount, a visa check's
+//!   nationality), unless that parameter is a flag, a list, a choice of
+//!   options or says it has a default. "How has the euro to dollar rate
+//!   moved?" gives a converter no amount, so it is not called. A tool that
+//!   changes things is exempt: its parameters are often alternative
+//!   settings (a thermostat's target or its change).
+
+use std::collections::HashSet;
+
+use riverse_tool::{Kind, ParamType, Params, ToolManifest};
+
+use crate::actions::offered_actions;
+use crate::options::param_options;
+use crate::script::is_cjk;
+use crate::words::{FUNCTION_WORDS, PREPOSITIONS, TIME_PARAMS, TIME_WORDS};
+
+/// Words a description's head stops before: what follows says what the
+/// tool works on, not what it is.
+const HEAD_ENDS: [&str; 4] = ["that", "which", "who", "whose"];
+
+/// Words that go with a time without naming anything else ("over the past
+/// year", "this morning", "every day").
+const TIME_COMPANIONS: [&str; 22] = [
+    "this",
+    "that",
+    "these",
+    "over",
+    "during",
+    "within",
+    "throughout",
+    "every",
+    "each",
+    "until",
+    "till",
+    "since",
+    "from",
+    "by",
+    "at",
+    "on",
+    "in",
+    "around",
+    "all",
+    "whole",
+    "entire",
+    "of",
+];
+
+/// Auxiliaries that open a question's inverted clause ("should I eat",
+/// "did I burn"): with a pronoun after them, the asking, not a value.
+const AUXILIARIES: [&str; 18] = [
+    "do", "does", "did", "is", "are", "was", "were", "will", "would", "should", "can", "could",
+    "may", "might", "must", "have", "has", "had",
+];
+
+/// Personal pronouns after an auxiliary in a question.
+const PRONOUNS: [&str; 7] = ["i", "you", "he", "she", "we", "they", "it"];
+
+/// Words of a parameter's description that say it may be left out.
+const OPTIONAL_MARKERS: [&str; 6] = [
+    "default",
+    "optional",
+    "if omitted",
+    "if not given",
+    "if not set",
+    "if empty",
+];
+
+/// Whether `text` names a time and nothing else: every word a time word, a
+/// number or a function word, and one at least a time word.
+pub fn names_time_only(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    if lower.chars().any(is_cjk) {
+        return cjk_time_only(&lower);
+    }
+    let mut timed = false;
+    for word in english_words(&lower) {
+        if TIME_WORDS.contains(word) {
+            timed = true;
+        } else if !(is_number(word) || is_filler(word) || TIME_COMPANIONS.contains(&word)) {
+            return false;
+        }
+    }
+    timed
+}
+
+/// A CJK value is a time when its time terms, digits and date characters
+/// leave nothing.
+fn cjk_time_only(lower: &str) -> bool {
+    let mut rest = lower.to_owned();
+    let mut timed = false;
+    for term in TIME_WORDS
+        .entries()
+        .iter()
+        .filter(|t| t.chars().any(is_cjk))
+    {
+        if rest.contains(term) {
+            timed = true;
+            rest = rest.replace(term, "");
+        }
+    }
+    let date_char = |c: char| {
+        c.is_ascii_digit()
+            || c.is_whitespace()
+            || "〇一二三四五六七八九十百年月日号號点點時分半周週的の".contains(c)
+    };
+    if rest.chars().all(date_char) && rest.chars().any(|c| "年月日号號時点".contains(c)) {
+        timed = true;
+    }
+    timed && rest.chars().all(date_char)
+}
+
+/// Whether parameter `name`, described by `description`, is about time.
+pub fn wants_time(name: &str, description: &str) -> bool {
+    let text = format!("{} {}", split_identifier(name), description).to_lowercase();
+    let words = english_words(&text);
+    TIME_PARAMS.entries().iter().any(|entry| {
+        if entry.chars().any(is_cjk) || entry.contains(':') {
+            return text.contains(entry);
+        }
+        words.iter().any(|word| {
+            let singular = word.strip_suffix('s').unwrap_or(word);
+            *word == *entry || singular == *entry || entry.len() >= 4 && word.starts_with(entry)
+        })
+    })
+}
+
+/// The words that name a tool's slots and what it is: no value is made of
+/// these only.
+#[derive(Debug, Clone, Default)]
+pub struct SlotWords {
+    words: HashSet<String>,
+    /// Per parameter, in declaration order, the words of its name.
+    params: Vec<(String, Vec<String>)>,
+}
+
+impl SlotWords {
+    pub fn of(tool: &ToolManifest) -> Self {
+        let params: Vec<(String, Vec<String>)> = tool
+            .parameters
+            .keys()
+            .map(|name| {
+                let words = english_words(&split_identifier(name).to_lowercase())
+                    .into_iter()
+                    .filter(|word| word.len() >= 3 && !is_filler(word))
+                    .map(singular)
+                    .collect();
+                (name.clone(), words)
+            })
+            .collect();
+        let mut words: HashSet<String> = params
+            .iter()
+            .flat_map(|(_, words)| words.iter().cloned())
+            .collect();
+        words.extend(description_head(&tool.description));
+        SlotWords { words, params }
+    }
+
+    /// Whether `text` is made of slot words (and function words) only.
+    pub fn names_only(&self, text: &str) -> bool {
+        let lower = text.to_lowercase();
+        if lower.chars().any(is_cjk) {
+            return false;
+        }
+        let content: Vec<&str> = english_words(&lower)
+            .into_iter()
+            .filter(|word| !is_filler(word) && !is_number(word))
+            .collect();
+        !content.is_empty()
+            && content
+                .iter()
+                .all(|word| self.words.contains(&singular(word)))
+    }
+
+    /// The parameter whose name the word right after a number names
+    /// ("4 nights" names `nights`, "2 guests" `guests`), if one does.
+    pub fn named_after_number(&self, after: &str) -> Option<&str> {
+        let next = after
+            .trim_start_matches(|c: char| c.is_whitespace() || c == '-')
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .next()?
+            .to_lowercase();
+        if next.is_empty() {
+            return None;
+        }
+        let next = singular(&next);
+        let mut named = self
+            .params
+            .iter()
+            .filter(|(_, words)| words.contains(&next))
+            .map(|(name, _)| name.as_str());
+        let first = named.next()?;
+        // A word of several parameters' names ("minutes" of `minutes` and
+        // `max_minutes`) picks none.
+        named.next().is_none().then_some(first)
+    }
+}
+
+/// The words of a description up to its first preposition, comma or
+/// relative pronoun, function words aside: what the tool is or does.
+fn description_head(description: &str) -> Vec<String> {
+    let lower = description.to_lowercase();
+    let clause = lower.split([',', '.', ';', ':', '(']).next().unwrap_or("");
+    english_words(clause)
+        .into_iter()
+        .take_while(|word| !PREPOSITIONS.contains(word) && !HEAD_ENDS.contains(word))
+        .filter(|word| word.len() >= 3 && !is_filler(word))
+        .map(singular)
+        .collect()
+}
+
+/// Whether a copied `value` answers parameter `name` of `tool`: it is not
+/// made of slot words only, and a value that names a time only goes to a
+/// parameter about time.
+pub fn answers(tool: &ToolManifest, slots: &SlotWords, name: &str, value: &str) -> bool {
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    !slots.names_only(value)
+        && !is_question_clause(value)
+        && (!names_time_only(value) || wants_time(name, description))
+}
+
+/// Whether `value` opens with an auxiliary and a pronoun: a question's
+/// inverted clause ("should I eat"), the asking, not a value.
+fn is_question_clause(value: &str) -> bool {
+    let lower = value.to_lowercase();
+    let mut words = lower.split_whitespace();
+    matches!(
+        (words.next(), words.next()),
+        (Some(first), Some(second)) if AUXILIARIES.contains(&first) && PRONOUNS.contains(&second)
+    )
+}
+
+/// The parameters a call of `tool` cannot go without (see the module's
+/// documentation).
+pub fn required_params(tool: &ToolManifest) -> Vec<String> {
+    let listed = tool
+        .input_schema
+        .as_ref()
+        .and_then(|schema| schema.get("required"))
+        .and_then(|required| required.as_array());
+    if let Some(listed) = listed {
+        return listed
+            .iter()
+            .filter_map(|name| name.as_str())
+            .filter(|name| tool.parameters.contains_key(*name))
+            .map(str::to_owned)
+            .collect();
+    }
+    if offered_actions(tool).changes() {
+        return Vec::new();
+    }
+    let Some((name, description)) = tool.parameters.first() else {
+        return Vec::new();
+    };
+    let declared = tool
+        .parameter_types
+        .get(name)
+        .and_then(|declared| declared.conversion());
+    let lower = description.to_lowercase();
+    let optional = tool.param_type(name) == ParamType::Bool
+        || matches!(declared, Some(Kind::List | Kind::Object))
+        || !param_options(tool, name).is_empty()
+        || OPTIONAL_MARKERS.iter().any(|marker| lower.contains(marker));
+    match optional {
+        true => Vec::new(),
+        false => vec![name.clone()],
+    }
+}
+
+/// The first parameter `params` lacks that a call of `tool` requires.
+pub fn missing_required(tool: &ToolManifest, params: &Params) -> Option<String> {
+    required_params(tool)
+        .into_iter()
+        .find(|name| !params.contains_key(name))
+}
+
+fn english_words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '.') || is_cjk(c))
+        .map(|word| word.trim_matches(['\'', '.']).trim_end_matches("'s"))
+        .filter(|word| !word.is_empty())
+        .collect()
+}
+
+/// Quantifiers: no value alone ("many calories" is calories).
+const QUANTIFIERS: [&str; 9] = [
+    "many", "much", "some", "few", "more", "most", "any", "several", "enough",
+];
+
+fn is_filler(word: &str) -> bool {
+    FUNCTION_WORDS.contains(word) || PREPOSITIONS.contains(word) || QUANTIFIERS.contains(&word)
+}
+
+fn is_number(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_digit() || ".:-/".contains(c) || c == 'h')
+}
+
+/// A word without a plural `s` (not of "ss": "address").
+fn singular(word: &str) -> String {
+    match word.strip_suffix('s') {
+        Some(base) if base.len() >= 3 && !base.ends_with('s') => base.to_owned(),
+        _ => word.to_owned(),
+    }
+}
+
+/// `convert_units` and `convertUnits` as "convert units".
+pub(crate) fn split_identifier(name: &str) -> String {
+    let mut words = String::with_capacity(name.len() + 4);
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == '.' {
+            words.push(' ');
+        } else {
+            if c.is_uppercase() && previous_lower {
+                words.push(' ');
+            }
+            words.push(c);
+        }
+        previous_lower = c.is_lowercase();
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_tools::tool;
+    use serde_json::json;
+
+    #[test]
+    fn a_time_answers_only_a_parameter_about_time() {
+        for time in [
+            "tomorrow",
+            "over the past year",
+            "this morning",
+            "next 3 days",
+            "Friday",
+            "明天",
+            "往年十一月",
+        ] {
+            assert!(names_time_only(time), "{time}");
+        }
+        for not_time in [
+            "Kenya",
+            "Tokyo time",
+            "the eggs",
+            "东京往年十一月",
+            "2 guests",
+        ] {
+            assert!(!names_time_only(not_time), "{not_time}");
+        }
+        assert!(wants_time("date", "Departure date"));
+        assert!(wants_time("check_in", "Check-in date, YYYY-MM-DD"));
+        assert!(wants_time("since_hours", "How far back to search"));
+        assert!(!wants_time("destination", "Country to visit"));
+        assert!(!wants_time("to_currency", "ISO 4217 code of the currency"));
+        let visa = tool(
+            "check_visa",
+            "Tell whether a traveller needs a visa to enter a country.",
+            &[
+                ("nationality", "Traveller's nationality"),
+                ("destination", "Country to visit"),
+            ],
+        );
+        let slots = SlotWords::of(&visa);
+        assert!(!answers(&visa, &slots, "destination", "tomorrow"));
+        assert!(answers(&visa, &slots, "destination", "Kenya"));
+        assert!(!answers(&visa, &slots, "destination", "should I visit"));
+        assert!(
+            answers(&visa, &slots, "destination", "Do Son"),
+            "no pronoun"
+        );
+    }
+
+    #[test]
+    fn a_word_that_names_a_slot_or_the_tool_is_no_value() {
+        let deploy = tool(
+            "deploy",
+            "Deploy a git branch of a service to an environment.",
+            &[("service", "Service name"), ("branch", "Git branch")],
+        );
+        let slots = SlotWords::of(&deploy);
+        assert!(slots.names_only("branch"));
+        assert!(slots.names_only("the branch"));
+        assert!(!slots.names_only("release-2.4"));
+        assert!(!slots.names_only("billing"));
+        let nutrition = tool(
+            "nutrition_facts",
+            "Calories and macronutrients of a food.",
+            &[("food", "Food name")],
+        );
+        let slots = SlotWords::of(&nutrition);
+        assert!(slots.names_only("calories"));
+        assert!(slots.names_only("many calories"));
+        assert!(!slots.names_only("salmon"));
+        assert!(!slots.names_only("東京"), "CJK text is left to other rules");
+    }
+
+    #[test]
+    fn a_number_goes_to_the_parameter_its_word_names() {
+        let hotel = tool(
+            "book_hotel",
+            "Book a hotel room in a city.",
+            &[
+                ("city", "City"),
+                ("nights", "Number of nights"),
+                ("guests", "Number of guests"),
+            ],
+        );
+        let slots = SlotWords::of(&hotel);
+        assert_eq!(
+            slots.named_after_number(" nights, 2 guests"),
+            Some("nights")
+        );
+        assert_eq!(slots.named_after_number(" guests"), Some("guests"));
+        assert_eq!(slots.named_after_number(" guest"), Some("guests"));
+        assert_eq!(slots.named_after_number(" euros a night"), None);
+        assert_eq!(slots.named_after_number(""), None);
+    }
+
+    #[test]
+    fn a_tool_that_reads_or_computes_needs_its_object() {
+        let converter = tool(
+            "convert_currency",
+            "Convert an amount of money between currencies.",
+            &[("amount", "Amount of money"), ("from_currency", "ISO code")],
+        );
+        assert_eq!(required_params(&converter), ["amount"]);
+        let params = json!({"from_currency": "EUR"});
+        assert_eq!(
+            missing_required(&converter, params.as_object().unwrap()).as_deref(),
+            Some("amount")
+        );
+        let clock = tool(
+            "clock",
+            "Get the current time.",
+            &[("timezone", "IANA zone (default UTC)")],
+        );
+        assert!(required_params(&clock).is_empty(), "a default is stated");
+        let thermostat = tool(
+            "set_thermostat",
+            "Set the home thermostat.",
+            &[("target", "Target temperature"), ("change", "Change")],
+        );
+        assert!(
+            required_params(&thermostat).is_empty(),
+            "a changing tool's parameters may be alternatives"
+        );
+        let mut schema = converter.clone();
+        schema.input_schema = Some(json!({"required": ["amount", "from_currency"]}));
+        assert_eq!(required_params(&schema), ["amount", "from_currency"]);
+        let mut recipes = tool(
+            "find_recipes",
+            "Find recipes.",
+            &[("ingredients", "Ingredients")],
+        );
+        recipes.parameter_types.insert(
+            "ingredients".into(),
+            serde_json::from_value(json!("list")).unwrap(),
+        );
+        assert!(required_params(&recipes).is_empty(), "a list may be empty");
+    }
+}
