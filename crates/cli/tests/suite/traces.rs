@@ -563,3 +563,27 @@ fn a_model_call_that_fails_is_an_error_in_its_span_and_its_turn_s() {
     );
     assert!(!format!("{spans:?}").contains("sk-secret-key"));
 }
+
+/// Issue 47: a hook's decision is on its call's span (the reason only with
+/// content on: it may quote the arguments).
+#[test]
+fn a_hook_decision_is_on_the_call_span() {
+    let server = OpenAiServer::start([
+        ev_tool_calls(&[("c1", "weather", json!({"city": "forbidden city"}))]),
+        ev_text(ANSWER),
+    ]);
+    let receiver = OtlpReceiver::start();
+    let project = project(&server, "");
+    project.file(
+        "agent/hooks/policy.py",
+        &riverse_test_support::fixture("hook_policy.py"),
+    );
+    ask_traced(&project, &receiver, "Weather in the forbidden city?");
+    let spans = receiver.spans();
+    let call = named(&spans, "execute_tool weather")[0];
+    assert_eq!(
+        attribute(call, "riverse.tool.hooks"),
+        &json!(r#"[{"hook":"policy.py:Policy","decision":"denied"}]"#)
+    );
+    assert_eq!(attribute(call, "riverse.tool.failure"), &json!("denied"));
+}

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tracing::Span;
 use tracing::field::Empty;
 
+use crate::HookRecord;
 use crate::failure::CallFailure;
 use crate::params::Params;
 use crate::registry::CallError;
@@ -53,6 +54,7 @@ pub(super) fn tool_span(name: &str, call_id: Option<&str>, params: &Params) -> S
         gen_ai.tool.call.result = Empty,
         riverse.tool.success = Empty,
         riverse.tool.failure = Empty,
+        riverse.tool.hooks = Empty,
         error.type = Empty,
         otel.status_description = Empty,
     );
@@ -72,6 +74,14 @@ pub(super) fn record_outcome(span: &Span, outcome: &Result<ToolResult, CallError
         return;
     }
     let content = records_content();
+    if let Ok(result) = outcome
+        && !result.hooks.is_empty()
+    {
+        span.record(
+            "riverse.tool.hooks",
+            hooks_attribute(&result.hooks, content),
+        );
+    }
     let (kind, error) = match outcome {
         Ok(result) if result.success => {
             span.record("riverse.tool.success", true);
@@ -95,4 +105,17 @@ pub(super) fn record_outcome(span: &Span, outcome: &Result<ToolResult, CallError
     // A tool's error may quote what it was given: it is content.
     let description = if content { error } else { kind.to_string() };
     span.record("otel.status_description", description);
+}
+
+/// What the hooks decided, as JSON: each hook and its decision, and its
+/// reason when spans carry content (a reason may quote the arguments).
+fn hooks_attribute(hooks: &[HookRecord], content: bool) -> String {
+    let shown: Vec<serde_json::Value> = hooks
+        .iter()
+        .map(|record| match content {
+            true => serde_json::json!(record),
+            false => serde_json::json!({"hook": record.hook, "decision": record.decision}),
+        })
+        .collect();
+    serde_json::Value::Array(shown).to_string()
 }
