@@ -446,25 +446,14 @@ async fn a_long_title_is_cut_to_the_bound() {
 async fn an_answer_running_before_the_upgrade_fails_once_stale() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("riverse.db");
-    {
-        let connection = rusqlite::Connection::open(&path).unwrap();
-        connection
-            .execute_batch(
-                "CREATE TABLE riverse_migrations (
-                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-            )
-            .unwrap();
-        connection.execute_batch(migrations::SQLITE[0].1).unwrap();
-        connection
-            .execute_batch(
-                "INSERT INTO riverse_migrations VALUES (1, 0);
-                 INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
+    sqlite_at_step(
+        &path,
+        1,
+        "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
                  INSERT INTO messages (id, conversation_id, role, content, status, created_at)
                  VALUES ('msg_q', 'conv_old', 'user', 'q', 'done', 0),
                         ('msg_a', 'conv_old', 'assistant', '', 'running', 0);",
-            )
-            .unwrap();
-    }
+    );
     let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
     assert_eq!(
         answer_of(&upgraded, "conv_old").await.status,
@@ -545,36 +534,12 @@ async fn content_and_logs_outlast_the_store_that_wrote_them() {
 async fn a_call_stored_before_content_was_reads_with_none() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("riverse.db");
-    {
-        let mut connection = rusqlite::Connection::open(&path).unwrap();
-        connection
-            .execute_batch(
-                "CREATE TABLE riverse_migrations (
-                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-            )
-            .unwrap();
-        let transaction = connection.transaction().unwrap();
-        for &(version, sql) in &migrations::SQLITE[..3] {
-            transaction.execute_batch(sql).unwrap();
-            transaction
-                .execute(
-                    "INSERT INTO riverse_migrations VALUES (?1, 0)",
-                    rusqlite::params![version],
-                )
-                .unwrap();
-        }
-        transaction
-            .execute_batch(
-                "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
+    sqlite_at_step(&path, 3, "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
                  INSERT INTO messages (id, conversation_id, role, content, status, created_at)
                  VALUES ('msg_q', 'conv_old', 'user', 'q', 'done', 0),
                         ('msg_a', 'conv_old', 'assistant', 'a', 'done', 0);
                  INSERT INTO tool_calls (message_id, call_id, tool, params, success, data, duration_ms)
-                 VALUES ('msg_a', 'c1', 'weather', '{}', 1, 'sunny', 3);",
-            )
-            .unwrap();
-        transaction.commit().unwrap();
-    }
+                 VALUES ('msg_a', 'c1', 'weather', '{}', 1, 'sunny', 3);");
     let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
     let call = &answer_of(&upgraded, "conv_old").await.tool_calls[0];
     assert_eq!(
@@ -596,6 +561,30 @@ const CALLS_IN_COLUMNS: &str = "INSERT INTO conversations VALUES ('conv_old', 'o
             '{\"decision\": \"approved\", \"rule\": \"tools.deploy.approval\"}'),
            ('msg_a', 'c3', 'slow', '{}', NULL, '', '', NULL, NULL, NULL, NULL, NULL);";
 
+/// A SQLite database at `path` as an older Riverse left it: made by the
+/// first `steps` migrations, then `rows` inserted.
+pub(super) fn sqlite_at_step(path: &std::path::Path, steps: usize, rows: &str) {
+    let mut connection = rusqlite::Connection::open(path).unwrap();
+    let transaction = connection.transaction().unwrap();
+    transaction
+        .execute_batch(
+            "CREATE TABLE riverse_migrations (
+                 version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+        )
+        .unwrap();
+    for &(version, sql) in &migrations::SQLITE[..steps] {
+        transaction.execute_batch(sql).unwrap();
+        transaction
+            .execute(
+                "INSERT INTO riverse_migrations VALUES (?1, 0)",
+                rusqlite::params![version],
+            )
+            .unwrap();
+    }
+    transaction.execute_batch(rows).unwrap();
+    transaction.commit().unwrap();
+}
+
 /// What [`CALLS_IN_COLUMNS`] reads as once each call is one record.
 fn calls_as_records() -> Value {
     json!([
@@ -616,27 +605,7 @@ fn calls_as_records() -> Value {
 async fn calls_stored_in_columns_become_records() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("riverse.db");
-    {
-        let mut connection = rusqlite::Connection::open(&path).unwrap();
-        let transaction = connection.transaction().unwrap();
-        transaction
-            .execute_batch(
-                "CREATE TABLE riverse_migrations (
-                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-            )
-            .unwrap();
-        for &(version, sql) in &migrations::SQLITE[..7] {
-            transaction.execute_batch(sql).unwrap();
-            transaction
-                .execute(
-                    "INSERT INTO riverse_migrations VALUES (?1, 0)",
-                    rusqlite::params![version],
-                )
-                .unwrap();
-        }
-        transaction.execute_batch(CALLS_IN_COLUMNS).unwrap();
-        transaction.commit().unwrap();
-    }
+    sqlite_at_step(&path, 7, CALLS_IN_COLUMNS);
     let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
     let calls = answer_of(&upgraded, "conv_old").await.tool_calls;
     assert_eq!(json!(calls), calls_as_records());

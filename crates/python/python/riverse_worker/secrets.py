@@ -12,16 +12,20 @@ class SecretUnavailable(LookupError):
     could not be read."""
 
 
+_NONE: dict = {}
+
+
 def begin(tool: str, secrets) -> None:
+    """Called for every call: with no secrets it only notes the tool's name."""
     global _tool, _given
     _tool = tool
-    _given = dict(secrets) if isinstance(secrets, dict) else {}
+    _given = secrets if isinstance(secrets, dict) else _NONE
 
 
 def end() -> None:
     global _tool, _given
     _tool = None
-    _given = {}
+    _given = _NONE
 
 
 def secret(name: str) -> str:

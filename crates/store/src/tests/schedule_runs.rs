@@ -252,29 +252,11 @@ async fn a_schedule_has_its_own_conversation() {
 async fn a_database_from_before_schedules_upgrades() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("riverse.db");
-    {
-        let mut connection = rusqlite::Connection::open(&path).unwrap();
-        connection
-            .execute_batch(
-                "CREATE TABLE riverse_migrations (
-                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-            )
-            .unwrap();
-        let transaction = connection.transaction().unwrap();
-        for &(version, sql) in &migrations::SQLITE[..9] {
-            transaction.execute_batch(sql).unwrap();
-            transaction
-                .execute(
-                    "INSERT INTO riverse_migrations VALUES (?1, 0)",
-                    rusqlite::params![version],
-                )
-                .unwrap();
-        }
-        transaction
-            .execute_batch("INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);")
-            .unwrap();
-        transaction.commit().unwrap();
-    }
+    sqlite_at_step(
+        &path,
+        9,
+        "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);",
+    );
     let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
     let old = upgraded.conversation("conv_old").await.unwrap().unwrap();
     assert_eq!(

@@ -55,34 +55,14 @@ async fn an_answer_without_skills_shows_none() {
 async fn an_answer_stored_before_skills_were_reads_with_none() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("riverse.db");
-    {
-        let mut connection = rusqlite::Connection::open(&path).unwrap();
-        connection
-            .execute_batch(
-                "CREATE TABLE riverse_migrations (
-                     version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-            )
-            .unwrap();
-        let transaction = connection.transaction().unwrap();
-        for &(version, sql) in &migrations::SQLITE[..8] {
-            transaction.execute_batch(sql).unwrap();
-            transaction
-                .execute(
-                    "INSERT INTO riverse_migrations VALUES (?1, 0)",
-                    rusqlite::params![version],
-                )
-                .unwrap();
-        }
-        transaction
-            .execute_batch(
-                "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
+    sqlite_at_step(
+        &path,
+        8,
+        "INSERT INTO conversations VALUES ('conv_old', 'old', 0, 0);
                  INSERT INTO messages (id, conversation_id, role, content, status, created_at)
                  VALUES ('msg_q', 'conv_old', 'user', 'q', 'done', 0),
                         ('msg_a', 'conv_old', 'assistant', 'a', 'done', 0);",
-            )
-            .unwrap();
-        transaction.commit().unwrap();
-    }
+    );
     let upgraded = Store::Sqlite(SqliteStore::open_with(&path, PATIENT).await.unwrap());
     let answer = answer_of(&upgraded, "conv_old").await;
     assert_eq!((answer.content.as_str(), answer.skills.len()), ("a", 0));
