@@ -23,6 +23,7 @@ mod turn;
 pub use listing::tools_json;
 pub use provider::{build_agent, build_agent_with_sources, build_provider};
 pub use riverse_tool::{Arguments, CallRecord};
+pub use settings::Background;
 pub use settings::HooksSettings;
 pub use settings::options;
 pub use settings::tool_config;
@@ -44,3 +45,4 @@ pub use turn::{
     TurnEvent, TurnOptions,
 };
 pub use turn::{AppliedSkill, SkillTrigger, ToolSelector, turn_span};
+pub use turn::{BackgroundTask, CANCELLED, TaskEnd};

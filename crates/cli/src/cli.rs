@@ -94,6 +94,15 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<SchedulesAction>,
     },
+    /// List the background tasks in the project's store (what calls of
+    /// tools with `background:` became), or cancel one.
+    Tasks {
+        /// One JSON document on stdout.
+        #[arg(long)]
+        json: bool,
+        #[command(subcommand)]
+        action: Option<TasksAction>,
+    },
     /// Run one tool directly.
     Call {
         /// The tool's name.
@@ -172,6 +181,20 @@ pub enum Command {
         /// Address to listen on (default serve.addr, 127.0.0.1:8420).
         #[arg(long, value_name = "HOST:PORT")]
         addr: Option<std::net::SocketAddr>,
+    },
+}
+
+/// `riverse tasks` subcommands.
+#[derive(Subcommand)]
+pub enum TasksAction {
+    /// Cancel a task: asks the running `riverse serve` that runs it, which
+    /// ends the call (its worker's process group).
+    Cancel {
+        /// The task's id (`task_...`).
+        id: String,
+        /// The server's address (default `http://` and serve.addr).
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
     },
 }
 

@@ -349,7 +349,7 @@ fn print_scores(report: &RouteReport) {
     scores.sort_by(|a, b| b.combined.total_cmp(&a.combined));
     for score in scores.iter().take(4) {
         println!(
-            "       {:<20} combined {:6.2} model {:6.2} similarity {:.2}{}{}{}{}{} ({:?})",
+            "       {:<20} combined {:6.2} model {:6.2} similarity {:.2}{}{}{}{}{}{} ({:?})",
             score.name,
             score.combined,
             score.model,
@@ -363,6 +363,7 @@ fn print_scores(report: &RouteReport) {
             },
             if score.shape { " shape" } else { "" },
             if score.incomplete { " incomplete" } else { "" },
+            if score.reaches { "" } else { " out-of-reach" },
             report.form,
         );
     }

@@ -28,6 +28,7 @@ mod lifecycle;
 mod reply;
 mod rounds;
 mod skills;
+mod tasks;
 
 use calls::CallsInFlight;
 use handler::Client;
@@ -36,7 +37,7 @@ use rounds::RoundsFailed;
 pub use skills::{McpSkills, RemoteSkill, mcp_skills};
 
 use crate::Error;
-use crate::manifest::{restore_structured, translate};
+use crate::manifest::{annotations_from_mcp, restore_structured, translate};
 use crate::process::{Launch, ServerProcess};
 use crate::vet::NotMcp;
 
@@ -58,6 +59,9 @@ pub struct McpOptions {
     /// A stdio server's reply longer than [`CallLimits::reply_bytes`] fails
     /// its call at once.
     pub limits: CallLimits,
+    /// Variables of Riverse's environment a stdio server doesn't inherit
+    /// (Riverse's own keys, the secrets' sources) unless its `env` sets them.
+    pub withheld_env: Vec<String>,
 }
 
 /// One entry of `mcp.servers`.
@@ -116,6 +120,8 @@ pub async fn mcp_tools(options: McpOptions) -> Vec<Found> {
                         .output_schema
                         .as_ref()
                         .map(|schema| Value::Object(schema.as_ref().clone()));
+                    translated.manifest.annotations =
+                        annotations_from_mcp(tool.annotations.as_ref());
                     Found::Tool {
                         tool: Arc::new(McpTool {
                             manifest: translated.manifest,
@@ -357,6 +363,7 @@ impl From<Error> for Attempt {
 struct ServerLink {
     spec: ServerSpec,
     project_dir: PathBuf,
+    withheld_env: Vec<String>,
     /// The longest reply line read from a stdio server.
     reply_limit: usize,
     /// `tools.max_output_bytes`, which a result's text and its structured
@@ -377,6 +384,7 @@ impl ServerLink {
         ServerLink {
             spec: spec.clone(),
             project_dir: options.project_dir.clone(),
+            withheld_env: options.withheld_env.clone(),
             reply_limit: options.limits.reply_bytes_with_content(),
             max_output_bytes: options.limits.max_output_bytes,
             session: tokio::sync::Mutex::new(None),
@@ -481,6 +489,7 @@ impl ServerLink {
                     command,
                     args,
                     env,
+                    withheld: &self.withheld_env,
                     dir: &self.project_dir,
                 })
                 .map_err(Attempt::from)?;

@@ -18,7 +18,7 @@ use rmcp::transport::streamable_http_server::session::{
 };
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use crate::server::RegistryServer;
+use crate::server::{Background, RegistryServer};
 use crate::skills::LiveSkills;
 
 /// How often an idle SSE stream carries a comment, so that proxies and
@@ -72,9 +72,14 @@ impl HttpEndpoint {
             .with_sse_keep_alive(Some(SSE_KEEP_ALIVE))
             .with_max_request_body_bytes(options.max_body_bytes);
         config = config.disable_allowed_hosts();
+        // Calls that outlive their request (parked on a question, or tasks)
+        // are the endpoint's, whichever session or request asks about them.
+        let background = Background::default();
         let service = StreamableHttpService::new(
             move || {
-                Ok(RegistryServer::new(tools.clone(), sampler.clone()).with_skills(skills.clone()))
+                Ok(RegistryServer::new(tools.clone(), sampler.clone())
+                    .with_skills(skills.clone())
+                    .with_background(background.clone()))
             },
             Arc::new(BoundedSessions::new(
                 options.max_sessions,

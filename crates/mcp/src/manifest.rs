@@ -7,7 +7,7 @@
 //! the models and clients that read schemas.
 
 use indexmap::IndexMap;
-use riverse_tool::{DeclaredType, ToolManifest};
+use riverse_tool::{DeclaredType, ToolAnnotations, ToolManifest};
 use serde_json::{Map, Value};
 
 /// The manifest Riverse shows for an MCP tool, and which of its parameters
@@ -97,9 +97,37 @@ pub(crate) fn translate(
             parameter_types,
             input_schema: Some(Value::Object(input_schema.clone())),
             output_schema: None,
+            annotations: None,
         },
         structured,
     }
+}
+
+/// A server's tool annotations as a manifest keeps them: `None` when the
+/// tool has none, or none that say anything.
+pub(crate) fn annotations_from_mcp(
+    annotations: Option<&rmcp::model::ToolAnnotations>,
+) -> Option<ToolAnnotations> {
+    let annotations = annotations?;
+    let kept = ToolAnnotations {
+        title: annotations.title.clone(),
+        read_only_hint: annotations.read_only_hint,
+        destructive_hint: annotations.destructive_hint,
+        idempotent_hint: annotations.idempotent_hint,
+        open_world_hint: annotations.open_world_hint,
+    };
+    (!kept.is_empty()).then_some(kept)
+}
+
+/// A manifest's annotations as MCP's `tools/list` lists them.
+pub(crate) fn annotations_to_mcp(annotations: &ToolAnnotations) -> rmcp::model::ToolAnnotations {
+    rmcp::model::ToolAnnotations::from_raw(
+        annotations.title.clone(),
+        annotations.read_only_hint,
+        annotations.destructive_hint,
+        annotations.idempotent_hint,
+        annotations.open_world_hint,
+    )
 }
 
 /// The property's type: `type` itself, the first non-null of a list of types,
@@ -189,6 +217,27 @@ mod tests {
         .unwrap();
         assert_eq!(translated.manifest, expected);
         assert_eq!(translated.structured, vec!["tags".to_owned()]);
+    }
+
+    #[test]
+    fn annotations_go_both_ways_and_empty_ones_are_none() {
+        let kept = ToolAnnotations {
+            title: Some("Describe".into()),
+            read_only_hint: Some(true),
+            destructive_hint: Some(false),
+            idempotent_hint: None,
+            open_world_hint: Some(false),
+        };
+        let served = annotations_to_mcp(&kept);
+        assert_eq!(
+            serde_json::to_value(&served).unwrap(),
+            json!({"title": "Describe", "readOnlyHint": true, "destructiveHint": false,
+                   "openWorldHint": false})
+        );
+        assert_eq!(annotations_from_mcp(Some(&served)), Some(kept));
+        let empty = rmcp::model::ToolAnnotations::new();
+        assert_eq!(annotations_from_mcp(Some(&empty)), None);
+        assert_eq!(annotations_from_mcp(None), None);
     }
 
     #[test]

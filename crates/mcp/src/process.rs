@@ -17,6 +17,8 @@ pub(crate) struct Launch<'a> {
     pub command: &'a str,
     pub args: &'a [String],
     pub env: &'a BTreeMap<String, String>,
+    /// Not inherited from Riverse's environment, unless `env` sets them.
+    pub withheld: &'a [String],
     /// The server runs here; a relative command path resolves against it.
     pub dir: &'a Path,
 }
@@ -36,6 +38,9 @@ impl ServerProcess {
             launch.command.into()
         };
         let mut command = Command::new(&program);
+        for variable in launch.withheld {
+            command.env_remove(variable);
+        }
         command
             .args(launch.args)
             .envs(launch.env)

@@ -19,8 +19,11 @@
 //! from, so that over streamable HTTP they ride the call's own stream.
 //!
 //! The 2026-07-28 protocol forbids requests to the client, and sends log
-//! lines only to requests that ask for them: there, a question is a cancel,
-//! a sample goes to the server's LLM, and the level is the request's own.
+//! lines only to requests that ask for them: there, a question or sample is
+//! an input request of the call's `input_required` result (or of its task),
+//! for a request that declared elicitation or sampling (else a question is a
+//! cancel and a sample goes to the server's LLM), and the level is the
+//! request's own.
 
 // Logging and sampling are deprecated by the 2026-07-28 protocol (SEP-2577);
 // the protocols before it, which every client of today speaks, have them.
@@ -33,13 +36,14 @@ use riverse_tool::{
     Answer, CallListener, LogLevel, LogLine, Progress, Question, SampleRequest, Sampler,
 };
 use rmcp::model::{
-    ClientResult, CreateMessageRequest, ElicitRequest, Extensions, LoggingLevel,
-    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerRequest,
+    ClientResult, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, Extensions, InputRequest, LoggingLevel, LoggingMessageNotification,
+    LoggingMessageNotificationParam, ProgressNotification, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, RequestId, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, RequestContext, ServiceError};
 use rmcp::{Peer, RoleServer};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::levels::{log_level, logging_level};
 use crate::outbox::OutboxQueue;
@@ -52,7 +56,7 @@ pub(crate) const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
 
 /// Why a question, or a call that asks for approval, gets no answer from a
 /// client that can't be asked.
-const NO_ELICITATION: &str = "the MCP client can't be asked: it offers no elicitation (or speaks the 2026-07-28 protocol, which has no requests to the client)";
+const NO_ELICITATION: &str = "the MCP client can't be asked: it offers no elicitation";
 
 /// What a client is told when a question or sample it was sent is withdrawn.
 const WITHDRAWN: &str = "the tool call that asked has ended";
@@ -107,6 +111,63 @@ pub(crate) struct ServedCall {
     /// Whether the client has been told that a question could not be asked:
     /// once a call, so a tool asking in a loop does not flood it.
     told_unaskable: std::sync::atomic::AtomicBool,
+    /// Where questions go under the 2026-07-28 protocol: to the call's
+    /// driver, which makes them `input_required` results or a task's
+    /// input requests (see [`crate::server::work`]).
+    rounds: Option<Rounds>,
+}
+
+/// The way from a call's questions and samples to its driver, under the
+/// 2026-07-28 protocol: each as the input request the client is sent, with
+/// the channel its answer comes back on; and the task the call became, if
+/// any, whose status message is the call's last progress message or log
+/// line.
+#[derive(Clone)]
+pub(crate) struct Rounds {
+    pub(crate) asks: tokio::sync::mpsc::UnboundedSender<Asked>,
+    pub(crate) status: Arc<Mutex<Option<rmcp::task_manager::TaskContext>>>,
+    /// Whether the request declared elicitation, and sampling.
+    pub(crate) elicits: bool,
+    pub(crate) samples: bool,
+}
+
+impl Rounds {
+    /// The client's answer to `request`; `None` when it gave none (the call
+    /// was cancelled or its driver is gone).
+    async fn ask(&self, key: Option<String>, request: InputRequest) -> Option<Value> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.asks
+            .send(Asked {
+                key,
+                request,
+                reply,
+            })
+            .ok()?;
+        answer.await.ok().flatten()
+    }
+}
+
+/// An input request a call made, the key it would like it sent under, and
+/// where the client's answer goes.
+pub(crate) struct Asked {
+    pub(crate) key: Option<String>,
+    pub(crate) request: InputRequest,
+    pub(crate) reply: tokio::sync::oneshot::Sender<Option<Value>>,
+}
+
+/// The key a question would like: its schema's `title` when that is a plain
+/// name (letters, digits, `_`, `-`), `approval` for an approval.
+fn key_hint(question: &Question) -> Option<String> {
+    if question.approval.is_some() {
+        return Some("approval".into());
+    }
+    let title = question.schema.get("title")?.as_str()?;
+    let plain = !title.is_empty()
+        && title.len() <= 64
+        && title
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    plain.then(|| title.to_owned())
 }
 
 impl ServedCall {
@@ -148,6 +209,45 @@ impl ServedCall {
             samples,
             fallback,
             outbox,
+            rounds: None,
+        }
+    }
+
+    /// Questions go to `rounds` (the 2026-07-28 protocol's `input_required`).
+    pub(crate) fn with_rounds(mut self, rounds: Rounds) -> Self {
+        self.rounds = Some(rounds);
+        self
+    }
+
+    /// The task's status message, when the call became a task.
+    fn tell_task(&self, message: &str) {
+        if let Some(rounds) = &self.rounds
+            && let Some(task) = &*rounds.status.lock()
+        {
+            task.set_status_message(message);
+        }
+    }
+
+    /// `question` as `elicitation/create` params, or `None` (with a warning
+    /// to the tool's author and, once a call, to the client) when MCP's
+    /// elicitation can't carry its schema.
+    fn askable(&self, question: Question) -> Option<ElicitRequestParams> {
+        match question::elicitation(question) {
+            Ok(params) => Some(params),
+            Err(reason) => {
+                let message = format!("a question was not asked: {reason}");
+                tracing::warn!(target: "mcp", "tool \"{}\": {message}", self.tool);
+                let told = self
+                    .told_unaskable
+                    .swap(true, std::sync::atomic::Ordering::Relaxed);
+                if !told {
+                    self.log(&LogLine {
+                        level: LogLevel::Warning,
+                        message,
+                    });
+                }
+                None
+            }
         }
     }
 
@@ -178,16 +278,25 @@ impl ServedCall {
 impl CallListener for ServedCall {
     fn progress(&self, progress: &Progress) {
         let Some(token) = &self.progress_token else {
+            if let Some(message) = &progress.message {
+                self.tell_task(message);
+            }
             return;
         };
         let mut params = ProgressNotificationParam::new(token.clone(), progress.progress);
         params.total = progress.total;
         params.message = progress.message.clone();
+        if let Some(message) = &progress.message {
+            self.tell_task(message);
+        }
         self.outbox
             .progress(ProgressNotification::new(params).into());
     }
 
     fn log(&self, line: &LogLine) {
+        if line.level >= LogLevel::Info {
+            self.tell_task(&line.message);
+        }
         if !self.passes(line.level) {
             return;
         }
@@ -199,26 +308,25 @@ impl CallListener for ServedCall {
     }
 
     async fn ask(&self, question: Question) -> Answer {
+        if let Some(rounds) = &self.rounds {
+            if !rounds.elicits {
+                return Answer::unanswered(NO_ELICITATION);
+            }
+            let key = key_hint(&question);
+            let Some(params) = self.askable(question) else {
+                return Answer::cancel();
+            };
+            let request = InputRequest::Elicitation(ElicitRequest::new(params));
+            let reply = rounds.ask(key, request).await;
+            return reply
+                .and_then(|value| serde_json::from_value::<ElicitResult>(value).ok())
+                .map_or_else(Answer::cancel, question::answer);
+        }
         if !self.elicits {
             return Answer::unanswered(NO_ELICITATION);
         }
-        let params = match question::elicitation(question) {
-            Ok(params) => params,
-            Err(reason) => {
-                // The tool's author reads why where the tool's lines are read.
-                let message = format!("a question was not asked: {reason}");
-                tracing::warn!(target: "mcp", "tool \"{}\": {message}", self.tool);
-                let told = self
-                    .told_unaskable
-                    .swap(true, std::sync::atomic::Ordering::Relaxed);
-                if !told {
-                    self.log(&LogLine {
-                        level: LogLevel::Warning,
-                        message,
-                    });
-                }
-                return Answer::cancel();
-            }
+        let Some(params) = self.askable(question) else {
+            return Answer::cancel();
         };
         let mut request = ElicitRequest::new(params);
         request.extensions = self.marking_this_call();
@@ -236,6 +344,18 @@ impl CallListener for ServedCall {
     }
 
     async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+        if let Some(rounds) = self.rounds.as_ref().filter(|rounds| rounds.samples) {
+            let create = CreateMessageRequest::new(sampling::create_message(request));
+            let reply = rounds.ask(None, InputRequest::CreateMessage(create)).await;
+            let Some(value) = reply else {
+                return Err(
+                    "the client's LLM did not answer: the call's sample was not answered".into(),
+                );
+            };
+            return serde_json::from_value::<CreateMessageResult>(value)
+                .map_err(|err| format!("the client answered the sample with something else: {err}"))
+                .and_then(sampling::completion);
+        }
         if self.samples {
             let mut create = CreateMessageRequest::new(sampling::create_message(request));
             create.extensions = self.marking_this_call();

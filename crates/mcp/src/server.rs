@@ -17,11 +17,12 @@ use riverse_tool::{
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
-    ListResourcesResult, ListSkillsResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock,
+    CustomRequest, CustomResult, ErrorCode, ErrorData, GetSkillRequestParams, GetSkillResult,
+    GetTaskParams, GetTaskResult, Implementation, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig, SubscriptionFilter, Tool,
+    ServerConfig, SubscriptionFilter, Tool, UpdateTaskParams,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, RunningService, ServerInitializeError,
@@ -36,8 +37,13 @@ use tokio::sync::watch;
 
 use crate::content;
 use crate::lines::LineTransport;
+use crate::manifest::annotations_to_mcp;
 use crate::outbox::Outbox;
 use crate::served_call::{ServedCall, SessionLevel};
+pub(crate) use work::Background;
+use work::RunningCall;
+
+mod work;
 use crate::skills::{self, LiveSkills};
 use crate::{Error, FAILURE_META_KEY};
 
@@ -65,6 +71,9 @@ pub struct RegistryServer {
     skills: Option<LiveSkills>,
     /// Tells the client when the skills are replaced.
     skills_notifier: Mutex<Option<AbortOnDrop>>,
+    /// Calls of the 2026-07-28 protocol that outlive their request: parked
+    /// on a question, or tasks. Shared by every session of an endpoint.
+    background: Background,
 }
 
 impl RegistryServer {
@@ -76,7 +85,15 @@ impl RegistryServer {
             notifier: Mutex::new(None),
             skills: None,
             skills_notifier: Mutex::new(None),
+            background: Background::default(),
         }
+    }
+
+    /// Shares `background` (parked calls and tasks) with the other
+    /// sessions of an endpoint.
+    pub(crate) fn with_background(mut self, background: Background) -> Self {
+        self.background = background;
+        self
     }
 
     /// Serves `skills` too (see [`crate::LiveSkills`]).
@@ -125,6 +142,7 @@ impl ServerHandler for RegistryServer {
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_tasks()
             .build();
         if self.skills.is_some() {
             skills::declare(&mut capabilities);
@@ -270,11 +288,44 @@ impl ServerHandler for RegistryServer {
         Ok(())
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let task = self.background.tasks.get_task(&request.task_id)?;
+        Ok(GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.background
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.background.tasks.cancel_task(&request.task_id)
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let modern = context
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        if modern {
+            return self.call_tool_in_rounds(request, context).await;
+        }
         let registry = self.current();
         let arguments = request.arguments.unwrap_or_default();
         let outbox = Outbox::new(context.peer.clone());
@@ -317,6 +368,73 @@ impl ServerHandler for RegistryServer {
     }
 }
 
+impl RegistryServer {
+    /// A call of the 2026-07-28 protocol: its questions are `input_required`
+    /// results, and for a client that declared the tasks extension it
+    /// becomes a task once it runs past [`work::TASK_AFTER`].
+    async fn call_tool_in_rounds(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let tasks = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let call = match &request.request_state {
+            Some(state) => {
+                match self.background.resume(
+                    &request.name,
+                    state,
+                    request.input_responses.clone(),
+                )? {
+                    Ok(call) => call,
+                    Err(asking_again) => return Ok(asking_again),
+                }
+            }
+            // Answers without a requestState answer the new call's
+            // questions of the same keys, as a server that keeps no state
+            // would read them.
+            None => self
+                .start_call(&request, &context)
+                .answering(request.input_responses.clone().unwrap_or_default()),
+        };
+        self.background
+            .drive(call, tasks, context.ct.cancelled())
+            .await
+    }
+
+    /// `request`'s call, started in a task of its own.
+    fn start_call(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> RunningCall {
+        let registry = self.current();
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let outbox = Outbox::new(context.peer.clone());
+        let capabilities = context.client_capabilities().unwrap_or_default();
+        let elicits = capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|offered| offered.form.is_some() || offered.url.is_none());
+        let rounds = RunningCall::rounds(elicits, capabilities.sampling.is_some());
+        let served = ServedCall::new(
+            &request.name,
+            context,
+            &self.log_level,
+            self.sampler.clone(),
+            outbox.queue(),
+        )
+        .with_rounds(rounds.0.clone());
+        let origin = riverse_tool::CallOrigin::new("mcp", None);
+        let call_context = CallContext::with_origin(Arc::new(served), Some(origin));
+        let name = request.name.to_string();
+        RunningCall::start(&request.name, rounds, async move {
+            registry.call_with(&name, arguments, &call_context).await
+        })
+    }
+}
+
 /// An over-long request line, by its id, becomes a request the server answers
 /// with an error; one without a readable id is dropped, with a warning.
 fn too_long_request() -> Replace {
@@ -337,7 +455,7 @@ fn too_long_request() -> Replace {
 
 /// A manifest as MCP lists it: the schema from the parameters and their types
 /// (or the tool's own, whole), the examples after the description, and the
-/// tool's output schema, whole, when it has one.
+/// tool's output schema, whole, and its annotations, when it has them.
 fn mcp_tool(manifest: &ToolManifest) -> Tool {
     let schema = match input_schema(manifest) {
         Value::Object(schema) => schema,
@@ -348,6 +466,7 @@ fn mcp_tool(manifest: &ToolManifest) -> Tool {
         Some(Value::Object(schema)) => Some(Arc::new(schema.clone())),
         _ => None,
     };
+    tool.annotations = manifest.annotations.as_ref().map(annotations_to_mcp);
     tool
 }
 
@@ -355,7 +474,7 @@ fn mcp_tool(manifest: &ToolManifest) -> Tool {
 /// result's JSON when the tool gave no text), then the content blocks, and
 /// the structured result as `structuredContent`. A failed call says why as
 /// data too, in `_meta` under [`FAILURE_META_KEY`].
-fn call_result(result: ToolResult) -> CallToolResult {
+pub(crate) fn call_result(result: ToolResult) -> CallToolResult {
     let kind = result.failure_kind();
     let blocks = result.content.into_iter().map(content::to_mcp);
     let Some(kind) = kind else {

@@ -13,7 +13,8 @@ use riverse_tool::{
     AfterCall, BeforeCall, CallContext, CallHooks, FailureKind, HookInfo, OnHookError, Params,
     ToolResult, result_json,
 };
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::{PythonOptions, WorkerPool, resolve_interpreter};
 
@@ -159,18 +160,15 @@ pub async fn python_hooks(options: HookOptions) -> FoundHooks {
 
 impl PythonHooks {
     /// Runs `hook`'s `phase` on the pool: its decision, or why it failed.
-    async fn ask(&self, hook: &str, arguments: Value) -> Result<Value, String> {
+    async fn ask(&self, hook: &str, arguments: Params) -> Result<Decision, String> {
         if let Some((_, error)) = self.broken.iter().find(|(name, _)| name == hook) {
             return Err(format!("it could not be loaded: {error}"));
         }
         let Some(pool) = &self.pool else {
             return Err("no hook worker".into());
         };
-        let Value::Object(params) = arguments else {
-            return Err("the hook's arguments are not an object".into());
-        };
         let result = pool
-            .call(hook, params, self.timeout, &CallContext::none())
+            .call(hook, arguments, self.timeout, &CallContext::none())
             .await;
         if !result.success {
             return Err(match result.failure {
@@ -181,22 +179,45 @@ impl PythonHooks {
                 _ => result.error,
             });
         }
-        let decision: Value = serde_json::from_str(&result.data)
+        let decision: Decision = serde_json::from_str(&result.data)
             .map_err(|err| format!("its answer can't be read: {err}"))?;
-        if decision.get("decision").and_then(Value::as_str) == Some("error") {
-            let reason = decision.get("reason").and_then(Value::as_str);
-            return Err(reason.unwrap_or("it failed").to_owned());
+        if decision.decision.as_deref() == Some("error") {
+            return Err(decision.reason().unwrap_or("it failed").to_owned());
         }
         Ok(decision)
     }
 }
 
-fn reason(decision: &Value) -> String {
-    decision
-        .get("reason")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned()
+/// A hook's answer, as the worker writes it (`hooks.py`).
+#[derive(Deserialize)]
+struct Decision {
+    decision: Option<String>,
+    reason: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+}
+
+impl Decision {
+    fn reason(&self) -> Option<&str> {
+        self.reason.as_ref().and_then(Value::as_str)
+    }
+
+    fn reason_text(&self) -> String {
+        self.reason().unwrap_or_default().to_owned()
+    }
+
+    fn unknown(&self) -> String {
+        format!("an unknown decision {:?}", self.decision.as_deref())
+    }
+}
+
+/// A hook's arguments: the phase and the call (the result is added after
+/// it).
+fn arguments(phase: &str, call: &Value) -> Params {
+    let mut arguments = Params::new();
+    arguments.insert("phase".into(), Value::from(phase));
+    arguments.insert("call".into(), call.clone());
+    arguments
 }
 
 #[async_trait::async_trait]
@@ -210,18 +231,16 @@ impl CallHooks for PythonHooks {
     }
 
     async fn before(&self, hook: &str, call: &Value) -> Result<BeforeCall, String> {
-        let decision = self
-            .ask(hook, json!({"phase": "before", "call": call}))
-            .await?;
-        match decision.get("decision").and_then(Value::as_str) {
+        let decision = self.ask(hook, arguments("before", call)).await?;
+        match decision.decision.as_deref() {
             Some("go") => Ok(BeforeCall::Go),
-            Some("deny") => Ok(BeforeCall::Deny(reason(&decision))),
-            Some("ask") => Ok(BeforeCall::Ask(reason(&decision))),
-            Some("rewrite") => match decision.get("params") {
-                Some(Value::Object(params)) => Ok(BeforeCall::Rewrite(Params::clone(params))),
+            Some("deny") => Ok(BeforeCall::Deny(decision.reason_text())),
+            Some("ask") => Ok(BeforeCall::Ask(decision.reason_text())),
+            Some("rewrite") => match decision.params {
+                Some(Value::Object(params)) => Ok(BeforeCall::Rewrite(params)),
                 _ => Err("Rewrite(params) needs a dict of arguments".into()),
             },
-            other => Err(format!("an unknown decision {other:?}")),
+            _ => Err(decision.unknown()),
         }
     }
 
@@ -231,12 +250,13 @@ impl CallHooks for PythonHooks {
         call: &Value,
         result: &ToolResult,
     ) -> Result<AfterCall, String> {
-        let arguments = json!({"phase": "after", "call": call, "result": result_json(result)});
+        let mut arguments = arguments("after", call);
+        arguments.insert("result".into(), result_json(result));
         let decision = self.ask(hook, arguments).await?;
-        match decision.get("decision").and_then(Value::as_str) {
+        match decision.decision.as_deref() {
             Some("keep") => Ok(AfterCall::Keep),
             Some("replace") => {
-                let given = decision.get("result").cloned().unwrap_or_default();
+                let given = decision.result.unwrap_or_default();
                 let success = given.get("success") == Some(&Value::Bool(true));
                 let text = |key: &str| {
                     given
@@ -253,7 +273,7 @@ impl CallHooks for PythonHooks {
                 replaced.structured = given.get("structured").cloned();
                 Ok(AfterCall::Replace(Box::new(replaced)))
             }
-            other => Err(format!("an unknown decision {other:?}")),
+            _ => Err(decision.unknown()),
         }
     }
 }

@@ -15,7 +15,7 @@ pub struct RequestLength {
 }
 
 /// Whether `value` is `message` itself (but for its final punctuation), a
-/// sentence without a number and at least `length` long: a request, not a
+/// sentence of at least `length` words of letters: a request, not a
 /// value taken from one ("What's today's date" is no time zone).
 ///
 /// So is the question a message opens with, copied from its start ("How
@@ -28,10 +28,16 @@ pub fn is_whole_request(message: &str, value: &str, length: RequestLength) -> bo
     if opening_question(request, value) && value.split_whitespace().count() >= length.words {
         return true;
     }
-    if value != request.trim() || value.chars().any(char::is_numeric) {
+    if value != request.trim() {
         return false;
     }
-    let words = value.split_whitespace().count();
+    // Only words of letters count: an expression ("12 * (3 + 4)") is a
+    // value whole, a sentence with a number in it ("cancel member 40217's
+    // card") is not.
+    let words = value
+        .split_whitespace()
+        .filter(|word| word.chars().any(|c| c.is_alphabetic() && !is_cjk(c)))
+        .count();
     let cjk = value.chars().filter(|&c| is_cjk(c)).count();
     words >= length.words || cjk >= length.cjk_chars
 }
@@ -70,6 +76,11 @@ mod tests {
                 "Find me a quick vegetarian recipe, under 30 minutes",
                 "Find me a quick vegetarian recipe",
             ),
+            (
+                "Move the 3 o'clock call to Friday",
+                "Move the 3 o'clock call to Friday",
+            ),
+            ("帮我取消订单58231的配送", "帮我取消订单58231的配送"),
         ] {
             assert!(is_whole_request(message, value, LENGTH), "{message}");
         }
@@ -80,6 +91,8 @@ mod tests {
         for (message, value) in [
             ("AAPL", "AAPL"),
             ("12かける8", "12かける8"),
+            ("12 * (3 + 4) / 2", "12 * (3 + 4) / 2"),
+            ("AAPL 2024 Q3", "AAPL 2024 Q3"),
             ("Weather in Paris", "Paris"),
             ("Weather in Paris", "Weather in Paris 2"),
         ] {

@@ -41,6 +41,10 @@ pub fn activity(update: &Update) -> Option<Value> {
             "type": "tool_call.log", "call_id": call_id, "tool": tool,
             "level": line.level, "message": line.message,
         })),
+        Update::Event(TurnEvent::TaskStarted(task)) => Some(json!({
+            "type": "tool_call.task", "call_id": task.call_id(), "tool": task.tool(),
+            "task_id": task.id(),
+        })),
         Update::QuestionAsked(asked) => Some(json!({
             "type": "tool_call.question", "call_id": asked.call_id, "tool": asked.tool,
             "question_id": asked.id, "message": asked.question.message,

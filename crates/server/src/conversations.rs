@@ -162,7 +162,7 @@ pub async fn post_message(
             turns::start(
                 &state,
                 permit,
-                TurnRequest::message(Api::Conversations, history, content),
+                TurnRequest::message(Api::Conversations, history, content).writing(&answer_id),
                 asking,
             )
         })
@@ -294,7 +294,8 @@ async fn store_update(
         Update::Event(
             TurnEvent::Done { .. }
             | TurnEvent::ToolProgress { .. }
-            | TurnEvent::ToolQuestion { .. },
+            | TurnEvent::ToolQuestion { .. }
+            | TurnEvent::TaskStarted(_),
         )
         | Update::QuestionClosed(_) => Ok(()),
         Update::QuestionAsked(asked) => {

@@ -10,7 +10,8 @@
 //! `/v1/riverse/questions/{id}` for the answers to what tools ask while a
 //! stream waits (the `questions` module), `/v1/schedules` for the
 //! schedules that [`start_schedules`] runs at their times (the `schedules`
-//! module), the chat page at `/`,
+//! module), `/v1/tasks` for the background tasks that calls become and
+//! [`keep_tasks`] keeps alive (the `tasks` module), the chat page at `/`,
 //! and the agent's tools over MCP's streamable HTTP transport at `/mcp`
 //! ([`McpRoute`]; [`serve_mcp`] serves it alone). Every route first passes
 //! the `guard`: loopback `Host` names only when there is no token, no page
@@ -42,6 +43,7 @@ mod questions;
 mod responses;
 mod schedules;
 mod sse;
+mod tasks;
 mod tools;
 mod turns;
 mod updates;
@@ -66,6 +68,7 @@ pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
 pub use prometheus::install as install_metrics;
 pub use questions::DEFAULT_QUESTION_TIMEOUT;
 pub use schedules::{Clock, SCHEDULE_DENIES, ScheduleLoops, start_schedules};
+pub use tasks::{TaskKeeper, keep_tasks, release_tasks};
 
 use crate::health::LlmState;
 use crate::questions::Questions;
@@ -177,6 +180,8 @@ pub struct AppState {
     questions: Arc<Questions>,
     /// How the LLM answered the last turn, for `/readyz`.
     llm: LlmState,
+    /// The background tasks this server runs.
+    tasks: tasks::RunningTasks,
     /// Turns end at once, telling their clients the server is stopping:
     /// it waited `serve.shutdown_timeout` for them.
     stopping: tokio::sync::watch::Sender<Option<Duration>>,
@@ -195,6 +200,7 @@ impl AppState {
             mcp,
             questions: Questions::new(options.question_timeout),
             llm: LlmState::default(),
+            tasks: tasks::RunningTasks::default(),
             stopping: tokio::sync::watch::Sender::new(None),
             agent,
             store,
@@ -252,6 +258,9 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/schedules", get(schedules::list))
         .route("/schedules/{name}/runs", get(schedules::runs))
         .route("/schedules/{name}/run", post(schedules::run_now))
+        .route("/tasks", get(tasks::list))
+        .route("/tasks/{id}", get(tasks::get))
+        .route("/tasks/{id}/cancel", post(tasks::cancel))
         .fallback(unknown_route)
         .route_layer(from_fn_with_state(
             auth::Token::new(state.options.token.as_deref()),

@@ -42,6 +42,8 @@ pub enum Api {
     Conversations,
     /// A schedule's run.
     Schedules,
+    /// A follow-up turn answering from a background task's end.
+    Tasks,
 }
 
 impl Api {
@@ -51,6 +53,7 @@ impl Api {
             Api::Responses => "responses",
             Api::Conversations => "conversations",
             Api::Schedules => "schedules",
+            Api::Tasks => "tasks",
         }
     }
 }

@@ -22,6 +22,8 @@
 //! - `{"type": "tool_call.question_closed", "call_id", "tool", "question_id", "action", "reason"}`:
 //!   what the tool read (`accept`, `decline`, `cancel`) and why it closed
 //!   (`answered`, `expired`, `call_ended`)
+//! - `{"type": "tool_call.task", "call_id", "tool", "task_id"}`: the call
+//!   became a background task (`tools.<name>.background`; docs/background.md)
 //! - `{"type": "tool_call.finished", ...}`: the call's record, every field of
 //!   `riverse_tool::CallRecord` (docs/serving.md, "A tool call")
 //! - `{"type": "skill.applied", "name", "trigger"}`, one per skill the turn

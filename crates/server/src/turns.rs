@@ -77,6 +77,20 @@ pub struct TurnRequest {
     /// `None` goes on from the client's tool results at the end of `history`.
     pub message: Option<String>,
     pub tool_use: ToolUse,
+    /// A turn that answers from a background task's end, after `history`,
+    /// in place of a message.
+    pub follow_up: Option<FollowUp>,
+    /// The stored answer the turn writes, when it has one: its calls that
+    /// become tasks name it.
+    pub answer_id: Option<String>,
+}
+
+/// A background task's end, for the turn that answers from it.
+pub struct FollowUp {
+    pub task_id: String,
+    pub tool: String,
+    pub params: riverse_tool::Params,
+    pub result: riverse_tool::ToolResult,
 }
 
 impl TurnRequest {
@@ -87,6 +101,16 @@ impl TurnRequest {
             history,
             message: Some(message),
             tool_use: ToolUse::default(),
+            follow_up: None,
+            answer_id: None,
+        }
+    }
+
+    /// The turn, writing the stored answer `answer_id`.
+    pub fn writing(self, answer_id: &str) -> Self {
+        TurnRequest {
+            answer_id: Some(answer_id.to_owned()),
+            ..self
         }
     }
 }
@@ -117,21 +141,52 @@ pub fn start(
     // The turn runs in the caller's span: for a conversation's message, the
     // turn span naming the conversation, which the turn takes for its own.
     let span = tracing::Span::current();
+    // Its calls that become tasks belong to the conversation it runs in.
+    let conversation = riverse_tool::CallOrigin::current().and_then(|origin| origin.conversation);
+    let answer_id = request.answer_id.clone();
+    let adopter = state.clone();
     let running = async move {
         let events: UnboundedSender<Update> = sender.clone();
         let mut on_event = move |event: TurnEvent| {
+            if let TurnEvent::TaskStarted(task) = &event {
+                let owner = crate::tasks::Owner {
+                    conversation: conversation.clone(),
+                    answer: answer_id.clone(),
+                };
+                crate::tasks::adopt(&adopter, task.clone(), owner);
+            }
             if approves_all {
                 approve(event, &events, questions.as_ref(), no_approvals);
             } else {
                 report(event, &events, questions.as_ref(), no_approvals);
             }
         };
-        let turn = agent.turn_with(
-            &request.history,
-            request.message.as_deref(),
-            &request.tool_use,
-            &mut on_event,
-        );
+        let turn = async {
+            match &request.follow_up {
+                Some(ended) => {
+                    agent
+                        .follow_up(
+                            &request.history,
+                            &ended.task_id,
+                            &ended.tool,
+                            &ended.params,
+                            &ended.result,
+                            &mut on_event,
+                        )
+                        .await
+                }
+                None => {
+                    agent
+                        .turn_with(
+                            &request.history,
+                            request.message.as_deref(),
+                            &request.tool_use,
+                            &mut on_event,
+                        )
+                        .await
+                }
+            }
+        };
         let outcome = tokio::select! {
             outcome = tokio::time::timeout(deadline, turn) => Ended::Ran(outcome),
             waited = stopped(&mut stopping) => Ended::Stopped(waited),

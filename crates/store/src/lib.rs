@@ -16,6 +16,9 @@
 //! kept alive by heartbeats like answers; a schedule's own conversation is
 //! marked with its name ([`ConversationSummary::schedule`]).
 //!
+//! And background tasks ([`Task`]): tool calls that outlived their turn,
+//! owned and kept alive by heartbeats as answers are (the `tasks` module).
+//!
 //! Two backends: [`SqliteStore`] (`.riverse/riverse.db` in the project, WAL
 //! mode) and [`PostgresStore`]. Neither keeps conversation state in memory
 //! between calls, so any number of servers can share one PostgreSQL database.
@@ -33,6 +36,7 @@ mod migrations;
 mod postgres;
 mod schedule_runs;
 mod sqlite;
+mod tasks;
 
 use std::time::Duration;
 
@@ -43,6 +47,7 @@ use serde_json::Value;
 pub use postgres::PostgresStore;
 pub use schedule_runs::{Claim, RunKind, RunStatus, ScheduleRun};
 pub use sqlite::SqliteStore;
+pub use tasks::{NewTask, TASK_INTERRUPTED, Task, TaskState};
 
 /// The most conversations one listing returns.
 pub const MAX_PAGE: usize = 100;

@@ -47,6 +47,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (8, SQLITE_CALL_RECORDS),
     (9, ANSWER_SKILLS),
     (10, SCHEDULE_RUNS),
+    (11, TASKS),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -103,6 +104,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (8, POSTGRES_CALL_RECORDS),
     (9, ANSWER_SKILLS),
     (10, SCHEDULE_RUNS),
+    (11, TASKS),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -254,3 +256,28 @@ const SCHEDULE_RUNS: &str = "ALTER TABLE conversations ADD COLUMN schedule TEXT;
         schedule TEXT PRIMARY KEY,
         seen_until BIGINT NOT NULL
     );";
+
+/// Step 11, the same in both: background tasks (`tasks`). `state` is
+/// `working`, `input_required`, `completed`, `failed` or `cancelled`; an
+/// unended task is kept alive by its server as an answer is (`owner`,
+/// `heartbeat_at`); `arguments`, `progress` and `result` are JSON text.
+const TASKS: &str = "CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT,
+        message_id TEXT,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        state TEXT NOT NULL,
+        progress TEXT,
+        result TEXT,
+        error TEXT,
+        owner TEXT,
+        heartbeat_at BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        ended_at BIGINT
+    );
+    CREATE INDEX tasks_by_creation ON tasks (created_at DESC, id);
+    CREATE INDEX tasks_unended ON tasks (heartbeat_at)
+        WHERE state IN ('working', 'input_required');";

@@ -9,6 +9,8 @@
 
 #[path = "postgres_schedules.rs"]
 mod schedules;
+#[path = "postgres_tasks.rs"]
+mod tasks;
 
 use std::sync::Arc;
 

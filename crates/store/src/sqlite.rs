@@ -3,6 +3,8 @@
 
 #[path = "sqlite_schedules.rs"]
 mod schedules;
+#[path = "sqlite_tasks.rs"]
+mod tasks;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -746,3 +746,4 @@ async fn what_a_turn_handed_back_is_found_by_its_first_call() {
 
 mod schedule_runs;
 mod skills;
+mod tasks;

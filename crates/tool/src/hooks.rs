@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::manifest::ToolSource;
+use crate::manifest::{ToolAnnotations, ToolSource};
 use crate::params::Params;
 use crate::result::ToolResult;
 
@@ -111,20 +111,27 @@ pub struct HookedCall<'a> {
     pub params: &'a Params,
     pub front_end: Option<&'a str>,
     pub conversation: Option<&'a str>,
+    /// The tool's MCP annotations, when its manifest has them.
+    pub annotations: Option<&'a ToolAnnotations>,
 }
 
 impl HookedCall<'_> {
-    /// `{"tool", "source", "params", "front_end", "conversation"}`; `source`
-    /// is `python`, `standard` (a Python tool of Riverse's standard set),
+    /// `{"tool", "source", "params", "front_end", "conversation"}`, and
+    /// `"annotations"` (MCP's names) when the tool has them; `source` is
+    /// `python`, `standard` (a Python tool of Riverse's standard set),
     /// `yaml` or `mcp`.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut shown = json!({
             "tool": self.tool,
             "source": source_kind(self.source),
             "params": Value::Object(self.params.clone()),
             "front_end": self.front_end,
             "conversation": self.conversation,
-        })
+        });
+        if let Some(annotations) = self.annotations {
+            shown["annotations"] = json!(annotations);
+        }
+        shown
     }
 }
 
@@ -227,11 +234,24 @@ mod tests {
             params: &params,
             front_end: Some("chat"),
             conversation: None,
+            annotations: None,
         };
         assert_eq!(
             call.to_json(),
             json!({"tool": "weather", "source": "python", "params": {"city": "Oslo"},
                    "front_end": "chat", "conversation": null})
+        );
+        let annotations = ToolAnnotations {
+            read_only_hint: Some(true),
+            ..ToolAnnotations::default()
+        };
+        let annotated = HookedCall {
+            annotations: Some(&annotations),
+            ..call
+        };
+        assert_eq!(
+            annotated.to_json()["annotations"],
+            json!({"readOnlyHint": true})
         );
     }
 

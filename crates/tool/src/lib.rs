@@ -54,7 +54,7 @@ pub use hooks::{
 };
 pub use limits::CallLimits;
 pub use live::LiveRegistry;
-pub use manifest::{ToolManifest, ToolSource};
+pub use manifest::{ToolAnnotations, ToolManifest, ToolSource};
 pub use name::{is_valid_name, sanitize_name};
 pub use params::{Params, coerce_params};
 pub use record::{Arguments, CallApproval, CallRecord};

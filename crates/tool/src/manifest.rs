@@ -34,6 +34,49 @@ pub struct ToolManifest {
     /// whole. A call that succeeds must return a structured result that fits it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<serde_json::Value>,
+    /// What the tool says of its behaviour, as MCP's `ToolAnnotations`
+    /// (hints, not guarantees): a Python tool's `annotations`, an MCP
+    /// server's. Served in `tools/list` and shown to hooks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+}
+
+/// MCP's `ToolAnnotations`, under MCP's names in JSON. Every field is
+/// optional; an unknown key is refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolAnnotations {
+    /// A title for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// It may destroy, not only add (meaningful when not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling it again with the same arguments changes nothing more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// It reaches an open world of outside entities (the web, not a memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// The JSON keys, in MCP's order.
+    pub const KEYS: [&'static str; 5] = [
+        "title",
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+
+    /// Whether it says nothing at all (then a manifest keeps none).
+    pub fn is_empty(&self) -> bool {
+        *self == ToolAnnotations::default()
+    }
 }
 
 impl ToolManifest {
@@ -115,5 +158,52 @@ mod tests {
         assert_eq!(manifest.type_label("b"), "integer");
         assert_eq!(manifest.param_type("b"), ParamType::Int);
         assert_eq!(manifest.type_label("c"), "string");
+    }
+
+    #[test]
+    fn annotations_keep_mcps_names_and_refuse_what_mcp_does_not_define() {
+        let written = json!({"title": "Weather", "readOnlyHint": true, "openWorldHint": false});
+        let manifest: ToolManifest = serde_json::from_value(json!({
+            "name": "weather", "description": "d", "annotations": written
+        }))
+        .unwrap();
+        let annotations = manifest.annotations.clone().unwrap();
+        assert_eq!(
+            annotations,
+            ToolAnnotations {
+                title: Some("Weather".into()),
+                read_only_hint: Some(true),
+                open_world_hint: Some(false),
+                ..ToolAnnotations::default()
+            }
+        );
+        assert_eq!(json!(manifest)["annotations"], written);
+        assert!(!annotations.is_empty() && ToolAnnotations::default().is_empty());
+        let plain: ToolManifest =
+            serde_json::from_value(json!({"name": "t", "description": "d"})).unwrap();
+        assert_eq!(json!(plain).get("annotations"), None);
+
+        let unknown = serde_json::from_value::<ToolAnnotations>(json!({"readonly": true}));
+        assert!(
+            unknown
+                .unwrap_err()
+                .to_string()
+                .starts_with("unknown field `readonly`"),
+        );
+        let not_bool = serde_json::from_value::<ToolAnnotations>(json!({"readOnlyHint": "yes"}));
+        assert!(
+            not_bool
+                .unwrap_err()
+                .to_string()
+                .starts_with("invalid type: string \"yes\", expected a boolean"),
+        );
+        let all = ToolAnnotations::KEYS.map(|key| (key.to_owned(), json!(key == "title")));
+        let all = serde_json::Map::from_iter(all);
+        let mut all = serde_json::Value::Object(all);
+        all["title"] = json!("t");
+        assert_eq!(
+            json!(serde_json::from_value::<ToolAnnotations>(all.clone()).unwrap()),
+            all
+        );
     }
 }

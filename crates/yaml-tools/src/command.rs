@@ -40,6 +40,8 @@ const MAX_PATH_BYTES: usize = 4096;
 pub(crate) struct Place<'a> {
     pub(crate) project_dir: &'a Path,
     pub(crate) protected_paths: &'a [Protected],
+    /// Not inherited from Riverse's environment.
+    pub(crate) withheld_env: &'a [String],
     /// Where the program runs confined (`tools.<name>.sandbox`).
     pub(crate) sandbox: Option<&'a Arc<Confinement>>,
 }
@@ -249,6 +251,9 @@ async fn run(argv: &[String], place: &Place<'_>, timeout: Duration) -> ToolResul
         })
     };
     let mut command = Command::new(&argv[0]);
+    for variable in place.withheld_env {
+        command.env_remove(variable);
+    }
     if let Some(sandbox) = place.sandbox {
         sandbox.apply_to(&mut command);
     }

@@ -59,6 +59,9 @@ pub struct AgentsOptions {
     pub protected_paths: Vec<PathBuf>,
     /// `tools.<name>.sandbox` of command agents: the program runs in it.
     pub sandboxes: BTreeMap<String, Sandbox>,
+    /// Variables of Riverse's environment a command agent's program doesn't
+    /// inherit: Riverse's own keys and the secrets' sources.
+    pub withheld_env: Vec<String>,
 }
 
 /// One declared agent as a tool.
@@ -67,6 +70,7 @@ pub struct AgentTool {
     source: ToolSource,
     project_dir: PathBuf,
     protected_paths: Arc<[command::Protected]>,
+    withheld_env: Arc<[String]>,
     /// The longest HTTP reply read.
     max_reply_bytes: usize,
     client: reqwest::Client,
@@ -100,6 +104,7 @@ impl Tool for AgentTool {
                 let place = command::Place {
                     project_dir: &self.project_dir,
                     protected_paths: &self.protected_paths,
+                    withheld_env: &self.withheld_env,
                     sandbox: self.sandbox.as_ref(),
                 };
                 command::call(spec, &params, &place, timeout).await
@@ -155,6 +160,7 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
     };
     let protected_paths: Arc<[command::Protected]> =
         command::protected(&options.project_dir, &options.protected_paths).into();
+    let withheld_env: Arc<[String]> = options.withheld_env.clone().into();
     let max_reply_bytes = options.limits.reply_bytes();
     let mut found = Vec::new();
     for (file, list) in lists {
@@ -201,6 +207,7 @@ pub fn agent_tools(options: &AgentsOptions) -> Vec<Found> {
                             source: source.clone(),
                             project_dir: options.project_dir.clone(),
                             protected_paths: protected_paths.clone(),
+                            withheld_env: withheld_env.clone(),
                             max_reply_bytes,
                             client: client.clone(),
                             sandbox,

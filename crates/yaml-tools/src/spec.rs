@@ -305,6 +305,7 @@ impl AgentSpec {
                 parameter_types: IndexMap::new(),
                 input_schema: None,
                 output_schema: None,
+                annotations: None,
             },
             enabled: fields.boolean("enabled")?.unwrap_or(true),
             action,

@@ -23,6 +23,7 @@ use serde::Deserialize;
 use serde::de::IntoDeserializer;
 use serde_json::Value;
 
+pub use background::Background;
 pub use hooks::HooksSettings;
 pub use llm::{LocalSettings, OpenaiSettings};
 pub use mcp::McpSettings;
@@ -140,6 +141,9 @@ pub struct ToolSettings {
     pub sandbox: Option<Sandbox>,
     /// `tools.<name>.secrets`: the names of the secrets the tool is given.
     pub secrets: Vec<String>,
+    /// `tools.<name>.background`: a call still running after a while
+    /// becomes a task that outlives its turn.
+    pub background: Option<Background>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -586,7 +590,19 @@ fn tools_settings(
             }
         };
         let secrets: Option<Vec<String>> = section_field(&section, "secrets", &key, invalid)?;
+        let background = match section.get("background") {
+            None => None,
+            Some(value) => {
+                let value = serde_json::to_value(value)
+                    .map_err(|err| invalid(&key("background"), err.to_string()))?;
+                Some(
+                    background::background_at(&key("background"), &value)
+                        .map_err(|(key, why)| invalid(&key, why))?,
+                )
+            }
+        };
         let policy = ToolSettings {
+            background,
             secrets: secrets.unwrap_or_default(),
             enabled: enabled.map(|enabled| warnings.take(&key("enabled"), enabled)),
             timeout: timeout.map(|timeout| warnings.take(&key("timeout"), timeout).0),
@@ -679,6 +695,7 @@ fn agent_settings(raw: RawAgent, warnings: &mut Warnings) -> AgentSettings {
 }
 
 mod approval;
+mod background;
 mod hooks;
 mod llm;
 mod mcp;

@@ -33,6 +33,12 @@ pub fn turn_options(settings: &Settings) -> TurnOptions {
         max_tool_calls: settings.agent.max_tool_calls,
         max_tools_shown: settings.agent.max_tools_shown,
         language: settings.language,
+        background: settings
+            .tools
+            .per_tool
+            .iter()
+            .filter_map(|(name, tool)| Some((name.clone(), tool.background?)))
+            .collect(),
     }
 }
 
@@ -90,6 +96,7 @@ pub fn mcp_options(settings: &Settings) -> McpOptions {
         startup_timeout: settings.mcp.startup_timeout,
         project_dir: settings.project_dir.clone(),
         limits: call_limits(settings),
+        withheld_env: settings.withheld_env(),
     }
 }
 
@@ -196,6 +203,7 @@ pub fn agents_options(settings: &Settings) -> AgentsOptions {
             .map(|protected| protected.path)
             .collect(),
         sandboxes: tool_sandboxes(settings),
+        withheld_env: settings.withheld_env(),
     }
 }
 

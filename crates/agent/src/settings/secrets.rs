@@ -210,6 +210,19 @@ impl Settings {
         let _ = riverse_secrets::register(pairs);
     }
 
+    /// The variables no program Riverse starts for a tool inherits (MCP
+    /// servers, command agents, and the Python workers under `python.env:
+    /// inherit`): Riverse's own keys and the secrets' sources, less those
+    /// `python.env_allow` names.
+    pub fn withheld_env(&self) -> Vec<String> {
+        match &self.python.env {
+            riverse_python::EnvPolicy::Inherit { withheld } => withheld.clone(),
+            riverse_python::EnvPolicy::Clean { allow } => {
+                Settings::withheld_variables(&self.secrets, allow)
+            }
+        }
+    }
+
     /// The variables withheld from tools that inherit Riverse's
     /// environment: Riverse's own keys and the secrets' sources, less
     /// those `python.env_allow` names.

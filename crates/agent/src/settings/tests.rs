@@ -352,3 +352,25 @@ fn the_log_format_is_text_unless_json_is_asked_for() {
         "settings.yaml: log_format: unknown variant `xml`, expected `text` or `json` at line 1 column 13"
     );
 }
+
+#[test]
+fn a_tools_background_section_is_read_with_its_timeout_and_its_errors_name_the_key() {
+    let settings =
+        parse("tools:\n  slow: {timeout: 300, background: {after: 20, rerun: true}}\n").unwrap();
+    assert_eq!(
+        settings.tools.per_tool["slow"],
+        ToolSettings {
+            timeout: Some(Duration::from_secs(300)),
+            background: Some(Background {
+                after: Duration::from_secs(20),
+                rerun: true
+            }),
+            ..ToolSettings::default()
+        }
+    );
+    let err = parse("tools:\n  slow: {background: {after: soon}}\n").unwrap_err();
+    assert!(
+        err.contains("tools.slow.background.after: expected a number of seconds from 0 to 86400, got \"soon\""),
+        "{err}"
+    );
+}

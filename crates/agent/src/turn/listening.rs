@@ -160,3 +160,60 @@ impl Sampler for ProviderSampler {
         }
     }
 }
+
+/// A background call's listener: as a round call's, and its last progress
+/// kept in `progress`, which outlives the round.
+struct TaskListener {
+    round: RoundListener,
+    progress: tokio::sync::watch::Sender<Option<Progress>>,
+}
+
+#[async_trait::async_trait]
+impl CallListener for TaskListener {
+    fn progress(&self, progress: &Progress) {
+        self.progress.send_replace(Some(progress.clone()));
+        self.round.progress(progress);
+    }
+
+    fn log(&self, line: &LogLine) {
+        self.round.log(line);
+    }
+
+    async fn ask(&self, question: Question) -> Answer {
+        self.round.ask(question).await
+    }
+
+    async fn sample(&self, request: SampleRequest) -> Result<String, String> {
+        self.round.sample(request).await
+    }
+}
+
+/// The context of a call of a round that may become a task: its progress
+/// also goes to `progress`.
+pub(super) fn task_context(
+    call_id: &str,
+    tool: &str,
+    events: &mpsc::UnboundedSender<TurnEvent>,
+    sampler: &Arc<dyn Sampler>,
+    progress: tokio::sync::watch::Sender<Option<Progress>>,
+) -> CallContext {
+    CallContext::new(Arc::new(TaskListener {
+        round: RoundListener {
+            call_id: call_id.to_owned(),
+            tool: tool.to_owned(),
+            events: events.clone(),
+            sampler: sampler.clone(),
+        },
+        progress,
+    }))
+}
+
+/// A call outside any turn whose progress goes to `progress` only.
+pub(super) struct ProgressOnly(pub tokio::sync::watch::Sender<Option<Progress>>);
+
+#[async_trait::async_trait]
+impl CallListener for ProgressOnly {
+    fn progress(&self, progress: &Progress) {
+        self.0.send_replace(Some(progress.clone()));
+    }
+}

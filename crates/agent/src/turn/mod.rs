@@ -30,6 +30,7 @@ use crate::{Language, ToolMode};
 
 mod applied;
 mod asked;
+mod background;
 mod client;
 mod conversation;
 mod dispatcher;
@@ -49,6 +50,7 @@ mod skills;
 mod span;
 
 pub use applied::{AppliedSkill, SkillTrigger};
+pub use background::{BackgroundTask, CANCELLED, TaskEnd};
 pub use client::ToolUse;
 pub use listening::{ProviderSampler, QuestionReply};
 pub use route::RoutedCall;
@@ -67,6 +69,8 @@ pub struct TurnOptions {
     /// With more tools than this, a turn shows the most relevant; 0 shows all.
     pub max_tools_shown: usize,
     pub language: Language,
+    /// `tools.<name>.background`, by tool.
+    pub background: std::collections::BTreeMap<String, crate::Background>,
 }
 
 /// What a turn reports as it goes.
@@ -99,6 +103,10 @@ pub enum TurnEvent {
         question: Question,
         reply: QuestionReply,
     },
+    /// A call still running after its tool's `background.after` became
+    /// this task: it goes on after the turn, and the model was told so. The
+    /// call's `ToolCallFinished` follows, with what the model read.
+    TaskStarted(BackgroundTask),
     /// A piece of the model's text, as it streams in.
     AnswerDelta(String),
     Done {

@@ -6,12 +6,11 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use riverse_tool::{
-    Arguments, CallContext, CallError, CallFailure, CallRecord, Params, ToolResult,
-};
-use tokio::sync::mpsc;
+use riverse_tool::{Arguments, CallContext, CallRecord, Params, Progress, ToolResult};
+use tokio::sync::{mpsc, watch};
 
 use super::asked::AskedCall;
+use super::background::{BackgroundTask, call_registry, started_reply};
 use super::listening;
 use super::offer::Offer;
 use super::plan::{Planned, plan_round};
@@ -80,23 +79,43 @@ impl Agent {
         let mut running: FuturesUnordered<_> = to_run
             .iter()
             .map(|planned| {
-                let context = listening::call_context(
-                    &planned.call_id,
-                    &planned.tool,
-                    &events,
-                    &self.sampler,
-                );
+                let after = self
+                    .background_after(&planned.tool)
+                    .filter(|_| planned.tool != SKILL_TOOL);
+                let (progress, progress_heard) = watch::channel(None);
+                let context = match after {
+                    Some(_) => listening::task_context(
+                        &planned.call_id,
+                        &planned.tool,
+                        &events,
+                        &self.sampler,
+                        progress,
+                    ),
+                    None => listening::call_context(
+                        &planned.call_id,
+                        &planned.tool,
+                        &events,
+                        &self.sampler,
+                    ),
+                };
                 async move {
                     let started = Instant::now();
-                    let result = self
-                        .call_tool(
-                            &planned.tool,
-                            &planned.call_id,
-                            planned.params.clone(),
-                            &context,
-                        )
-                        .await;
-                    (planned, result, started.elapsed())
+                    let outcome = match after {
+                        Some(after) => {
+                            self.call_in_background(planned, context, after, progress_heard)
+                                .await
+                        }
+                        None => Outcome::Ended(
+                            self.call_tool(
+                                &planned.tool,
+                                &planned.call_id,
+                                planned.params.clone(),
+                                &context,
+                            )
+                            .await,
+                        ),
+                    };
+                    (planned, outcome, started.elapsed())
                 }
             })
             .collect();
@@ -108,13 +127,21 @@ impl Agent {
                 }
                 finished_call = running.next() => finished_call,
             };
-            let Some((planned, result, duration)) = finished_call else {
+            let Some((planned, outcome, duration)) = finished_call else {
                 break;
             };
             // What the call said before it ended comes before its end.
             while let Ok(event) = heard.try_recv() {
                 on_event(event);
             }
+            let result = match outcome {
+                Outcome::Ended(result) => result,
+                Outcome::Detached(task) => {
+                    let reply = started_reply(task.id(), task.tool());
+                    on_event(TurnEvent::TaskStarted(task));
+                    ToolResult::ok(reply)
+                }
+            };
             let record = self.share_result(planned, result, duration, replies);
             on_event(TurnEvent::ToolCallFinished(record.clone()));
             finished.push((planned.positions[0], record));
@@ -154,22 +181,61 @@ impl Agent {
         if name == SKILL_TOOL && registry.get(SKILL_TOOL).is_none() {
             return self.call_skill_tool(&params).await;
         }
-        match registry
-            .call_with_id(name, Some(call_id), params, context)
-            .await
-        {
-            Ok(result) => result,
-            Err(error @ CallError::UnknownTool(_)) => {
-                let offered = registry
-                    .available_manifests()
-                    .map(|m| m.name.clone())
-                    .collect();
-                ToolResult::from(CallFailure::NotCallable {
-                    error,
-                    offered: Some(offered),
-                })
-            }
-            Err(error) => ToolResult::from(CallFailure::from(error)),
+        call_registry(&registry, name, call_id, params, context).await
+    }
+
+    /// Runs `planned` in a task of its own: its result when it ends within
+    /// `after`, else the task, which goes on without the turn.
+    async fn call_in_background(
+        &self,
+        planned: &Planned,
+        context: CallContext,
+        after: Duration,
+        progress: watch::Receiver<Option<Progress>>,
+    ) -> Outcome {
+        let registry = self.registry();
+        let (name, call_id, params) = (
+            planned.tool.clone(),
+            planned.call_id.clone(),
+            planned.params.clone(),
+        );
+        let call = async move { call_registry(&registry, &name, &call_id, params, &context).await };
+        let task = BackgroundTask::spawn(
+            BackgroundTask::new_id(),
+            &planned.call_id,
+            &planned.tool,
+            planned.params.clone(),
+            Instant::now(),
+            progress,
+            call,
+        );
+        // A turn dropped before the call became a task stops the call, as
+        // it stops a call in the turn.
+        let mut guard = CancelOnDrop(Some(task.clone()));
+        let outcome = tokio::select! {
+            biased;
+            end = task.ended() => Outcome::Ended(end.result),
+            () = tokio::time::sleep(after) => Outcome::Detached(task),
+        };
+        guard.0 = None;
+        outcome
+    }
+}
+
+/// How a call of the round came out.
+enum Outcome {
+    Ended(ToolResult),
+    /// Still running after its tool's `background.after`: a task now.
+    Detached(BackgroundTask),
+}
+
+/// Cancels the task it holds when dropped.
+struct CancelOnDrop(Option<BackgroundTask>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(task) = self.0.take() {
+            task.cancel();
         }
     }
 }

@@ -1,3 +1,4 @@
+mod background;
 mod client_tools;
 mod dispatcher;
 mod limits;

@@ -40,6 +40,7 @@ pub fn event_outline(events: &[TurnEvent]) -> Vec<String> {
                 format!("text {text}")
             }
             TurnEvent::Done { answer } => format!("done {answer}"),
+            TurnEvent::TaskStarted(task) => format!("task {} {}", task.tool(), task.id()),
             TurnEvent::ToolProgress { tool, progress, .. } => {
                 format!("progress {tool} {}", progress.progress)
             }

@@ -533,15 +533,6 @@ fn time_features(table: &mut Table, python: &Path, calls: usize) -> anyhow::Resu
             None,
         );
     }
-    match features::no_op_hook() {
-        Some(mut hook) => {
-            table.time("  one no-op hook, p50", hook.median(), Some(floor), None);
-        }
-        None => table.missing(
-            "  one no-op hook",
-            "not available (agent/hooks is not wired into this benchmark)",
-        ),
-    }
     table.note(format!(
         "features: {} calls each, every contender on a thread and one-thread runtime of its own, taking turns in blocks with the pipe floor; sandbox: {}",
         times.pipe.len(),

@@ -15,12 +15,21 @@
 //! and runs on `y`, is refused on `n`, and on `a` runs with every later call
 //! of that tool in the session; without a terminal it is refused.
 //! Images and files that results carry are saved under `.riverse/out/`.
+//!
+//! A call that becomes a background task (`tools.<name>.background`) goes
+//! on while the person types; when it ends, a follow-up turn answers from
+//! its result, printed above the prompt, and joins the conversation. At
+//! the end a terminal chat cancels the tasks still running, a piped one
+//! waits for them; a line says which.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::mpsc::Sender;
 
 use anyhow::Context;
-use riverse_agent::{Agent, RunMode, Settings, TurnEvent, build_agent_with_sources};
+use riverse_agent::{
+    Agent, BackgroundTask, RunMode, Settings, TaskEnd, TurnEvent, build_agent_with_sources,
+};
 use riverse_llm::Message;
 use riverse_tool::Entry;
 use rustyline::ExternalPrinter;
@@ -29,7 +38,7 @@ use tokio::io::AsyncBufReadExt;
 
 use super::reload::{self, Report};
 use super::tools;
-use crate::live::{Approvals, Asker, OutDir, ToolLines, TurnView};
+use crate::live::{AbovePrompt, Approvals, Asker, ChatTasks, OutDir, ToolLines, TurnView};
 use crate::output::Exit;
 use crate::telemetry;
 
@@ -67,51 +76,203 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
     if let Some(skills) = &skills {
         agent.follow_skills(skills.changes());
     }
-    let out = OutDir::of(&settings.project_dir);
-    // What the person approved for the rest of the session.
-    let approvals = Approvals::asked();
-    let mut history: Vec<Message> = Vec::new();
-    while let Some(line) = input.next_line().await? {
-        let line = line.trim();
-        match line {
-            "" => {}
-            "/exit" | "/quit" => break,
-            "/reset" => {
-                history.clear();
-                eprintln!("(conversation cleared)");
-            }
-            "/tools" => print_tools(&agent)?,
-            "/help" => eprintln!("{HELP}"),
-            command if command.starts_with('/') && agent.skills().explicit(command).is_none() => {
-                eprintln!("unknown command {command}; {HELP}");
-            }
-            message => {
-                if let Some(messages) =
-                    run_turn(&agent, &history, message, &out, &approvals).await?
-                {
-                    history.extend(messages);
+    let mut session = Session {
+        agent: &agent,
+        history: Vec::new(),
+        out: OutDir::of(&settings.project_dir),
+        // What the person approved for the rest of the session.
+        approvals: Approvals::asked(),
+        tasks: ChatTasks::default(),
+    };
+    loop {
+        // A task that ends while the person types is followed up at once,
+        // above the prompt; a turn's own tasks wait for its end.
+        let next = tokio::select! {
+            line = input.next_line() => Next::Line(line?),
+            (task, end) = session.tasks.next_end() => Next::Ended(task, Box::new(end)),
+        };
+        match next {
+            Next::Ended(task, end) => session.follow_up(&task, &end, input.above()).await?,
+            Next::Line(None) => break,
+            Next::Line(Some(line)) => {
+                if !session.take_line(line.trim()).await? {
+                    break;
                 }
             }
         }
     }
     input.save_history();
+    session
+        .finish(matches!(input, Input::Terminal { .. }))
+        .await?;
     Ok(Exit::Success)
+}
+
+/// What the chat waits for at its prompt.
+enum Next {
+    /// A line typed or piped in; `None` at the end of input.
+    Line(Option<String>),
+    /// A background task ended (boxed: an end is large).
+    Ended(BackgroundTask, Box<TaskEnd>),
+}
+
+/// A chat's conversation, and the tasks its calls became.
+struct Session<'a> {
+    agent: &'a Agent,
+    history: Vec<Message>,
+    out: OutDir,
+    approvals: Approvals,
+    tasks: ChatTasks,
+}
+
+impl Session<'_> {
+    /// Answers `line`, a message or a command; `false` when it ends the
+    /// chat.
+    async fn take_line(&mut self, line: &str) -> anyhow::Result<bool> {
+        match line {
+            "" => {}
+            "/exit" | "/quit" => return Ok(false),
+            "/reset" => {
+                self.history.clear();
+                eprintln!("(conversation cleared)");
+            }
+            "/tools" => print_tools(self.agent)?,
+            "/help" => eprintln!("{HELP}"),
+            command
+                if command.starts_with('/') && self.agent.skills().explicit(command).is_none() =>
+            {
+                eprintln!("unknown command {command}; {HELP}");
+            }
+            message => {
+                if let Some(messages) = run_turn(self, message).await? {
+                    self.history.extend(messages);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Leaves the chat: on a terminal the tasks still running are
+    /// cancelled; with piped input they are waited for and followed up
+    /// (Ctrl-C cancels them). Either way a line says so.
+    async fn finish(&mut self, on_terminal: bool) -> anyhow::Result<()> {
+        if self.tasks.is_empty() {
+            return Ok(());
+        }
+        if on_terminal {
+            self.cancel_all("the chat ended").await;
+            return Ok(());
+        }
+        eprintln!("riverse: waiting for the tasks still running; Ctrl-C cancels them");
+        while !self.tasks.is_empty() {
+            tokio::select! {
+                (task, end) = self.tasks.next_end() => self.follow_up(&task, &end, None).await?,
+                _ = tokio::signal::ctrl_c() => self.cancel_all("Ctrl-C was pressed").await,
+            }
+        }
+        Ok(())
+    }
+
+    async fn cancel_all(&mut self, why: &str) {
+        for task in self.tasks.cancel_all().await {
+            eprintln!(
+                "riverse: cancelled {} ({}), still running when {why}",
+                task.id(),
+                task.tool()
+            );
+        }
+    }
+
+    /// Shows the end of `task` and has a follow-up turn answer from it,
+    /// printed above the prompt through `above` while the person types
+    /// (plainly without it); the follow-up joins the conversation. It asks
+    /// nobody (the terminal is the line editor's): a tool's question is
+    /// cancelled, a call whose approval asks is refused unless its tool was
+    /// approved for the session.
+    async fn follow_up(
+        &mut self,
+        task: &BackgroundTask,
+        end: &TaskEnd,
+        above: Option<Sender<String>>,
+    ) -> anyhow::Result<()> {
+        let lines = match &above {
+            Some(above) => ToolLines::above_prompt(above.clone()),
+            None => ToolLines::for_stderr(),
+        };
+        let asker = Asker::at_prompt(lines.clone(), &self.approvals);
+        let mut view = TurnView::new(lines.clone(), asker, self.out.clone());
+        view.show(TurnEvent::ToolCallFinished(task.record(end)));
+        let out: Box<dyn Write + Send> = match above {
+            Some(above) => Box::new(AbovePrompt::new(above)),
+            None => Box::new(io::stdout()),
+        };
+        let mut answer = StreamedText::new(out);
+        let json_logs = telemetry::json_logs();
+        let tasks = &mut self.tasks;
+        let outcome = {
+            let mut on_event = |event: TurnEvent| match event {
+                TurnEvent::AnswerDelta(text) => answer.write(&text),
+                TurnEvent::ToolLog {
+                    call_id,
+                    tool,
+                    line,
+                } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
+                TurnEvent::TaskStarted(task) => {
+                    announce(&lines, &task);
+                    tasks.add(task);
+                }
+                other => view.show(other),
+            };
+            let (params, result) = (task.params(), &end.result);
+            let follow_up = self.agent.follow_up(
+                &self.history,
+                task.id(),
+                task.tool(),
+                params,
+                result,
+                &mut on_event,
+            );
+            tokio::select! {
+                turn = riverse_tool::CallOrigin::new("chat", None).scope(follow_up) => Some(turn),
+                _ = tokio::signal::ctrl_c() => None,
+            }
+        };
+        view.settle().await;
+        answer.finish_line()?;
+        match outcome {
+            Some(Ok(turn)) => self.history.extend(turn.messages),
+            Some(Err(err)) => lines.line(format!(
+                "riverse: the follow-up of {} failed: {err}",
+                task.id()
+            )),
+            None => lines.line("(cancelled)".to_owned()),
+        }
+        Ok(())
+    }
+}
+
+/// The line that says a call became `task`.
+fn announce(lines: &ToolLines, task: &BackgroundTask) {
+    lines.line(format!(
+        "    {} goes on in the background as {}; its answer comes here when it ends",
+        task.tool(),
+        task.id()
+    ));
 }
 
 /// One turn, cancelled by Ctrl-C. Returns the messages to keep, or `None`
 /// when the turn failed or was cancelled (the history stays as it was).
+/// The calls that become tasks join `session`'s.
 async fn run_turn(
-    agent: &Agent,
-    history: &[Message],
+    session: &mut Session<'_>,
     message: &str,
-    out: &OutDir,
-    approvals: &Approvals,
 ) -> anyhow::Result<Option<Vec<Message>>> {
     let lines = ToolLines::for_stderr();
-    let asker = Asker::for_terminal(lines.clone()).remembering(approvals);
-    let mut view = TurnView::new(lines, asker, out.clone());
+    let asker = Asker::for_terminal(lines.clone()).remembering(&session.approvals);
+    let mut view = TurnView::new(lines.clone(), asker, session.out.clone());
     let mut answer = StreamedText::new(io::stdout());
     let json_logs = telemetry::json_logs();
+    let tasks = &mut session.tasks;
     let outcome = {
         let mut on_event = |event: TurnEvent| match event {
             TurnEvent::AnswerDelta(text) => answer.write(&text),
@@ -120,11 +281,15 @@ async fn run_turn(
                 tool,
                 line,
             } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
+            TurnEvent::TaskStarted(task) => {
+                announce(&lines, &task);
+                tasks.add(task);
+            }
             other => view.show(other),
         };
+        let turn = session.agent.turn(&session.history, message, &mut on_event);
         tokio::select! {
-            turn = riverse_tool::CallOrigin::new("chat", None)
-                .scope(agent.turn(history, message, &mut on_event)) => Some(turn),
+            turn = riverse_tool::CallOrigin::new("chat", None).scope(turn) => Some(turn),
             _ = tokio::signal::ctrl_c() => None,
         }
     };
@@ -177,6 +342,10 @@ fn print_tools(agent: &Agent) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The editor reading a line, which gives itself back with the line.
+type Reading =
+    tokio::task::JoinHandle<(Box<rustyline::DefaultEditor>, Result<String, ReadlineError>)>;
+
 /// Where messages come from.
 enum Input {
     Terminal {
@@ -185,7 +354,10 @@ enum Input {
         history_file: Option<PathBuf>,
         /// Where stderr's lines go while the editor reads: printed above
         /// the prompt by the editor, which draws it again beneath them.
-        above_prompt: Option<std::sync::mpsc::Sender<String>>,
+        above_prompt: Option<Sender<String>>,
+        /// The line being read, on a blocking thread: it goes on when
+        /// waiting for it stops (a task ended meanwhile).
+        reading: Option<Reading>,
     },
     Piped {
         lines: tokio::io::Split<tokio::io::BufReader<tokio::io::Stdin>>,
@@ -216,7 +388,16 @@ impl Input {
             editor: Some(Box::new(editor)),
             history_file,
             above_prompt,
+            reading: None,
         })
+    }
+
+    /// Where text goes to be printed above the prompt, on a terminal.
+    fn above(&self) -> Option<Sender<String>> {
+        match self {
+            Input::Terminal { above_prompt, .. } => above_prompt.clone(),
+            Input::Piped { .. } => None,
+        }
     }
 
     fn piped() -> Input {
@@ -271,18 +452,26 @@ impl Input {
             Input::Terminal {
                 editor,
                 above_prompt,
+                reading,
                 ..
             } => loop {
-                let Some(mut owned) = editor.take() else {
-                    return Ok(None);
+                if reading.is_none() {
+                    let Some(mut owned) = editor.take() else {
+                        return Ok(None);
+                    };
+                    crate::live::print_above_prompt(above_prompt.clone());
+                    // The editor blocks its thread while it reads.
+                    *reading = Some(tokio::task::spawn_blocking(move || {
+                        let line = owned.readline("> ");
+                        (owned, line)
+                    }));
+                }
+                let Some(pending) = reading.as_mut() else {
+                    continue;
                 };
-                crate::live::print_above_prompt(above_prompt.clone());
-                // The editor blocks its thread while it reads.
-                let read = tokio::task::spawn_blocking(move || {
-                    let line = owned.readline("> ");
-                    (owned, line)
-                })
-                .await;
+                // Cancel-safe: the read goes on, and is waited for again.
+                let read = pending.await;
+                *reading = None;
                 crate::live::print_above_prompt(None);
                 let (owned, line) = read.context("the line editor stopped")?;
                 *editor = Some(owned);

@@ -14,12 +14,13 @@ mod schedules;
 mod serve;
 mod skills;
 mod sync;
+mod tasks;
 mod tools;
 
 use anyhow::Context;
 use riverse_agent::Settings;
 
-use crate::cli::{Cli, Command, GlobalArgs, SchedulesAction};
+use crate::cli::{Cli, Command, GlobalArgs, SchedulesAction, TasksAction};
 use crate::output::Exit;
 
 /// Runs the command with `settings`, read by [`read_settings`].
@@ -52,6 +53,12 @@ pub async fn run(cli: Cli, settings: Option<Settings>) -> anyhow::Result<Exit> {
                 name,
                 json: run_json,
             }) => schedules::run(settings, &name, json || run_json).await,
+        },
+        Command::Tasks { json, action } => match action {
+            None => tasks::list(settings, json).await,
+            Some(TasksAction::Cancel { id, url }) => {
+                tasks::cancel(settings, &id, url.as_deref(), json).await
+            }
         },
         Command::Call {
             name,

@@ -50,7 +50,7 @@ pub async fn run(settings: &Settings, name: &str, as_json: bool) -> anyhow::Resu
         }
     };
     let auto = schedule.approval == ScheduleApproval::Auto;
-    ask::run_with(settings, &message, as_json, |asker| {
+    ask::run_with(settings, &message, as_json, "schedule", |asker| {
         asker.for_schedule(auto)
     })
     .await

@@ -13,7 +13,7 @@ use super::tools;
 use crate::output::{Exit, usage};
 
 /// Where the SQLite database lives, relative to the project.
-const SQLITE_FILE: &str = ".riverse/riverse.db";
+pub(super) const SQLITE_FILE: &str = ".riverse/riverse.db";
 
 pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Result<Exit> {
     let serve = &settings.serve;
@@ -45,6 +45,9 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     );
     // Until the server stops: each schedule's runs at its times.
     let running_schedules = riverse_server::start_schedules(&state);
+    // Background tasks kept alive, and those of a server that stopped taken
+    // over (run again or failed as interrupted).
+    let keeping_tasks = riverse_server::keep_tasks(&state);
     let bound = listener.local_addr().unwrap_or(addr);
     let scheduled = running_schedules.len();
     let stop_signalled = stop_signal();
@@ -62,9 +65,12 @@ pub async fn run(settings: &Settings, addr: Option<SocketAddr>) -> anyhow::Resul
     if let Some(failed) = tools::failed_to_load(&agent.registry()) {
         eprintln!("{failed}");
     }
-    let finished = riverse_server::serve(listener, state, stop, serve.shutdown_timeout)
+    let finished = riverse_server::serve(listener, state.clone(), stop, serve.shutdown_timeout)
         .await
         .context("riverse serve")?;
+    // The calls of background tasks stop with the server.
+    drop(keeping_tasks);
+    riverse_server::release_tasks(&state).await;
     if !finished {
         tracing::warn!(
             "turns still running after serve.shutdown_timeout ({:?}) were stopped",
@@ -116,7 +122,7 @@ pub fn token_for(settings: &Settings, addr: SocketAddr) -> anyhow::Result<Option
 }
 
 /// The store `serve.storage` names, and where it is, for the start line.
-async fn open_store(settings: &Settings) -> anyhow::Result<(Store, String)> {
+pub(super) async fn open_store(settings: &Settings) -> anyhow::Result<(Store, String)> {
     match settings.serve.storage {
         Storage::Sqlite => {
             let path = settings.project_dir.join(SQLITE_FILE);

@@ -73,6 +73,16 @@ impl Asker {
         }
     }
 
+    /// For a turn that runs while `chat`'s line editor has the terminal (a
+    /// task's follow-up): nobody is asked, each question is cancelled, but
+    /// the tools approved for the session in `session` stay approved.
+    pub fn at_prompt(lines: ToolLines, session: &Approvals) -> Self {
+        Asker {
+            approvals: session.clone(),
+            ..Asker::nobody(lines)
+        }
+    }
+
     /// Remembers what the person approves for the session in `session`,
     /// which outlives this asker (a chat's turns share one).
     pub fn remembering(self, session: &Approvals) -> Self {

@@ -46,6 +46,9 @@ enum Output {
     },
     /// Piped: plain lines only, no progress.
     Plain,
+    /// Plain lines, printed above `chat`'s prompt while it reads a line
+    /// (see [`ToolLines::above_prompt`]).
+    Above(std::sync::mpsc::Sender<String>),
 }
 
 /// The bars drawn on this process's stderr, once a command draws any.
@@ -103,6 +106,18 @@ impl ToolLines {
         }
     }
 
+    /// Plain lines, each sent to `lines` (`chat`'s line editor prints them
+    /// above its prompt): for a turn that runs while the person types.
+    pub fn above_prompt(lines: std::sync::mpsc::Sender<String>) -> Self {
+        ToolLines {
+            inner: Arc::new(Mutex::new(State {
+                output: Output::Above(lines),
+                held: None,
+            })),
+            show_debug: tracing::enabled!(target: "tool", tracing::Level::DEBUG),
+        }
+    }
+
     /// Whether calls are shown as live bars.
     pub fn is_live(&self) -> bool {
         matches!(self.inner.lock().output, Output::Live { .. })
@@ -133,7 +148,7 @@ impl ToolLines {
                     finish_bar(bars, &replaced);
                 }
             }
-            Output::Plain => {
+            Output::Plain | Output::Above(_) => {
                 drop(state);
                 self.line(format!("  → {tool} {params}"));
             }
@@ -257,6 +272,9 @@ fn write_line(output: &Output, text: &str) {
             let _ = bars.println(text);
         }
         Output::Plain => eprintln!("{text}"),
+        Output::Above(lines) => {
+            let _ = lines.send(format!("{text}\n"));
+        }
     }
 }
 

@@ -17,6 +17,7 @@ mod lines;
 mod params;
 mod prompt;
 mod saved;
+mod tasks;
 mod turn_view;
 
 pub use approvals::Approvals;
@@ -24,4 +25,5 @@ pub use asker::Asker;
 pub use call_view::{CALL_ID, CallView};
 pub use lines::{ToolLines, print_above_prompt, write_above_bars};
 pub use saved::{OutDir, Saved, with_saved};
+pub use tasks::{AbovePrompt, ChatTasks};
 pub use turn_view::TurnView;

@@ -63,6 +63,13 @@ impl TurnView {
                 self.lines.finish(&record.call_id, &lines);
                 self.saved.insert(record.call_id, saved);
             }
+            // `riverse ask` and `chat` follow their tasks up, and take this
+            // event before the view does.
+            TurnEvent::TaskStarted(task) => self.lines.line(format!(
+                "    {} goes on in the background as {}",
+                task.tool(),
+                task.id()
+            )),
             TurnEvent::AnswerDelta(_) | TurnEvent::Done { .. } => {}
         }
     }

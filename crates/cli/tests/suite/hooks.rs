@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use super::command::riverse;
 use super::terminal::Terminal;
 
-const HOOK: &str = "policy.py:Policy";
+pub(super) const HOOK: &str = "policy.py:Policy";
 
 /// A project with the echo tool and the policy hook, and `settings`.
-fn hooked_project(settings: &str) -> Project {
+pub(super) fn hooked_project(settings: &str) -> Project {
     let project = Project::new();
     project
         .tool("echo.py", &fixture("echo.py"))
@@ -26,7 +26,7 @@ fn hooked_project(settings: &str) -> Project {
 }
 
 /// `riverse call ARGS --json`: its exit status and what it printed.
-fn call_json(project: &Project, args: &[&str]) -> (i32, Value) {
+pub(super) fn call_json(project: &Project, args: &[&str]) -> (i32, Value) {
     let mut args = args.to_vec();
     args.extend(["--json"]);
     let ran = riverse(
@@ -38,7 +38,7 @@ fn call_json(project: &Project, args: &[&str]) -> (i32, Value) {
 }
 
 /// The calls the hook saw, in order: `(tool, source, params)`.
-fn seen(project: &Project) -> Vec<Value> {
+pub(super) fn seen(project: &Project) -> Vec<Value> {
     let text = std::fs::read_to_string(project.path().join("seen/calls.jsonl")).unwrap_or_default();
     text.lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -46,14 +46,14 @@ fn seen(project: &Project) -> Vec<Value> {
 }
 
 /// One field of every call the hook saw, in order.
-fn seen_field(project: &Project, key: &str) -> Vec<String> {
+pub(super) fn seen_field(project: &Project, key: &str) -> Vec<String> {
     seen(project)
         .iter()
         .map(|call| call[key].as_str().unwrap_or_default().to_owned())
         .collect()
 }
 
-fn record(decision: &str, reason: &str) -> Value {
+pub(super) fn record(decision: &str, reason: &str) -> Value {
     if reason.is_empty() {
         json!([{"hook": HOOK, "decision": decision}])
     } else {
@@ -357,7 +357,7 @@ fn a_nested_call_through_tool_registry_is_hooked() {
 
 /// `caller` calls the tool its parameters name through `ToolRegistry` and
 /// reports what came back.
-const NESTED_CALLER: &str = r#"
+pub(super) const NESTED_CALLER: &str = r#"
 import json
 
 from agent.tools import BaseTool, ToolManifest, ToolRegistry, ToolResult

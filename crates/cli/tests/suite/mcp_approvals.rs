@@ -27,7 +27,7 @@ class Mark(BaseTool):
 "#;
 
 /// A project serving `mark`, whose approval is `ask`.
-fn asking_project() -> Project {
+pub(super) fn asking_project() -> Project {
     let project = Project::new();
     project
         .tool("mark.py", MARK)
@@ -37,11 +37,10 @@ fn asking_project() -> Project {
 
 /// What a client that can't be asked is told of a call that asks.
 const NOT_ASKED: &str = "mark was not run: it needs approval (tools.mark.approval is ask) and \
-    the MCP client can't be asked: it offers no elicitation (or speaks the 2026-07-28 protocol, \
-    which has no requests to the client)";
+    the MCP client can't be asked: it offers no elicitation";
 
 /// The question an approval of a call of `mark` on `path` puts to the client.
-fn approval_message(path: &std::path::Path) -> String {
+pub(super) fn approval_message(path: &std::path::Path) -> String {
     format!(
         "Allow mark to run with these arguments? (tools.mark.approval is ask)\npath: {}",
         json!(path)
@@ -142,8 +141,7 @@ fn a_call_whose_elicitation_the_client_declines_is_refused() {
 #[test]
 fn a_call_that_asks_is_refused_to_an_sdk_client_without_elicitation() {
     let project = asking_project();
-    // `auto` speaks the 2026 protocol, which has no requests to the client;
-    // `legacy` declares no elicitation.
+    // Neither mode declares elicitation (`auto` speaks the 2026 protocol).
     for mode in ["auto", "legacy"] {
         let path = project.path().join(format!("{mode}.txt"));
         let seen = drive(&project, mode, json!([call("mark", json!({"path": path}))]));
@@ -165,7 +163,7 @@ fn talking_client(project: &Project, url: &str, mut plan: Value) -> Value {
 
 /// Runs `talking_client.py` with `plan`, which names its server: a `url`,
 /// or a `command` to start and talk to over stdio.
-fn talking(project: &Project, plan: &Value) -> Value {
+pub(super) fn talking(project: &Project, plan: &Value) -> Value {
     let client = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../mcp/tests/python/talking_client.py");
     let plan_file = project.path().join("talking-plan.json");

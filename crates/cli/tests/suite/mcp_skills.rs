@@ -108,7 +108,7 @@ fn list_get_and_read(project: &Project, plan_of: impl Fn(Value) -> Value) {
     );
     assert_eq!(
         seen[0]["extensions"],
-        json!({"io.modelcontextprotocol/skills": {}})
+        json!({"io.modelcontextprotocol/skills": {}, "io.modelcontextprotocol/tasks": {}})
     );
     assert_eq!(seen[0]["resources"], json!({"listChanged": true}));
     let skills = seen[1]["skills"].as_array().unwrap();
@@ -206,7 +206,9 @@ fn a_project_without_skills_declares_neither_skills_nor_resources() {
         &project,
         &stdio(&project, "auto", json!([{"capabilities": true}])),
     );
-    assert_eq!(seen[0].get("extensions"), None, "{}", seen[0]);
+    // The tasks extension is declared by every server.
+    let extensions = json!({"io.modelcontextprotocol/tasks": {}});
+    assert_eq!(seen[0]["extensions"], extensions, "{}", seen[0]);
     assert_eq!(seen[0].get("resources"), None, "{}", seen[0]);
     assert!(seen[0]["tools"].is_object(), "{}", seen[0]);
 }

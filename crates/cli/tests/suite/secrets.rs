@@ -283,19 +283,27 @@ fn a_tool_naming_an_unknown_secret_is_an_error_naming_the_key() {
 }
 
 /// `${secret:NAME}` in an MCP server's `env` and a YAML agent's header: the
-/// server and the site get the value, and what comes back shows its name.
+/// server and the site get the value, and what comes back shows its name;
+/// neither a server's process nor a command agent's inherits Riverse's own
+/// keys or the secrets' variables.
 #[test]
 fn mcp_servers_and_agents_are_given_secrets_by_reference() {
     let site = riverse_test_support::web::WebServer::start();
     let inner = Project::new();
     inner.fixture("reads_env.py");
+    // The inner Riverse would hand both on to its tools: only the outer one
+    // withholding them keeps them out.
+    inner.settings(&format!(
+        "python: {{env_allow: [OPENAI_API_KEY, {SECRET_VARIABLE}]}}\n"
+    ));
     let project = Project::new();
     project.settings(&format!(
         "secrets:\n  API_KEY: {{env: {SECRET_VARIABLE}}}\n\
          mcp:\n  enabled: true\n  startup_timeout: 120\n  servers:\n    - {{name: inner, command: {riverse:?}, args: [--dir, {inner:?}, mcp], \
          env: {{ECHO_ME: \"${{secret:API_KEY}}\"}}}}\n\
          agents:\n  - {{name: keyed, type: http, parameters: {{}}, \
-         http: {{url: \"{site}/echo\", headers: {{X-Api-Key: \"${{secret:API_KEY}}\"}}, result_path: headers}}}}\n",
+         http: {{url: \"{site}/echo\", headers: {{X-Api-Key: \"${{secret:API_KEY}}\"}}, result_path: headers}}}}\n  \
+         - {{name: environment, type: command, parameters: {{}}, command: {{template: env}}}}\n",
         riverse = env!("CARGO_BIN_EXE_riverse"),
         inner = inner.path().display().to_string(),
         site = site.url(),
@@ -303,6 +311,7 @@ fn mcp_servers_and_agents_are_given_secrets_by_reference() {
     let call = |args: &[&str]| {
         let output = riverse(&project)
             .env(SECRET_VARIABLE, SECRET)
+            .env("OPENAI_API_KEY", LLM_KEY)
             .args(args)
             .output()
             .unwrap();
@@ -317,4 +326,20 @@ fn mcp_servers_and_agents_are_given_secrets_by_reference() {
     );
     let headers: Value = serde_json::from_str(&call(&["call", "keyed"])).unwrap();
     assert_eq!(headers["x-api-key"], json!("[secret:API_KEY]"), "{headers}");
+    for variable in ["OPENAI_API_KEY", SECRET_VARIABLE] {
+        let name = format!("name={variable}");
+        assert_eq!(
+            call(&["call", "mcp_inner_reads_env", &name]),
+            "(unset)\n",
+            "{variable} reached the MCP server's process"
+        );
+    }
+    let environment = call(&["call", "environment"]);
+    assert!(environment.contains("PATH="), "{environment}");
+    for variable in ["OPENAI_API_KEY", SECRET_VARIABLE] {
+        assert!(
+            !environment.contains(&format!("{variable}=")),
+            "{variable} reached a command agent: {environment}"
+        );
+    }
 }

@@ -5,7 +5,9 @@
 
 use std::sync::LazyLock;
 
-use riverse_route::{MessageForm, message_form};
+use riverse_route::{MessageForm, message_form, requested_actions};
+
+use crate::route::reach::implied_actions;
 
 /// The languages fixed replies and failures are told in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,10 +89,15 @@ pub(crate) fn reply(message: &str, language: Language, tools: &[&str]) -> String
         }
         _ => message.contains(marker),
     };
-    let asks = matches!(
-        message_form(message),
-        MessageForm::Question | MessageForm::Request
-    );
+    // A fragment that names an action asks for it ("Reopen issue 231",
+    // "quotes for TSLA" names none): it hears that no tool does it.
+    let asks = match message_form(message) {
+        MessageForm::Question | MessageForm::Request => true,
+        MessageForm::Fragment => {
+            !requested_actions(message).is_empty() || !implied_actions(message).is_empty()
+        }
+        MessageForm::Statement => false,
+    };
     let kind = REPLIES
         .markers
         .iter()
@@ -171,6 +178,29 @@ mod tests {
             "I can't answer that on my own. I can use these tools: clock, weather."
         );
         assert!(reply("Who wrote Hamlet?", Language::English, &[]).contains("no tools"));
+        // A request no tool serves hears so, whatever its verb.
+        for request in [
+            "Reopen issue 231 in acme/web",
+            "Take Priya's shift off the rota on Friday",
+            "cancel the laundry reminder, already did it",
+            "Order a large pepperoni pizza from Tony's for delivery",
+        ] {
+            assert!(
+                reply(request, Language::English, &tools).starts_with("I can't answer that"),
+                "{request}"
+            );
+        }
+        assert!(
+            reply("把购物清单发给我老婆", Language::Chinese, &tools).ends_with("clock, weather")
+        );
+        assert!(
+            reply(
+                "昨日予約したホテルの確認メールをもう一度送ってもらえますか",
+                Language::Japanese,
+                &tools
+            )
+            .starts_with("それには自分では答えられません")
+        );
         assert!(reply("谁写了哈姆雷特？", Language::Chinese, &tools).ends_with("clock, weather"));
         assert!(reply("what can you do", Language::English, &tools).starts_with("I'm Riverse"));
     }

@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::inference::engine::{Engine, State, logprob};
 use crate::inference::prompt_cache::PromptCache;
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
+use crate::route::reach::{Asked, Reach};
 use crate::tuning::{
     CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, NAME_CHOICE_BONUS, PRUNE_BATCH,
     SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
@@ -35,6 +36,8 @@ pub(crate) struct ChoicePrefix {
     offered: Vec<Actions>,
     /// Per tool, the subjects its texts name (see [`Purpose`]).
     purposes: Vec<Purpose>,
+    /// Per tool, what its purpose reaches beyond its subject (see [`Reach`]).
+    reach: Vec<Reach>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -71,6 +74,12 @@ pub struct CandidateScore {
     /// [`riverse_route::required_params`]): it is out of the running, and
     /// the next best is weighed. Always false for `none`.
     pub incomplete: bool,
+    /// The candidate's purpose reaches what the message asks of its
+    /// subject: a history, a trend or a total over a period only a tool
+    /// that reads the past answers ("How has the rate moved over the past
+    /// year?" is not for a converter at today's rate). One that does not
+    /// is never chosen. Always true for `none`.
+    pub reaches: bool,
 }
 
 impl ChoicePrefix {
@@ -95,8 +104,13 @@ impl ChoicePrefix {
         );
         let similarity = SimilarityIndex::new(&texts);
         let shapes = tools.iter().map(tool_shapes).collect();
-        let offered = tools.iter().map(offered_actions).collect();
+        let offered: Vec<Actions> = tools.iter().map(offered_actions).collect();
         let purposes: Vec<Purpose> = tools.iter().map(Purpose::of).collect();
+        let reach = tools
+            .iter()
+            .zip(&offered)
+            .map(|(tool, offered)| Reach::of(tool, *offered))
+            .collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -112,6 +126,7 @@ impl ChoicePrefix {
                 shapes,
                 offered,
                 purposes,
+                reach,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -123,6 +138,7 @@ impl ChoicePrefix {
             shapes,
             offered,
             purposes,
+            reach,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -148,8 +164,10 @@ impl ChoicePrefix {
 
     /// Every candidate's scores for `message`, in candidate order, and the
     /// tokens of the prompt they follow (the prefix and the message's part).
-    /// A tool that does not offer `requested` (see [`Actions::serve`]) is
-    /// out of the running: it is left at its bound, and never chosen.
+    /// A tool that does not offer `requested` (see [`Actions::serve`]) or
+    /// what `asked`'s verb implies, or whose purpose does not reach what
+    /// `asked` asks (see [`Reach`]), is out of the running: it is left at
+    /// its bound, and never chosen.
     ///
     /// Only candidates that can still win are scored in full: a name's
     /// log-probability is at most that of its first token, which the
@@ -161,6 +179,7 @@ impl ChoicePrefix {
         engine: &Engine,
         message: &str,
         requested: Actions,
+        asked: &Asked,
     ) -> Result<(Vec<CandidateScore>, usize)> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
@@ -170,7 +189,8 @@ impl ChoicePrefix {
             serves,
             covered,
             unasked_change,
-        } = self.judge(message, requested);
+            reaches,
+        } = self.judge(message, requested, asked);
         let evidence: Vec<f32> = similarity
             .iter()
             .zip(&shape)
@@ -185,12 +205,12 @@ impl ChoicePrefix {
             .iter()
             .zip(&self.calibration)
             .enumerate()
-            .map(
-                |(index, (evidence, calibration))| match serves[index] && covered[index] {
+            .map(|(index, (evidence, calibration))| {
+                match serves[index] && covered[index] && reaches[index] {
                     true => evidence - calibration,
                     false => f32::NEG_INFINITY,
-                },
-            )
+                }
+            })
             .collect();
         let bounds: Vec<Bound> = self
             .candidate_tokens
@@ -225,6 +245,7 @@ impl ChoicePrefix {
                     covered: covered[index],
                     unasked_change: unasked_change[index],
                     incomplete: false,
+                    reaches: reaches[index],
                 }
             })
             .collect();
@@ -232,7 +253,7 @@ impl ChoicePrefix {
     }
 
     /// What the text rules say of each candidate for `message`.
-    fn judge(&self, message: &str, requested: Actions) -> Judged {
+    fn judge(&self, message: &str, requested: Actions, asked: &Asked) -> Judged {
         let each = |test: &dyn Fn(usize) -> bool| (0..self.candidates.len()).map(test).collect();
         let shaped: BTreeSet<Shape> = shaped_tokens(message)
             .into_iter()
@@ -256,7 +277,7 @@ impl ChoicePrefix {
         let serves = each(&|index| {
             self.offered
                 .get(index)
-                .is_none_or(|offered| offered.serve(requested))
+                .is_none_or(|offered| offered.serve(requested) && asked.served_by(*offered))
         });
         let covered = each(&|index| {
             shape[index]
@@ -270,12 +291,18 @@ impl ChoicePrefix {
                 .get(index)
                 .is_some_and(|offered| offered.changes() && !offered.meets(requested))
         });
+        let reaches = each(&|index| {
+            self.reach
+                .get(index)
+                .is_none_or(|reach| reach.reaches(asked))
+        });
         Judged {
             shape,
             named,
             serves,
             covered,
             unasked_change,
+            reaches,
         }
     }
 
@@ -383,7 +410,7 @@ pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usi
     let (best, top) = tools
         .iter()
         .enumerate()
-        .filter(|(_, score)| score.serves && score.covered && !score.incomplete)
+        .filter(|(_, score)| score.serves && score.covered && score.reaches && !score.incomplete)
         .max_by(|a, b| lead(a.1).total_cmp(&lead(b.1)))?;
     (lead(top) > CALL_MARGIN + form_margin(form)).then_some(best)
 }
@@ -420,6 +447,8 @@ struct Judged {
     covered: Vec<bool>,
     /// The tool changes things and the message asks for no change it makes.
     unasked_change: Vec<bool>,
+    /// The tool's purpose reaches what the message asks of its subject.
+    reaches: Vec<bool>,
 }
 
 #[cfg(test)]
@@ -441,6 +470,7 @@ mod tests {
                 covered: true,
                 unasked_change: false,
                 incomplete: false,
+                reaches: true,
             })
             .collect()
     }

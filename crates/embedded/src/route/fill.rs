@@ -24,7 +24,12 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::route::assign::best_assignment;
+use crate::route::forms::{
+    inside_token, list_items, opens_with_request_verb, said_as_change, takes_change,
+    word_quantities, written_as_described,
+};
 use crate::route::prompt;
+use crate::route::signs::{percent_as_example_decimal, signed};
 use crate::route::values::{ValueTokens, decode_value};
 use crate::tuning::{
     CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
@@ -35,7 +40,13 @@ use crate::tuning::{
 /// word of a parameter's name ("4 nights") is that parameter's, and when
 /// one names this parameter, only such a number is; otherwise one whose
 /// unit fits the parameter.
+///
+/// A number said to be an amount of change ("by 2 degrees") is not for a
+/// parameter of a level when the tool has one of a change, and one said
+/// to be a level ("to 19.5") not for a parameter of a change when it has
+/// one of a level (see [`takes_change`]).
 fn number_fits<'a>(
+    tool: &'a ToolManifest,
     message: &'a str,
     spans: &'a MessageSpans<'a>,
     slot_words: &'a SlotWords,
@@ -46,11 +57,28 @@ fn number_fits<'a>(
         .numbers
         .iter()
         .any(|number| slot_words.named_after_number(&message[number.bytes.end..]) == Some(name));
+    let numeric = |change: bool| {
+        tool.parameters.iter().any(|(other, meaning)| {
+            matches!(tool.param_type(other), ParamType::Int | ParamType::Float)
+                && takes_change(other, meaning) == change
+        })
+    };
+    let (this_changes, has_change, has_level) = (
+        takes_change(name, description),
+        numeric(true),
+        numeric(false),
+    );
     move |number: &NumberSpan| {
         let after = &message[number.bytes.end..];
+        let said = said_as_change(&message[..number.bytes.start]);
+        let against_saying = match said {
+            Some(true) => !this_changes && has_change,
+            Some(false) => this_changes && has_level,
+            None => false,
+        };
         match slot_words.named_after_number(after) {
             Some(named) => named == name,
-            None => !named_here && unit_fits(after, name, description),
+            None => !named_here && !against_saying && unit_fits(after, name, description),
         }
     }
 }
@@ -93,23 +121,23 @@ pub(crate) fn fill_params(
             values[index] = implied_flag(message, name, description, &tool_texts).map(Value::Bool);
             continue;
         }
-        let state = engine.extend(&base, &prompt::param_key(0, name))?;
-        let description = tool.parameters.get(name).map_or("", String::as_str);
-        let usable = number_fits(message, &spans, &slot_words, name, description);
-        let decoded = decode_value(engine, &state, kind, &spans, &taken, "}", &usable)?;
-        if let Some(value) = &decoded.value {
-            object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
-            object.push_str(&format!(" {value}"));
-        }
-        let value = labelled_or_decoded(tool, name, message, decoded.value);
-        values[index] = match (&value, &decoded.taken) {
-            (Some(Value::Number(number)), Some(span)) => {
-                rescaled(tool, name, number, &message[span.end..]).or(value)
-            }
-            _ => value,
+        let number = NumberSlot {
+            name,
+            kind,
+            spans: &spans,
+            slot_words: &slot_words,
         };
-        taken.extend(decoded.taken);
+        values[index] = fill_number(
+            engine,
+            &base,
+            tool,
+            message,
+            &number,
+            &mut taken,
+            &mut object,
+        )?;
     }
+    with_word_quantities(tool, message, &mut values);
     // Text parameters, lists among them; an object's keys and values are
     // beyond span copying, so an object parameter is left out.
     let strings: Vec<usize> = tool
@@ -163,7 +191,7 @@ pub(crate) fn fill_params(
         for ((index, choice), list) in strings.iter().zip(chosen).zip(&lists) {
             values[*index] = choice.map(|c| match (list, items_of(&found, &items, c)) {
                 (true, Some(items)) => Value::from(items),
-                (true, None) => Value::from(vec![found[c].value.clone()]),
+                (true, None) => Value::from(list_items(&found[c].value)),
                 (false, _) => Value::String(found[c].value.clone()),
             });
         }
@@ -175,6 +203,92 @@ pub(crate) fn fill_params(
         }
     }
     Ok((params, base.tokens()))
+}
+
+/// A number parameter being filled, and what the message offers it.
+struct NumberSlot<'a> {
+    name: &'a str,
+    kind: ParamType,
+    spans: &'a MessageSpans<'a>,
+    slot_words: &'a SlotWords,
+}
+
+/// The value of the number parameter `slot`: decoded from the message's
+/// numbers that fit it, or read from a label, scaled and signed as its
+/// description asks. The span it took joins `taken` and the value `object`,
+/// the JSON that later parameters are scored after.
+fn fill_number(
+    engine: &Engine,
+    base: &State,
+    tool: &ToolManifest,
+    message: &str,
+    slot: &NumberSlot<'_>,
+    taken: &mut Vec<Range<usize>>,
+    object: &mut String,
+) -> Result<Option<Value>> {
+    let NumberSlot {
+        name,
+        kind,
+        spans,
+        slot_words,
+    } = *slot;
+    let state = engine.extend(base, &prompt::param_key(0, name))?;
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    let usable = number_fits(tool, message, spans, slot_words, name, description);
+    let decoded = decode_value(engine, &state, kind, spans, taken, "}", &usable)?;
+    if let Some(value) = &decoded.value {
+        object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
+        object.push_str(&format!(" {value}"));
+    }
+    let value = labelled_or_decoded(tool, name, message, decoded.value);
+    let value = match (&value, &decoded.taken) {
+        (Some(Value::Number(number)), Some(span)) => {
+            rescaled(tool, name, number, &message[span.end..]).or(value)
+        }
+        _ => value,
+    };
+    taken.extend(decoded.taken);
+    Ok(value.map(|value| signed(description, message, value)))
+}
+
+/// `values` with each number parameter the message gave no digits for
+/// taking a quantity it writes in words with a unit of the parameter's
+/// kind ("about an hour" for a length in hours is 1, "three weeks" for a
+/// stay in days 21), each quantity once.
+fn with_word_quantities(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    // A unit is written when a count of things may not take the number.
+    let has_unit = |after: &str| !unit_fits(after, "count", "Number of things");
+    let mut quantities = word_quantities(message, has_unit);
+    for (index, (name, description)) in tool.parameters.iter().enumerate() {
+        let kind = tool.param_type(name);
+        if values[index].is_some() || !matches!(kind, ParamType::Int | ParamType::Float) {
+            continue;
+        }
+        // The parameter is in that unit, or in one the quantity converts to.
+        let in_unit = |number: f64, after: &str| {
+            let unit = after.split_whitespace().next().unwrap_or("").to_lowercase();
+            let unit = unit.trim_end_matches(|c: char| !c.is_alphabetic());
+            let stem = unit.strip_suffix('s').unwrap_or(unit);
+            let own = format!("{name} {description}").to_lowercase();
+            in_described_scale(number, after, name, description)
+                .or_else(|| (stem.len() >= 3 && own.contains(stem)).then_some(number))
+        };
+        let Some(at) = quantities
+            .iter()
+            .position(|(number, end)| in_unit(*number, &message[*end..]).is_some())
+        else {
+            continue;
+        };
+        let (number, end) = quantities.remove(at);
+        let Some(value) = in_unit(number, &message[end..]) else {
+            continue;
+        };
+        values[index] = match kind {
+            ParamType::Int if value.fract() == 0.0 => Some(Value::from(value as i64)),
+            ParamType::Int => None,
+            _ => serde_json::Number::from_f64(value).map(Value::Number),
+        };
+    }
 }
 
 /// The items of candidate `c` for a list: its own when it is an
@@ -323,7 +437,9 @@ fn rescaled(
     after: &str,
 ) -> Option<Value> {
     let description = tool.parameters.get(name).map_or("", String::as_str);
-    let scaled = in_described_scale(number.as_f64()?, after, name, description)?;
+    let number = number.as_f64()?;
+    let scaled = in_described_scale(number, after, name, description)
+        .or_else(|| percent_as_example_decimal(number, after, description))?;
     match tool.param_type(name) {
         ParamType::Int if scaled.fract() == 0.0 => Some(Value::from(scaled as i64)),
         ParamType::Int => None,
@@ -440,9 +556,7 @@ fn assign_strings(
                         if only_list && !list {
                             return f32::NEG_INFINITY;
                         }
-                        // A value answers what its parameter means: no time
-                        // for a place, no word naming a slot.
-                        if !answers(tool, &slot_words, param_name(tool, index), &candidate.value) {
+                        if !may_take(tool, &slot_words, index, candidate, spans) {
                             return f32::NEG_INFINITY;
                         }
                         let fit = fits[index];
@@ -475,6 +589,25 @@ fn assign_strings(
         &spans,
         JOINT_ORDER_PENALTY,
     ))
+}
+
+/// Whether the parameter at `index` may take `candidate`: a value answers
+/// what its parameter means (no time for a place, no word naming a slot),
+/// is written the way its description says, and is neither the request's
+/// opening verb nor a piece of a longer token.
+fn may_take(
+    tool: &ToolManifest,
+    slot_words: &SlotWords,
+    index: usize,
+    candidate: &Candidate,
+    spans: &MessageSpans<'_>,
+) -> bool {
+    let name = param_name(tool, index);
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    answers(tool, slot_words, name, &candidate.value)
+        && written_as_described(description, &candidate.value)
+        && !opens_with_request_verb(spans.text, candidate.bytes.start)
+        && !inside_token(spans.text, &candidate.bytes)
 }
 
 /// Per candidate, whether only a list may take it: an enumeration, or a

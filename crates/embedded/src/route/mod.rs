@@ -14,7 +14,10 @@
 mod assign;
 mod choose;
 mod fill;
+mod forms;
 mod prompt;
+pub(crate) mod reach;
+mod signs;
 mod values;
 
 use std::collections::hash_map::DefaultHasher;
@@ -23,7 +26,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use riverse_llm::Usage;
 use riverse_route::{
-    Actions, MessageForm, message_form, missing_required, request_parts, requested_actions,
+    Actions, MessageForm, message_form, missing_required, offered_actions, request_parts,
+    requested_actions,
 };
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
@@ -35,6 +39,7 @@ use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHAR
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, best_tool, decide};
+use reach::Asked;
 use values::ValueTokens;
 
 /// What a message asks for.
@@ -153,11 +158,11 @@ impl Router {
         }
         let choice = self.choice_prefix(engine, tools)?;
         // A required call takes the best tool whatever it offers.
-        let requested = match must_call {
-            true => Actions::default(),
-            false => requested_actions(message),
+        let (requested, asked) = match must_call {
+            true => (Actions::default(), Asked::default()),
+            false => (requested_actions(message), Asked::of(message)),
         };
-        let (mut scores, mut prompt_tokens) = choice.score(engine, message, requested)?;
+        let (mut scores, mut prompt_tokens) = choice.score(engine, message, requested, &asked)?;
         let form = message_form(message);
         // `none` is the last candidate.
         let none = choice.candidates.len().saturating_sub(1);
@@ -180,7 +185,9 @@ impl Router {
                 prompt_tokens += params_prompt;
                 reply_tokens += engine.tokenizer.encode(&arguments)?.len();
             }
-            if must_call || missing_required(tool, &params).is_none() {
+            if must_call
+                || (missing_required(tool, &params).is_none() && !idle(tool, &params, requested))
+            {
                 break Route::Call {
                     tool: tool.name.clone(),
                     params,
@@ -258,6 +265,20 @@ impl Router {
     }
 }
 
+/// Whether a call of `tool` with `params` would change things on nothing
+/// the message gave: the tool changes things (by its manifest), declares
+/// parameters, got none of them, and the message does not name an action
+/// it offers ("Compare today's dollar rate with last month's" gives
+/// `order_history` nothing; "Deploy" asks `deploy` to run as it is). A
+/// tool that reads runs on its defaults ("What time is it?").
+fn idle(tool: &ToolManifest, params: &Params, requested: Actions) -> bool {
+    let offered = offered_actions(tool);
+    offered.changes()
+        && !tool.parameters.is_empty()
+        && params.is_empty()
+        && !offered.meets(requested)
+}
+
 /// The start of `message` that routing reads: at most
 /// [`ROUTED_MESSAGE_CHARS`] characters, cut before the word the limit falls
 /// in when a space comes within [`ROUTED_CUT_BACKOFF_CHARS`] before it (a
@@ -332,6 +353,52 @@ impl<T> Recent<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_on_nothing_the_message_gave_is_idle_unless_its_action_is_asked() {
+        let tool = ToolManifest {
+            name: "order_history".into(),
+            description: "Past orders of a customer.".into(),
+            parameters: [("customer".to_owned(), "Customer ID".to_owned())]
+                .into_iter()
+                .collect(),
+            ..ToolManifest::default()
+        };
+        let nothing = Params::new();
+        let compare = requested_actions("Compare today's dollar to yen rate with last month's");
+        assert!(idle(&tool, &nothing, compare));
+        let mut given = Params::new();
+        given.insert("customer".into(), Value::from("4411"));
+        assert!(!idle(&tool, &given, compare));
+        let deploy = ToolManifest {
+            name: "deploy".into(),
+            description: "Deploy a branch of a service.".into(),
+            parameters: [("branch".to_owned(), "Git branch (default: main)".to_owned())]
+                .into_iter()
+                .collect(),
+            ..ToolManifest::default()
+        };
+        assert!(!idle(&deploy, &nothing, requested_actions("Deploy it")));
+        let clock = ToolManifest {
+            name: "clock".into(),
+            description: "Get the current date and time.".into(),
+            parameters: [("timezone".to_owned(), "IANA time zone".to_owned())]
+                .into_iter()
+                .collect(),
+            ..ToolManifest::default()
+        };
+        assert!(!idle(
+            &clock,
+            &nothing,
+            requested_actions("What time is it?")
+        ));
+        let bare = ToolManifest {
+            name: "clock".into(),
+            description: "Current time.".into(),
+            ..ToolManifest::default()
+        };
+        assert!(!idle(&bare, &nothing, Actions::default()));
+    }
 
     #[test]
     fn routing_reads_the_start_of_a_long_message_up_to_a_word() {

@@ -160,6 +160,7 @@ mod tests {
             parameter_types: IndexMap::new(),
             input_schema: None,
             output_schema: None,
+            annotations: None,
         }
     }
 

@@ -46,6 +46,9 @@ impl ClientHandler for Client {
                 ElicitationCapability::new().with_form(FormElicitationCapability::new()),
             )
             .enable_sampling_with(SamplingCapability::default())
+            // A server's task-capable tools may run as tasks: followed to
+            // their end (`client/tasks.rs`).
+            .enable_tasks()
             .build();
         // The handshake revision: the one every server of the last years knows.
         ClientConfig::new(

@@ -72,8 +72,13 @@ pub(super) async fn call_tool(
         );
         let reply = pending.reply().await?;
         drop(running);
-        let ServerResult::InputRequiredResult(needed) = reply else {
-            return Ok(reply);
+        let needed = match reply {
+            ServerResult::InputRequiredResult(needed) => needed,
+            // The server runs the call as a task: followed to its end.
+            ServerResult::CreateTaskResult(created) => {
+                return super::tasks::follow(&connected.peer, created.task, context).await;
+            }
+            reply => return Ok(reply),
         };
         let requests = needed.input_requests.unwrap_or_default();
         if requests.is_empty() {
@@ -104,7 +109,10 @@ fn speaks_2026(connected: &Connected) -> bool {
 
 /// The call's front end's answer to each request, one at a time, under the
 /// server's keys.
-async fn answers(requests: InputRequests, context: &CallContext) -> Result<InputResponses, String> {
+pub(super) async fn answers(
+    requests: InputRequests,
+    context: &CallContext,
+) -> Result<InputResponses, String> {
     let mut responses = InputResponses::new();
     for (key, request) in requests {
         let response = answer(request, context).await?;

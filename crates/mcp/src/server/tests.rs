@@ -48,6 +48,22 @@ fn a_listed_tool_has_its_parameters_as_a_schema_and_its_examples_in_the_descript
 }
 
 #[test]
+fn a_listed_tool_has_its_annotations_under_mcps_names_and_none_without() {
+    let annotated = manifest(json!({
+        "name": "lookup",
+        "description": "Looks a word up",
+        "annotations": {"title": "Look up", "readOnlyHint": true, "openWorldHint": false},
+    }));
+    let listed = json!(mcp_tool(&annotated));
+    assert_eq!(
+        listed["annotations"],
+        json!({"title": "Look up", "readOnlyHint": true, "openWorldHint": false})
+    );
+    let plain = manifest(json!({"name": "lookup", "description": "Looks a word up"}));
+    assert_eq!(json!(mcp_tool(&plain)).get("annotations"), None);
+}
+
+#[test]
 fn a_listed_tool_with_schemas_of_its_own_has_them_whole_with_an_output_schema() {
     let forecast = manifest(json!({
         "name": "forecast",

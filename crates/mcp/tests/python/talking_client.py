@@ -143,7 +143,8 @@ async def main(plan):
         server = StdioServerParameters(command=plan["command"][0], args=plan["command"][1:])
     else:
         server = streamable_http_client(plan["url"])
-    async with Client(server, mode="legacy", **options) as client:
+    async with Client(server, mode=plan.get("mode", "legacy"), **options) as client:
+        protocol = client.protocol_version
         if "level" in plan:
             await client.set_logging_level(plan["level"])
         if plan.get("list"):
@@ -151,7 +152,7 @@ async def main(plan):
             tools = [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
         for call in plan["calls"]:
             calls.append(await run_call(client, seen, call))
-    seen_all = {"calls": calls, "logs": seen.logs, "asked": seen.asked, "sampled": seen.sampled, "withdrawn": seen.withdrawn}
+    seen_all = {"calls": calls, "logs": seen.logs, "asked": seen.asked, "sampled": seen.sampled, "withdrawn": seen.withdrawn, "protocol": protocol}
     if tools is not None:
         seen_all["tools"] = tools
     return seen_all

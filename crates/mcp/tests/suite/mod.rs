@@ -1,6 +1,8 @@
+mod client_tasks;
 mod hostile;
 mod protocol_2026;
 mod served;
+mod served_tasks;
 mod server;
 mod skills_source;
 mod source;

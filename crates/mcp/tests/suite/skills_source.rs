@@ -58,6 +58,7 @@ fn options(project: &Project, url: &str) -> McpOptions {
         startup_timeout: Duration::from_secs(30),
         project_dir: project.path().to_path_buf(),
         limits: CallLimits::default(),
+        withheld_env: Vec::new(),
     }
 }
 

@@ -57,6 +57,7 @@ pub(super) async fn registry(
             max_output_bytes: 1000,
             max_content_bytes: 1000,
         },
+        withheld_env: Vec::new(),
     })
     .await;
     let mut options = RegistryOptions::default();
@@ -149,6 +150,11 @@ async fn an_sdk_servers_tools_take_typed_arguments() {
             ("ratio", ParamType::Float),
             ("loud", ParamType::Bool)
         ]
+    );
+    assert_eq!(
+        json!(manifest.annotations),
+        json!({"title": "Describe", "readOnlyHint": true, "openWorldHint": false}),
+        "the server's annotations are kept"
     );
 
     // Text from a command line or an LLM arrives as the types the schema declares.

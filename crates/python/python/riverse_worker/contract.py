@@ -23,6 +23,10 @@ class ToolManifest:
     input_schema: dict | None = None
     # A JSON Schema of `ToolResult.structured`, which it is checked against.
     output_schema: dict | None = None
+    # MCP's tool annotations, under MCP's names: `title` (text) and the hints
+    # `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`
+    # (True or False). Served in `tools/list` and shown to hooks.
+    annotations: dict | None = None
 
 
 @dataclasses.dataclass

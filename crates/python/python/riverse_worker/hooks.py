@@ -14,6 +14,7 @@ import types
 from .contract import ToolResult
 from .discovery import import_failure, tool_files
 from .errors import describe, error_info, locate
+from .outcome import outcome
 
 
 class Hook:
@@ -111,6 +112,15 @@ class HookDiscovery:
     def tool(self, name: str):
         return self.tools.get(name)
 
+    def call(self, name: str, arguments: dict) -> dict:
+        """One hook's phase, as a call's outcome. A hook's answer is always
+        a decision (its failures among them), so none of a tool call's
+        checks of what `execute` returned is needed."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return outcome(False, "", f'unknown hook "{name}"')
+        return outcome(True, tool.answer(arguments), "")
+
     def load_file(self, file: str, rules) -> dict:
         module_name = "agent.hooks." + file[:-3]
         try:
@@ -153,12 +163,19 @@ class HookTool:
         self.tools_dir = tools_dir
 
     def execute(self, arguments: dict) -> ToolResult:
+        return ToolResult(True, self.answer(arguments))
+
+    def answer(self, arguments: dict) -> str:
+        """The decision of the phase asked, as JSON text."""
         phase = arguments.get("phase")
         method = "before_call" if phase == "before" else "after_call"
         call = Call(arguments.get("call") or {})
         try:
             if phase == "before":
-                decision = before_decision(self.hook.before_call(call))
+                returned = self.hook.before_call(call)
+                if returned is None:
+                    return GO
+                decision = before_decision(returned)
             else:
                 shown = arguments.get("result") or {}
                 result = ToolResult(
@@ -167,14 +184,21 @@ class HookTool:
                     str(shown.get("error") or ""),
                     structured=shown.get("structured"),
                 )
-                decision = after_decision(self.hook.after_call(call, result))
-            text = json.dumps(decision)
+                returned = self.hook.after_call(call, result)
+                if returned is None:
+                    return KEEP
+                decision = after_decision(returned)
+            return json.dumps(decision)
         except BaseException as exc:  # noqa: BLE001 - a hook may raise anything
             where, line = locate(exc, self.tools_dir)
             at = f" ({where}:{line})" if where else ""
             reason = f"{type(self.hook).__name__}.{method}() raised {describe(exc)}{at}"
-            text = json.dumps({"decision": "error", "reason": reason})
-        return ToolResult(True, text)
+            return json.dumps({"decision": "error", "reason": reason})
+
+
+# The answers of nearly every call, written once.
+GO = json.dumps({"decision": "go"})
+KEEP = json.dumps({"decision": "keep"})
 
 
 def before_decision(returned) -> dict:

@@ -28,6 +28,7 @@ class ToolRegistry:
                 parameter_types=listed.get("parameter_types") or {},
                 input_schema=listed.get("input_schema"),
                 output_schema=listed.get("output_schema"),
+                annotations=listed.get("annotations"),
             )
             self._tools[manifest.name] = HostTool(self, manifest)
 

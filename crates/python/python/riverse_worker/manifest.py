@@ -9,6 +9,8 @@ from .wire import encode_json, not_json
 
 # The fields that hold a JSON Schema, kept whole.
 SCHEMA_FIELDS = ("input_schema", "output_schema")
+# MCP's tool annotations: `title` is text, the hints are True or False.
+ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 def manifest_dict(manifest) -> dict:
@@ -50,7 +52,34 @@ def manifest_dict(manifest) -> dict:
         if schema is not None:
             check_schema(manifest.name, field, schema)
             written[field] = schema
+    annotations = getattr(manifest, "annotations", None)
+    if annotations is not None:
+        checked = check_annotations(manifest.name, annotations)
+        if checked:
+            written["annotations"] = checked
     return written
+
+
+def check_annotations(tool: str, annotations) -> dict:
+    """A copy of `annotations` without the keys set to None; ToolError,
+    naming the key, unless it is a dict of MCP's annotation keys with text
+    for `title` and True or False for the hints."""
+    whose = f'returned a ToolManifest for tool "{tool}" whose annotations'
+    if not isinstance(annotations, dict):
+        raise ToolError(f"{whose} is {type(annotations).__name__}, expected a dict such as {{'readOnlyHint': True}}")
+    checked = {}
+    for key, value in annotations.items():
+        if key != "title" and key not in ANNOTATION_HINTS:
+            known = ", ".join(("title",) + ANNOTATION_HINTS)
+            raise ToolError(f"{whose} has the unknown key {key!r}; MCP's annotations are {known}")
+        if value is None:
+            continue
+        if key == "title" and not isinstance(value, str):
+            raise ToolError(f"{whose}['title'] is {type(value).__name__} {value!r}, expected text")
+        if key != "title" and type(value) is not bool:
+            raise ToolError(f"{whose}[{key!r}] is {type(value).__name__} {value!r}, expected True or False")
+        checked[key] = value
+    return checked
 
 
 def check_schema(tool: str, field: str, schema) -> None:

@@ -26,7 +26,7 @@ TYPE_NAME_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + ""
 def listed_tool(manifest: dict) -> dict:
     """A manifest (as `manifest.manifest_dict` writes it) as `tools/list`
     lists it: its own `input_schema` whole, else the one its parameters
-    build; its `output_schema` when it has one."""
+    build; its `output_schema` and `annotations` when it has them."""
     own = manifest.get("input_schema")
     listed = {
         "name": manifest["name"],
@@ -35,6 +35,8 @@ def listed_tool(manifest: dict) -> dict:
     }
     if manifest.get("output_schema") is not None:
         listed["outputSchema"] = manifest["output_schema"]
+    if manifest.get("annotations"):
+        listed["annotations"] = manifest["annotations"]
     return listed
 
 

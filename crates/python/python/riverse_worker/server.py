@@ -46,6 +46,8 @@ class Server:
         # from `initialize` or inherited from a fork server; None in none.
         self.sandbox = sandbox
         self.discovery: Discovery | LazyTools | None = None
+        # A hook worker's hooks (`hooks.HookDiscovery`), answered directly.
+        self.hooks = None
         # Whether to mark in stderr whose output follows (see `label`).
         self.labels = False
         self.marker = LABEL_MARKER
@@ -166,6 +168,8 @@ class Server:
             CALLS.begin(self)
         secrets.begin(name, params.get("secrets"))
         try:
+            if self.hooks is not None:
+                return self.hooks.call(name, dict(params.get("arguments") or {}))
             return call_tool(self.discovery, name, dict(params.get("arguments") or {}), self.sandbox)
         finally:
             CALLS.end()
@@ -186,7 +190,7 @@ class Server:
             if options.get("hooks"):
                 from .hooks import HookDiscovery  # hook workers only
 
-                self.discovery = HookDiscovery(tools_dir, config, options.get("skip") or [], self.announce)
+                self.discovery = self.hooks = HookDiscovery(tools_dir, config, options.get("skip") or [], self.announce)
                 self.label("hooks")
             elif isinstance(options.get("tools"), dict):
                 self.discovery = LazyTools(tools_dir, config, options["tools"])

@@ -67,6 +67,30 @@ class ManifestDictTest(unittest.TestCase):
             manifest_dict(ToolManifest("t", "d", {"n": "a number"}, parameter_types={"n": int}))
         self.assertIn("parameter_types['n'] is <class 'int'>", str(caught.exception))
 
+    def test_annotations_are_kept_under_mcps_names_without_the_ones_set_to_none(self):
+        annotations = {"title": "Weather", "readOnlyHint": True, "openWorldHint": False, "destructiveHint": None}
+        written = manifest_dict(ToolManifest("weather", "w", annotations=annotations))
+        self.assertEqual(written["annotations"], {"title": "Weather", "readOnlyHint": True, "openWorldHint": False})
+        self.assertNotIn("annotations", manifest_dict(ToolManifest("weather", "w", annotations={})))
+        self.assertNotIn("annotations", manifest_dict(ToolManifest("weather", "w")))
+
+    def test_bad_annotations_name_the_tool_and_the_key(self):
+        whose = 'returned a ToolManifest for tool "weather" whose annotations'
+        for annotations, problem in [
+            (
+                {"readonly": True},
+                " has the unknown key 'readonly'; MCP's annotations are title, readOnlyHint, "
+                "destructiveHint, idempotentHint, openWorldHint",
+            ),
+            ({"readOnlyHint": "yes"}, "['readOnlyHint'] is str 'yes', expected True or False"),
+            ({"idempotentHint": 1}, "['idempotentHint'] is int 1, expected True or False"),
+            ({"title": 3}, "['title'] is int 3, expected text"),
+            (["readOnlyHint"], " is list, expected a dict such as {'readOnlyHint': True}"),
+        ]:
+            with self.assertRaises(ToolError) as caught:
+                manifest_dict(ToolManifest("weather", "w", annotations=annotations))
+            self.assertEqual(str(caught.exception), whose + problem)
+
     def test_something_other_than_a_manifest_is_refused(self):
         with self.assertRaises(ToolError) as caught:
             manifest_dict({"name": "t"})
@@ -100,6 +124,11 @@ class ListedToolTest(unittest.TestCase):
         listed = listed_tool(manifest)
         self.assertEqual(listed["inputSchema"], WEATHER_INPUT)
         self.assertEqual(listed["outputSchema"], WEATHER_OUTPUT)
+
+    def test_annotations_are_listed_when_the_tool_has_them(self):
+        manifest = manifest_dict(ToolManifest("weather", "w", annotations={"readOnlyHint": True}))
+        self.assertEqual(listed_tool(manifest)["annotations"], {"readOnlyHint": True})
+        self.assertNotIn("annotations", listed_tool(manifest_dict(ToolManifest("weather", "w"))))
 
     def test_type_names_are_trimmed_as_rust_trims_them(self):
         self.assertEqual(schema_type("\u3000Int "), "integer")

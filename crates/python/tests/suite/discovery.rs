@@ -332,6 +332,7 @@ async fn japanese_manifests_arrive_intact() {
             parameter_types: Default::default(),
             input_schema: None,
             output_schema: None,
+            annotations: None,
         }
     );
     assert_eq!(tool.manifest().param_type("namae"), ParamType::String);

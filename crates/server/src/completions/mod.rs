@@ -80,6 +80,8 @@ pub async fn create(
         history,
         message,
         tool_use,
+        follow_up: None,
+        answer_id: None,
     };
     let (task, mut updates) = turns::start(&state, permit, turn, asking);
     let completion = Completion {

@@ -76,6 +76,8 @@ pub async fn create(
         history,
         message,
         tool_use,
+        follow_up: None,
+        answer_id: None,
     };
     let asking = Asking::Nobody {
         no_approvals: NO_APPROVALS,

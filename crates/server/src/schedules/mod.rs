@@ -313,7 +313,7 @@ async fn begin(
         .await
         .map_err(|_| AppError::internal("the server is stopping"))?;
     let auto = schedule.approval == ScheduleApproval::Auto;
-    let request = TurnRequest::message(Api::Schedules, history, message);
+    let request = TurnRequest::message(Api::Schedules, history, message).writing(&answer_id);
     let origin = riverse_tool::CallOrigin::new("schedule", Some(&conversation_id));
     let (task, updates) = origin.in_scope(|| {
         riverse_agent::turn_span(Some(&conversation_id))

@@ -123,15 +123,15 @@ impl Entry {
 }
 
 /// As `riverse tools --json` and `GET /v1/tools` show it: every field
-/// present, empty where the entry has no manifest, but for `input_schema`
-/// and `output_schema`, there where the tool declares them.
+/// present, empty where the entry has no manifest, but for `input_schema`,
+/// `output_schema` and `annotations`, there where the tool declares them.
 impl Serialize for Entry {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let manifest = self.manifest();
         let empty = ToolManifest::default();
         let shown = manifest.unwrap_or(&empty);
-        let mut row = serializer.serialize_struct("Entry", 9)?;
+        let mut row = serializer.serialize_struct("Entry", 12)?;
         row.serialize_field("name", &self.name())?;
         row.serialize_field("description", &manifest.map(|m| &m.description))?;
         row.serialize_field("parameters", &shown.parameters)?;
@@ -142,6 +142,9 @@ impl Serialize for Entry {
         }
         if let Some(schema) = &shown.output_schema {
             row.serialize_field("output_schema", schema)?;
+        }
+        if let Some(annotations) = &shown.annotations {
+            row.serialize_field("annotations", annotations)?;
         }
         row.serialize_field("source", self.source())?;
         row.serialize_field("status", &self.status())?;

@@ -48,6 +48,7 @@ impl Registry {
                 params,
                 front_end: origin.map(|origin| origin.front_end.as_str()),
                 conversation: origin.and_then(|origin| origin.conversation.as_deref()),
+                annotations: tool.manifest().annotations.as_ref(),
             }
             .to_json()
         };

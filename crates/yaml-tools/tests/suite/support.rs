@@ -29,6 +29,7 @@ pub fn options(project: &Path, language: &str) -> AgentsOptions {
         limits: riverse_tool::CallLimits::default(),
         protected_paths: Vec::new(),
         sandboxes: Default::default(),
+        withheld_env: Vec::new(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! What each feature a project can configure costs a warm call of a trivial
 //! tool through the registry, beside the same call with none of them, in
 //! the same run: approval rules, the shared sandbox, a sandbox of the
-//! tool's own, metrics, an OTLP exporter and a hook. Every contender has a
+//! tool's own, metrics, an OTLP exporter and a hook (and hooks switched on
+//! with no hook file, which should cost nothing). Every contender has a
 //! thread of its own, with a one-thread runtime, its own registry and pool;
 //! they take turns in blocks of calls, so the noise of a shared machine
 //! falls on all alike. The pipe floor (a minimal parent and child, one JSON
@@ -20,9 +21,10 @@ use std::thread::JoinHandle;
 
 use anyhow::{Context, anyhow, ensure};
 use riverse_agent::Settings;
-use riverse_python::{PythonOptions, python_tools};
+use riverse_python::{HookOptions, PythonOptions, python_hooks, python_tools};
 use riverse_tool::{
-    ApprovalMode, ApprovalPolicy, ArgumentPattern, Registry, RegistryOptions, ToolPolicy,
+    ApprovalMode, ApprovalPolicy, ArgumentPattern, CallHooks, Hooks, OnHookError, Registry,
+    RegistryOptions, ToolPolicy,
 };
 
 use crate::calls::{PipeChild, call_registry};
@@ -55,16 +57,22 @@ pub enum Feature {
     Metrics,
     /// An OTLP exporter of traces.
     Otlp,
+    /// Hooks read from a hooks directory that holds no hook file.
+    NoHookFile,
+    /// One hook file whose `before_call` lets every call go on unchanged.
+    NoOpHook,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 6] = [
+    pub const ALL: [Feature; 8] = [
         Feature::None,
         Feature::ApprovalRules,
         Feature::SharedSandbox,
         Feature::OwnSandbox,
         Feature::Metrics,
         Feature::Otlp,
+        Feature::NoHookFile,
+        Feature::NoOpHook,
     ];
 
     pub fn label(self) -> &'static str {
@@ -75,17 +83,33 @@ impl Feature {
             Feature::OwnSandbox => "  the tool's own sandbox on",
             Feature::Metrics => "  metrics on (Prometheus recorder)",
             Feature::Otlp => "  an OTLP exporter on",
+            Feature::NoHookFile => "  hooks on, no hook file",
+            Feature::NoOpHook => "  one no-op hook (before_call returns None)",
+        }
+    }
+
+    /// The hooks directory its project reads, if it reads one.
+    fn hooks_dir(self) -> Option<&'static str> {
+        match self {
+            Feature::NoHookFile => Some(NO_HOOKS_DIR),
+            Feature::NoOpHook => Some(HOOKS_DIR),
+            _ => None,
         }
     }
 }
 
-/// The place of "one no-op hook" among the features: `agent/hooks/`
-/// support is not wired into this benchmark yet, so the row says so.
-/// Once it is, a contender whose project holds one hook file that lets
-/// every call go on unchanged belongs here, measured like the others.
-pub fn no_op_hook() -> Option<Samples> {
-    None
-}
+/// The hooks directory holding the no-op hook, and one holding no file.
+const HOOKS_DIR: &str = "agent/hooks";
+const NO_HOOKS_DIR: &str = "agent/no-hooks";
+
+/// A hook that lets every call go on unchanged.
+const NO_OP_HOOK: &str = "from agent.hooks import Hook
+
+
+class NoOp(Hook):
+    def before_call(self, call):
+        return None
+";
 
 pub struct FeatureTimes {
     /// Each feature's calls, in [`Feature::ALL`]'s order.
@@ -124,6 +148,9 @@ pub fn measure(interpreter: &Path, calls: usize) -> anyhow::Result<FeatureTimes>
     let project = TempProject::new()?;
     project.tool("echo.py", &echo_tool())?;
     std::fs::create_dir_all(project.path().join("out"))?;
+    std::fs::create_dir_all(project.path().join(NO_HOOKS_DIR))?;
+    std::fs::create_dir_all(project.path().join(HOOKS_DIR))?;
+    std::fs::write(project.path().join(HOOKS_DIR).join("noop.py"), NO_OP_HOOK)?;
     let settings = Settings::from_yaml(project.path(), None, SANDBOX_SETTINGS)
         .context("the benchmark's sandbox settings don't parse")?;
     let sandbox = settings
@@ -153,7 +180,11 @@ pub fn measure(interpreter: &Path, calls: usize) -> anyhow::Result<FeatureTimes>
                 };
                 registry_options.policies.insert("echo".into(), policy);
             }
-            Feature::None | Feature::Metrics | Feature::Otlp => {}
+            Feature::None
+            | Feature::Metrics
+            | Feature::Otlp
+            | Feature::NoHookFile
+            | Feature::NoOpHook => {}
         }
         contenders.push((feature, spawn(feature, options, registry_options)?));
     }
@@ -202,6 +233,8 @@ fn spawn(
                     .build()?;
                 let telemetry = Telemetry::on(feature, &runtime)?;
                 let registry = runtime.block_on(async {
+                    let mut registry_options = registry_options;
+                    registry_options.hooks = hooks(feature, &options).await?;
                     let found = python_tools(options).await;
                     let registry = Registry::new(found, registry_options);
                     ensure!(registry.get("echo").is_some(), "the echo tool did not load");
@@ -242,6 +275,40 @@ fn spawn(
         samples,
         thread,
     })
+}
+
+/// The hooks `feature`'s registry runs, read as `riverse` reads them: none
+/// from an empty hooks directory, the no-op hook from the other.
+async fn hooks(feature: Feature, options: &PythonOptions) -> anyhow::Result<Hooks> {
+    let Some(dir) = feature.hooks_dir() else {
+        return Ok(Hooks::default());
+    };
+    let mut python = options.clone();
+    python.tools_dir = dir.into();
+    python.fork = false;
+    let found = python_hooks(HookOptions {
+        python,
+        timeout: std::time::Duration::from_secs(30),
+        on_error: OnHookError::Deny,
+    })
+    .await;
+    if let Some(error) = found.error {
+        anyhow::bail!("the hooks of {dir} did not load: {error}");
+    }
+    if let Some(error) = found.files.iter().find_map(|file| file.error.clone()) {
+        anyhow::bail!("a hook of {dir} did not load: {}", error.located());
+    }
+    let loaded = found.hooks.as_ref().map_or(0, |hooks| hooks.hooks().len());
+    let expected = usize::from(feature == Feature::NoOpHook);
+    ensure!(
+        loaded == expected,
+        "{dir}: {loaded} hooks loaded, {expected} expected"
+    );
+    Ok(Hooks(
+        found
+            .hooks
+            .map(|hooks| hooks as std::sync::Arc<dyn CallHooks>),
+    ))
 }
 
 /// A thread's metrics recorder or tracing subscriber, set as its default

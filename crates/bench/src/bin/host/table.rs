@@ -103,18 +103,6 @@ impl Table {
         });
     }
 
-    /// A measure that has no figure in this run, and why.
-    pub fn missing(&mut self, measure: &str, why: &str) {
-        self.rows.push(Row {
-            measure: measure.to_owned(),
-            value: why.to_owned(),
-            baseline: String::new(),
-            ratio: String::new(),
-            goal: String::new(),
-            verdict: "",
-        });
-    }
-
     pub fn note(&mut self, note: String) {
         self.notes.push(note);
     }

@@ -1,0 +1,287 @@
+//! Background calls: a call of a tool with `tools.<name>.background` still
+//! running after `after` becomes a task. The same call future goes on in a
+//! task of its own (never restarted), bounded by the tool's deadline as
+//! before; the model reads that the work started, with the task's id, and
+//! the turn goes on to its answer. When the task ends, a front end gives its
+//! result to the model in a follow-up turn ([`Agent::follow_up`]).
+//!
+//! Cancelling a task drops its call, which stops it as a deadline does: the
+//! Python host kills the worker's process group, an MCP server is sent
+//! `notifications/cancelled`, a command's process group is killed.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use riverse_llm::{Message, ToolCall};
+use riverse_tool::{
+    Arguments, CallContext, CallOrigin, CallRecord, FailureKind, Params, Progress, Registry,
+    ToolResult,
+};
+use tokio::sync::watch;
+
+use super::listening::ProgressOnly;
+use super::reply::ToolReply;
+use super::{Agent, EventSink, ToolUse, Turn, TurnError};
+
+/// What a cancelled task's call reads as.
+pub const CANCELLED: &str = "the task was cancelled before it ended";
+
+/// A call running in the background. Cheap to clone; every clone is the
+/// same task.
+#[derive(Clone)]
+pub struct BackgroundTask(Arc<Inner>);
+
+struct Inner {
+    id: String,
+    call_id: String,
+    tool: String,
+    params: Params,
+    ended: watch::Receiver<Option<TaskEnd>>,
+    progress: watch::Receiver<Option<Progress>>,
+    abort: tokio::task::AbortHandle,
+}
+
+/// How a task ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskEnd {
+    /// The call's result; for a cancelled task, a failure saying so.
+    pub result: ToolResult,
+    /// How long the call ran, from its start in its turn.
+    pub ran: Duration,
+    /// Cancelled ([`BackgroundTask::cancel`]) rather than ended by its tool.
+    pub cancelled: bool,
+}
+
+impl BackgroundTask {
+    /// Runs `call` (the call `call_id` of `tool` with `params`) in a task of
+    /// its own, as the task `id`; `started` is when the call began,
+    /// `progress` where its context keeps its last progress.
+    pub fn spawn(
+        id: String,
+        call_id: &str,
+        tool: &str,
+        params: Params,
+        started: Instant,
+        progress: watch::Receiver<Option<Progress>>,
+        call: impl Future<Output = ToolResult> + Send + 'static,
+    ) -> BackgroundTask {
+        let (sender, ended) = watch::channel(None);
+        let running = async move {
+            let result = call.await;
+            let end = TaskEnd {
+                result,
+                ran: started.elapsed(),
+                cancelled: false,
+            };
+            sender.send_replace(Some(end));
+        };
+        let running = tracing::Instrument::instrument(running, tracing::Span::current());
+        let handle = match CallOrigin::current() {
+            Some(origin) => tokio::spawn(origin.scope(running)),
+            None => tokio::spawn(running),
+        };
+        BackgroundTask(Arc::new(Inner {
+            id,
+            call_id: call_id.to_owned(),
+            tool: tool.to_owned(),
+            params,
+            ended,
+            progress,
+            abort: handle.abort_handle(),
+        }))
+    }
+
+    /// A new task id: `task_` and 32 hex digits.
+    pub fn new_id() -> String {
+        format!("task_{}", uuid::Uuid::new_v4().simple())
+    }
+
+    pub fn id(&self) -> &str {
+        &self.0.id
+    }
+
+    /// The id of the model's call it runs.
+    pub fn call_id(&self) -> &str {
+        &self.0.call_id
+    }
+
+    pub fn tool(&self) -> &str {
+        &self.0.tool
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.0.params
+    }
+
+    /// The call's last progress (`self.progress`), changing as it comes.
+    pub fn progress(&self) -> watch::Receiver<Option<Progress>> {
+        self.0.progress.clone()
+    }
+
+    /// Stops the call; [`BackgroundTask::ended`] then says it was cancelled.
+    /// A task that has ended stays as it ended.
+    pub fn cancel(&self) {
+        self.0.abort.abort();
+    }
+
+    /// Whether the task has ended (or was cancelled).
+    pub fn is_finished(&self) -> bool {
+        self.0.abort.is_finished()
+    }
+
+    /// Waits for the task's end.
+    pub async fn ended(&self) -> TaskEnd {
+        let mut ended = self.0.ended.clone();
+        match ended.wait_for(Option::is_some).await {
+            Ok(end) => end.clone().unwrap_or_else(cancelled),
+            // The call was dropped before it ended: cancelled.
+            Err(_) => cancelled(),
+        }
+    }
+
+    /// The record of the call as it ended with `end`.
+    pub fn record(&self, end: &TaskEnd) -> CallRecord {
+        let params = Arguments::Object(self.0.params.clone());
+        CallRecord::finished(
+            &self.0.call_id,
+            &self.0.tool,
+            params,
+            end.result.clone(),
+            end.ran,
+        )
+    }
+}
+
+fn cancelled() -> TaskEnd {
+    TaskEnd {
+        result: ToolResult::failed(FailureKind::Denied, CANCELLED),
+        ran: Duration::ZERO,
+        cancelled: true,
+    }
+}
+
+impl fmt::Debug for BackgroundTask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BackgroundTask")
+            .field("id", &self.0.id)
+            .field("call_id", &self.0.call_id)
+            .field("tool", &self.0.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two handles are equal when they are of the same task.
+impl PartialEq for BackgroundTask {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+/// What the model reads for a call that became the task `id`.
+pub(crate) fn started_reply(id: &str, tool: &str) -> String {
+    format!(
+        "The call of {tool} is still running, now in the background as task {id}. \
+         Its result will be given to you when it ends: tell the user the work \
+         started, and do not call {tool} again for it."
+    )
+}
+
+impl Agent {
+    /// How long a call of `tool` runs in its turn before it becomes a task;
+    /// `None` for a tool without `tools.<name>.background`.
+    pub fn background_after(&self, tool: &str) -> Option<Duration> {
+        self.options.background.get(tool).map(|b| b.after)
+    }
+
+    /// Whether a task of `tool` left running by a Riverse that stopped is
+    /// run again (`tools.<name>.background.rerun`).
+    pub fn reruns(&self, tool: &str) -> bool {
+        self.options.background.get(tool).is_some_and(|b| b.rerun)
+    }
+
+    /// Starts the call `call_id` of `tool` again, as the task `id`, outside
+    /// any turn (its progress is kept on the task; its questions are
+    /// cancelled).
+    pub fn rerun(&self, id: String, call_id: &str, tool: &str, params: Params) -> BackgroundTask {
+        let registry = self.registry();
+        let name = tool.to_owned();
+        let call_id_owned = call_id.to_owned();
+        let call_params = params.clone();
+        let (progress, heard) = watch::channel(None);
+        let context = CallContext::new(Arc::new(ProgressOnly(progress)));
+        let call = async move {
+            call_registry(&registry, &name, &call_id_owned, call_params, &context).await
+        };
+        BackgroundTask::spawn(id, call_id, tool, params, Instant::now(), heard, call)
+    }
+
+    /// A turn that answers from `result`, the result of the task `task_id`
+    /// (a call of `tool` with `params`), after `history`: the task's call
+    /// and its result are given to the model as the last exchange, under the
+    /// task's id, and the model answers from them (or calls more tools).
+    /// The turn's messages begin with that exchange.
+    pub async fn follow_up(
+        &self,
+        history: &[Message],
+        task_id: &str,
+        tool: &str,
+        params: &Params,
+        result: &ToolResult,
+        on_event: EventSink<'_>,
+    ) -> Result<Turn, TurnError> {
+        let max_bytes = self.registry().limits().max_output_bytes;
+        let reply = ToolReply::of(self.options.language, tool, result, max_bytes);
+        let exchange = [
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: task_id.to_owned(),
+                    name: tool.to_owned(),
+                    arguments: serde_json::Value::Object(params.clone()).to_string(),
+                }],
+            },
+            Message::Tool {
+                call_id: task_id.to_owned(),
+                content: reply.content,
+                failed: reply.failed,
+            },
+        ];
+        let mut history = history.to_vec();
+        history.extend(exchange.iter().cloned());
+        let mut turn = self
+            .turn_with(&history, None, &ToolUse::default(), on_event)
+            .await?;
+        // What the turn adds to the conversation starts with the exchange.
+        turn.messages.splice(0..0, exchange);
+        Ok(turn)
+    }
+}
+
+/// One call of `name` through `registry`, every error a failed result.
+pub(crate) async fn call_registry(
+    registry: &Registry,
+    name: &str,
+    call_id: &str,
+    params: Params,
+    context: &CallContext,
+) -> ToolResult {
+    use riverse_tool::{CallError, CallFailure};
+    match registry
+        .call_with_id(name, Some(call_id), params, context)
+        .await
+    {
+        Ok(result) => result,
+        Err(error @ CallError::UnknownTool(_)) => {
+            let offered = registry
+                .available_manifests()
+                .map(|m| m.name.clone())
+                .collect();
+            ToolResult::from(CallFailure::NotCallable {
+                error,
+                offered: Some(offered),
+            })
+        }
+        Err(error) => ToolResult::from(CallFailure::from(error)),
+    }
+}
