@@ -210,18 +210,14 @@ impl Session<'_> {
         let json_logs = telemetry::json_logs();
         let tasks = &mut self.tasks;
         let outcome = {
-            let mut on_event = |event: TurnEvent| match event {
-                TurnEvent::AnswerDelta(text) => answer.write(&text),
-                TurnEvent::ToolLog {
-                    call_id,
-                    tool,
-                    line,
-                } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
-                TurnEvent::TaskStarted(task) => {
-                    announce(&lines, &task);
-                    tasks.add(task);
-                }
-                other => view.show(other),
+            let mut on_event = |event: TurnEvent| {
+                let shown = Shown {
+                    lines: &lines,
+                    view: &mut view,
+                    tasks: &mut *tasks,
+                    json_logs,
+                };
+                show_event(event, &mut answer, shown);
             };
             let (params, result) = (task.params(), &end.result);
             let follow_up = self.agent.follow_up(
@@ -251,6 +247,33 @@ impl Session<'_> {
     }
 }
 
+/// Where a chat turn's events go.
+struct Shown<'a> {
+    lines: &'a ToolLines,
+    view: &'a mut TurnView,
+    tasks: &'a mut ChatTasks,
+    /// Tools' log lines go to the JSON log rather than the terminal.
+    json_logs: bool,
+}
+
+/// Shows one event of a chat turn: the answer streamed to `answer`, a
+/// call that became a task announced and kept, the rest on the turn's view.
+fn show_event<W: Write>(event: TurnEvent, answer: &mut StreamedText<W>, shown: Shown<'_>) {
+    match event {
+        TurnEvent::AnswerDelta(text) => answer.write(&text),
+        TurnEvent::ToolLog {
+            call_id,
+            tool,
+            line,
+        } if shown.json_logs => telemetry::tool_log(&call_id, &tool, &line),
+        TurnEvent::TaskStarted(task) => {
+            announce(shown.lines, &task);
+            shown.tasks.add(task);
+        }
+        other => shown.view.show(other),
+    }
+}
+
 /// The line that says a call became `task`.
 fn announce(lines: &ToolLines, task: &BackgroundTask) {
     lines.line(format!(
@@ -274,18 +297,14 @@ async fn run_turn(
     let json_logs = telemetry::json_logs();
     let tasks = &mut session.tasks;
     let outcome = {
-        let mut on_event = |event: TurnEvent| match event {
-            TurnEvent::AnswerDelta(text) => answer.write(&text),
-            TurnEvent::ToolLog {
-                call_id,
-                tool,
-                line,
-            } if json_logs => telemetry::tool_log(&call_id, &tool, &line),
-            TurnEvent::TaskStarted(task) => {
-                announce(&lines, &task);
-                tasks.add(task);
-            }
-            other => view.show(other),
+        let mut on_event = |event: TurnEvent| {
+            let shown = Shown {
+                lines: &lines,
+                view: &mut view,
+                tasks: &mut *tasks,
+                json_logs,
+            };
+            show_event(event, &mut answer, shown);
         };
         let turn = session.agent.turn(&session.history, message, &mut on_event);
         tokio::select! {
