@@ -85,6 +85,24 @@ fn post_message(server: &Server, content: &str) -> (String, Value) {
     (id, serde_json::from_str(&body).unwrap())
 }
 
+/// A server whose first turn starts `slow` for 200 s, in the background
+/// after 1 s: the project, the file holding the worker's pid, the server,
+/// and the conversation's id and first answer.
+fn a_long_task_in_serve(llm: &OpenAiServer) -> (Project, String, Server, String, Value) {
+    let project = slow_project(
+        llm,
+        "tools:\n  slow: {timeout: 300, background: {after: 1}}\n",
+    );
+    let pids = pid_file(&project, "slow.pid");
+    llm.push([
+        ev_tool_call("c1", "slow", json!({"seconds": 200, "pid_file": pids})),
+        ev_text("Started the report."),
+    ]);
+    let server = Server::start(&project, &[]);
+    let (conversation, answer) = post_message(&server, "Build the report");
+    (project, pids, server, conversation, answer)
+}
+
 /// The task of `id` once `state` says what it should.
 fn task_when(server: &Server, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     eventually(LONG, what, || {
@@ -193,17 +211,7 @@ fn serve_answers_first_then_from_the_task_in_the_same_conversation() {
 #[test]
 fn a_task_cancelled_with_riverse_tasks_cancel_ends_its_worker() {
     let llm = OpenAiServer::start([]).fallback(ev_text("Nothing more."));
-    let project = slow_project(
-        &llm,
-        "tools:\n  slow: {timeout: 300, background: {after: 1}}\n",
-    );
-    let pids = pid_file(&project, "slow.pid");
-    llm.push([
-        ev_tool_call("c1", "slow", json!({"seconds": 200, "pid_file": pids})),
-        ev_text("Started the report."),
-    ]);
-    let server = Server::start(&project, &[]);
-    let (_, answer) = post_message(&server, "Build the report");
+    let (project, pids, server, _, answer) = a_long_task_in_serve(&llm);
     assert_eq!(answer["content"], "Started the report.");
     let worker = read_pid(&pids);
     assert!(!is_gone(worker));
@@ -481,17 +489,7 @@ fn the_task_routes_need_the_token_and_cancel_sends_it() {
 #[test]
 fn a_task_left_by_a_stopped_server_is_interrupted_at_the_next_start() {
     let llm = OpenAiServer::start([]).fallback(ev_text("It was interrupted."));
-    let project = slow_project(
-        &llm,
-        "tools:\n  slow: {timeout: 300, background: {after: 1}}\n",
-    );
-    let pids = pid_file(&project, "slow.pid");
-    llm.push([
-        ev_tool_call("c1", "slow", json!({"seconds": 200, "pid_file": pids})),
-        ev_text("Started the report."),
-    ]);
-    let server = Server::start(&project, &[]);
-    let (conversation, _) = post_message(&server, "Build the report");
+    let (project, pids, server, conversation, _) = a_long_task_in_serve(&llm);
     let id = only_task(&server)["id"].as_str().unwrap().to_owned();
     let worker = read_pid(&pids);
     let (status, _) = server.stop(nix::sys::signal::Signal::SIGTERM);

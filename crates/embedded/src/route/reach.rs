@@ -94,8 +94,8 @@ const TIME_UNITS: &[&str] = &[
     "decade",
 ];
 
-/// Month names ("since March").
-const MONTHS: &[&str] = &[
+/// Month names ("since March", "May 14").
+pub(super) const MONTHS: &[&str] = &[
     "january",
     "february",
     "march",

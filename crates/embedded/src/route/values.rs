@@ -12,6 +12,8 @@ use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::tuning::{ORDER_PENALTY, SKIP_PENALTY};
 
+use super::reach::MONTHS;
+
 /// Token ids the value decoder needs, looked up once per model.
 pub(crate) struct ValueTokens {
     /// ` "`: a string value opens.
@@ -132,20 +134,6 @@ fn order_penalty(
 /// (`12:30`, `2026-04-17`, `4/17`, `May 14`, `1 January 2025`): a part of
 /// when, not a quantity.
 fn in_time_or_date(text: &str, bytes: &Range<usize>) -> bool {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     // A month's name, or its first three letters (`Sept` too).
     let is_month = |word: Option<&str>| {
         word.map(|word| {
