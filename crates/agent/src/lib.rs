@@ -45,4 +45,4 @@ pub use turn::{
     TurnEvent, TurnOptions,
 };
 pub use turn::{AppliedSkill, SkillTrigger, ToolSelector, turn_span};
-pub use turn::{BackgroundTask, CANCELLED, TaskEnd};
+pub use turn::{BackgroundTask, CANCELLED, TaskEnd, TaskQuestion};

@@ -70,6 +70,10 @@ pub struct ServerSpec {
     /// Names the server in tool names, logs and errors.
     pub name: String,
     pub transport: ServerTransport,
+    /// `protocol: 2026-07-28`: the session opens with `server/discover`, so
+    /// a server that speaks both protocols speaks 2026-07-28 (its tasks,
+    /// `input_required` results); `false` opens with `initialize`.
+    pub opens_2026: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,39 +229,80 @@ impl Tool for McpTool {
         timeout: Duration,
         context: &CallContext,
     ) -> ToolResult {
-        let name = &self.manifest.name;
-        let server = &self.link.spec.name;
         let deadline = Instant::now() + timeout;
-        let timed_out = |then| {
-            ToolResult::from(CallFailure::TimedOut {
-                subject: Subject::Tool(name.clone()),
-                after: timeout,
-                then,
-            })
-        };
-        let connected = match tokio::time::timeout_at(deadline, self.link.connected()).await {
-            Ok(Ok(connected)) => connected,
-            Ok(Err(err)) => {
-                return ToolResult::from(CallFailure::CouldNotRun {
-                    tool: name.clone(),
-                    cause: err.to_string(),
-                });
-            }
-            Err(_elapsed) => {
-                let server = server.clone();
-                return timed_out(AfterTimeout::ServerRestarting { server });
-            }
+        let connected = match self.connected_by(deadline, timeout).await {
+            Ok(connected) => connected,
+            Err(failed) => return failed,
         };
         restore_structured(&mut params, &self.structured);
         let request = CallToolRequestParams::new(self.remote_name.clone()).with_arguments(params);
         let call = rounds::call_tool(&connected, request, context);
+        self.reply_by(call, &connected, deadline, timeout, context)
+            .await
+    }
+
+    /// Follows the server's task `task_id` again, as a call that became it
+    /// was followed before Riverse stopped.
+    async fn resume(&self, task_id: &str, timeout: Duration, context: &CallContext) -> ToolResult {
+        let deadline = Instant::now() + timeout;
+        let connected = match self.connected_by(deadline, timeout).await {
+            Ok(connected) => connected,
+            Err(failed) => return failed,
+        };
+        let call = tasks::resume(&connected.peer, task_id, context);
+        self.reply_by(call, &connected, deadline, timeout, context)
+            .await
+    }
+}
+
+impl McpTool {
+    fn timed_out(&self, timeout: Duration, then: AfterTimeout) -> ToolResult {
+        ToolResult::from(CallFailure::TimedOut {
+            subject: Subject::Tool(self.manifest.name.clone()),
+            after: timeout,
+            then,
+        })
+    }
+
+    /// The server's live session, reached before `deadline`, or the call's
+    /// failure.
+    async fn connected_by(
+        &self,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<Connected, ToolResult> {
+        match tokio::time::timeout_at(deadline, self.link.connected()).await {
+            Ok(Ok(connected)) => Ok(connected),
+            Ok(Err(err)) => Err(ToolResult::from(CallFailure::CouldNotRun {
+                tool: self.manifest.name.clone(),
+                cause: err.to_string(),
+            })),
+            Err(_elapsed) => {
+                let server = self.link.spec.name.clone();
+                Err(self.timed_out(timeout, AfterTimeout::ServerRestarting { server }))
+            }
+        }
+    }
+
+    /// The result of `call` (a call's rounds, or a task followed), awaited
+    /// until `deadline`.
+    async fn reply_by(
+        &self,
+        call: impl Future<Output = Result<ServerResult, RoundsFailed>>,
+        connected: &Connected,
+        deadline: Instant,
+        timeout: Duration,
+        context: &CallContext,
+    ) -> ToolResult {
+        let name = &self.manifest.name;
+        let server = &self.link.spec.name;
         // Dropping the call at the deadline sends notifications/cancelled.
         // Time the call waits on its front end (a question, a sample) is
         // not the tool's.
         let left = deadline.saturating_duration_since(Instant::now());
         let Some(reply) = context.within(left, call).await else {
             let server = server.clone();
-            return timed_out(AfterTimeout::ServerCancelled { server });
+            return self.timed_out(timeout, AfterTimeout::ServerCancelled { server });
         };
         let reply = match reply {
             Ok(reply) => Ok(reply),
@@ -389,7 +434,7 @@ impl ServerLink {
             max_output_bytes: options.limits.max_output_bytes,
             session: tokio::sync::Mutex::new(None),
             spawned: Mutex::new(None),
-            lifecycle: Lifecycle::default(),
+            lifecycle: Lifecycle::opening_with(spec.opens_2026),
         }
     }
 

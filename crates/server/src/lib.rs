@@ -30,6 +30,7 @@ mod auth;
 mod body;
 mod client_tools;
 mod completions;
+mod conversation_events;
 mod conversations;
 mod error;
 mod guard;
@@ -68,7 +69,7 @@ pub use mcp::{MCP_PATH, McpOptions, McpRoute, serve_mcp};
 pub use prometheus::install as install_metrics;
 pub use questions::DEFAULT_QUESTION_TIMEOUT;
 pub use schedules::{Clock, SCHEDULE_DENIES, ScheduleLoops, start_schedules};
-pub use tasks::{TaskKeeper, keep_tasks, release_tasks};
+pub use tasks::{TaskKeeper, TaskRows, keep_tasks, release_tasks};
 
 use crate::health::LlmState;
 use crate::questions::Questions;
@@ -182,6 +183,8 @@ pub struct AppState {
     llm: LlmState,
     /// The background tasks this server runs.
     tasks: tasks::RunningTasks,
+    /// The open `/v1/conversations/{id}/events` streams.
+    conversation_events: conversation_events::ConversationEvents,
     /// Turns end at once, telling their clients the server is stopping:
     /// it waited `serve.shutdown_timeout` for them.
     stopping: tokio::sync::watch::Sender<Option<Duration>>,
@@ -201,6 +204,7 @@ impl AppState {
             questions: Questions::new(options.question_timeout),
             llm: LlmState::default(),
             tasks: tasks::RunningTasks::default(),
+            conversation_events: Default::default(),
             stopping: tokio::sync::watch::Sender::new(None),
             agent,
             store,
@@ -253,6 +257,10 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route(
             "/conversations/{id}/messages",
             post(conversations::post_message),
+        )
+        .route(
+            "/conversations/{id}/events",
+            get(conversation_events::events),
         )
         .route("/riverse/questions/{id}", post(answers::answer))
         .route("/schedules", get(schedules::list))
@@ -362,6 +370,7 @@ pub async fn serve(
             let _ = stopped_at.send(tokio::time::Instant::now());
             // MCP clients hold streams open; they are ended rather than waited for.
             state.mcp.close();
+            state.conversation_events.close();
             tokio::spawn(async move {
                 tokio::time::sleep(grace).await;
                 state.stop_turns(grace);

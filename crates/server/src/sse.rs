@@ -82,7 +82,12 @@ impl Completion {
         }
     }
 
-    fn chunk(&self, delta: Value, finish_reason: Option<&str>, riverse: Option<Value>) -> Value {
+    pub(crate) fn chunk(
+        &self,
+        delta: Value,
+        finish_reason: Option<&str>,
+        riverse: Option<Value>,
+    ) -> Value {
         let mut chunk = json!({
             "id": self.id,
             "object": "chat.completion.chunk",
@@ -97,7 +102,7 @@ impl Completion {
     }
 
     /// The chunks one update becomes.
-    fn chunks(&self, update: Update) -> Vec<Value> {
+    pub(crate) fn chunks(&self, update: Update) -> Vec<Value> {
         match update {
             Update::Event(TurnEvent::AnswerDelta(text)) => {
                 vec![self.chunk(json!({"content": text}), None, None)]

@@ -48,6 +48,7 @@ pub(crate) const SQLITE: &[(u32, &str)] = &[
     (9, ANSWER_SKILLS),
     (10, SCHEDULE_RUNS),
     (11, TASKS),
+    (12, TASK_HANDED_OVER),
 ];
 
 /// Step 2: who owns a running answer, and when it last showed it is alive.
@@ -105,6 +106,7 @@ pub(crate) const POSTGRES: &[(u32, &str)] = &[
     (9, ANSWER_SKILLS),
     (10, SCHEDULE_RUNS),
     (11, TASKS),
+    (12, TASK_HANDED_OVER),
 ];
 
 /// Step 2 for PostgreSQL. Heartbeats are the database's clock, so servers
@@ -281,3 +283,10 @@ const TASKS: &str = "CREATE TABLE tasks (
     CREATE INDEX tasks_by_creation ON tasks (created_at DESC, id);
     CREATE INDEX tasks_unended ON tasks (heartbeat_at)
         WHERE state IN ('working', 'input_required');";
+
+/// Step 12, the same in both: the id of the task of an MCP server that a
+/// task's call became, so that a server taking the task over asks that
+/// server about it again; the question an `input_required` task waits on
+/// (JSON text).
+const TASK_HANDED_OVER: &str = "ALTER TABLE tasks ADD COLUMN handed_over TEXT;
+    ALTER TABLE tasks ADD COLUMN question TEXT;";

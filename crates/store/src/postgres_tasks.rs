@@ -7,7 +7,9 @@ use tokio_postgres::Row;
 
 use super::{DATABASE_NOW, PostgresStore};
 use crate::StoreError;
-use crate::tasks::{NewTask, TASK_COLUMNS, Task, TaskState, json_column};
+use crate::tasks::{
+    NewTask, TASK_COLUMNS, Task, TaskColumn, TaskState, json_column, waiting_state,
+};
 
 /// The states of a task that has not ended.
 const UNENDED: &str = "state IN ('working', 'input_required')";
@@ -74,15 +76,36 @@ impl PostgresStore {
         Ok(())
     }
 
-    pub async fn task_progress(&self, id: &str, progress: &str) -> Result<(), StoreError> {
+    pub(crate) async fn set_task_column(
+        &self,
+        id: &str,
+        column: TaskColumn,
+        value: &str,
+    ) -> Result<(), StoreError> {
         let client = self.client().await?;
         client
             .execute(
                 &format!(
-                    "UPDATE tasks SET progress = $2, updated_at = {DATABASE_NOW}
+                    "UPDATE tasks SET {} = $2, updated_at = {DATABASE_NOW}
+                     WHERE id = $1 AND {UNENDED}",
+                    column.name()
+                ),
+                &[&id, &value],
+            )
+            .await?;
+        Ok(())
+    }
+
+    pub async fn task_question(&self, id: &str, question: Option<&str>) -> Result<(), StoreError> {
+        let state = waiting_state(question);
+        let client = self.client().await?;
+        client
+            .execute(
+                &format!(
+                    "UPDATE tasks SET state = $2, question = $3, updated_at = {DATABASE_NOW}
                      WHERE id = $1 AND {UNENDED}"
                 ),
-                &[&id, &progress],
+                &[&id, &state, &question],
             )
             .await?;
         Ok(())
@@ -126,7 +149,7 @@ impl PostgresStore {
             .query(
                 &format!(
                     "UPDATE tasks SET owner = $1, heartbeat_at = {DATABASE_NOW},
-                         updated_at = {DATABASE_NOW}
+                         updated_at = {DATABASE_NOW}, state = 'working', question = NULL
                      WHERE {UNENDED} AND COALESCE(heartbeat_at, 0) < {DATABASE_NOW} - $2
                      RETURNING {TASK_COLUMNS}"
                 ),
@@ -152,5 +175,7 @@ fn task_row(row: &Row) -> Task {
         created_at: row.get(10),
         updated_at: row.get(11),
         ended_at: row.get(12),
+        handed_over: row.get(13),
+        question: json_column(row.get(14)),
     }
 }

@@ -3,7 +3,9 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::SqliteStore;
-use crate::tasks::{NewTask, TASK_COLUMNS, Task, TaskState, json_column};
+use crate::tasks::{
+    NewTask, TASK_COLUMNS, Task, TaskColumn, TaskState, json_column, waiting_state,
+};
 use crate::{StoreError, now_millis};
 
 /// The states of a task that has not ended.
@@ -73,14 +75,36 @@ impl SqliteStore {
         .await
     }
 
-    pub async fn task_progress(&self, id: &str, progress: &str) -> Result<(), StoreError> {
-        let (id, progress) = (id.to_owned(), progress.to_owned());
+    pub(crate) async fn set_task_column(
+        &self,
+        id: &str,
+        column: TaskColumn,
+        value: &str,
+    ) -> Result<(), StoreError> {
+        let (id, value) = (id.to_owned(), value.to_owned());
+        let column = column.name();
         self.run(move |connection| {
             connection.execute(
                 &format!(
-                    "UPDATE tasks SET progress = ?2, updated_at = ?3 WHERE id = ?1 AND {UNENDED}"
+                    "UPDATE tasks SET {column} = ?2, updated_at = ?3 WHERE id = ?1 AND {UNENDED}"
                 ),
-                params![id, progress, now_millis()],
+                params![id, value, now_millis()],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    pub async fn task_question(&self, id: &str, question: Option<&str>) -> Result<(), StoreError> {
+        let (id, question) = (id.to_owned(), question.map(str::to_owned));
+        let state = waiting_state(question.as_deref());
+        self.run(move |connection| {
+            connection.execute(
+                &format!(
+                    "UPDATE tasks SET state = ?2, question = ?3, updated_at = ?4
+                     WHERE id = ?1 AND {UNENDED}"
+                ),
+                params![id, state, question, now_millis()],
             )?;
             Ok(())
         })
@@ -132,7 +156,8 @@ impl SqliteStore {
         self.run(move |connection| {
             let now = now_millis();
             let mut statement = connection.prepare_cached(&format!(
-                "UPDATE tasks SET owner = ?1, heartbeat_at = ?2, updated_at = ?2
+                "UPDATE tasks SET owner = ?1, heartbeat_at = ?2, updated_at = ?2,
+                     state = 'working', question = NULL
                  WHERE {UNENDED} AND COALESCE(heartbeat_at, 0) < ?3
                  RETURNING {TASK_COLUMNS}"
             ))?;
@@ -163,5 +188,7 @@ fn task_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
         created_at: row.get(10)?,
         updated_at: row.get(11)?,
         ended_at: row.get(12)?,
+        handed_over: row.get(13)?,
+        question: json_column(row.get(14)?),
     })
 }

@@ -22,7 +22,7 @@ pub const TASK_INTERRUPTED: &str = "interrupted";
 #[serde(rename_all = "snake_case")]
 pub enum TaskState {
     Working,
-    /// Waiting for an answer from a person (not reached by local calls yet).
+    /// Its call waits for a person's answer to a question.
     InputRequired,
     Completed,
     Failed,
@@ -81,6 +81,12 @@ pub struct Task {
     pub created_at: i64,
     pub updated_at: i64,
     pub ended_at: Option<i64>,
+    /// The id of the task of the tool's MCP server that the call became,
+    /// once it did.
+    pub handed_over: Option<String>,
+    /// The question an `input_required` task waits on, as a stream
+    /// announces it.
+    pub question: Option<Value>,
 }
 
 /// A task to write, `working`.
@@ -96,7 +102,31 @@ pub struct NewTask<'a> {
 
 /// The columns each backend's row reader takes, in its order.
 pub(crate) const TASK_COLUMNS: &str = "id, conversation_id, message_id, call_id, tool, arguments,
-    state, progress, result, error, created_at, updated_at, ended_at";
+    state, progress, result, error, created_at, updated_at, ended_at, handed_over, question";
+
+/// A column an unended task's server keeps up to date.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TaskColumn {
+    Progress,
+    HandedOver,
+}
+
+impl TaskColumn {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TaskColumn::Progress => "progress",
+            TaskColumn::HandedOver => "handed_over",
+        }
+    }
+}
+
+/// The state of an unended task that waits on `question`, or on none.
+pub(crate) fn waiting_state(question: Option<&str>) -> &'static str {
+    match question {
+        Some(_) => TaskState::InputRequired.as_str(),
+        None => TaskState::Working.as_str(),
+    }
+}
 
 /// A JSON column read back; text that does not read (written by a newer
 /// version, or damaged) is kept as a string rather than lost.
@@ -141,7 +171,24 @@ impl Store {
     /// Keeps a working task's last progress.
     pub async fn task_progress(&self, id: &str, progress: &Value) -> Result<(), StoreError> {
         let text = progress.to_string();
-        on_backend!(self, store => store.task_progress(id, &text))
+        on_backend!(self, store => store.set_task_column(id, TaskColumn::Progress, &text))
+    }
+
+    /// Notes that a working task's call became the task `handed_over` of
+    /// its tool's MCP server.
+    pub async fn task_handed_over(&self, id: &str, handed_over: &str) -> Result<(), StoreError> {
+        on_backend!(self, store => store.set_task_column(id, TaskColumn::HandedOver, handed_over))
+    }
+
+    /// Marks a working task `input_required`, waiting on `question`, or,
+    /// with `None`, working again.
+    pub async fn task_question(
+        &self,
+        id: &str,
+        question: Option<&Value>,
+    ) -> Result<(), StoreError> {
+        let text = question.map(Value::to_string);
+        on_backend!(self, store => store.task_question(id, text.as_deref()))
     }
 
     /// Ends a task in `state` (one of the terminal ones), with the call's

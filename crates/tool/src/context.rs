@@ -184,6 +184,14 @@ impl CallContext {
         *self.inner.ended.borrow()
     }
 
+    /// The call now runs as the task `task_id` of the server that serves
+    /// its tool (an MCP server's task), which can be asked about it later.
+    pub fn handed_over(&self, task_id: &str) {
+        if !self.has_ended() {
+            self.inner.listener.handed_over(task_id);
+        }
+    }
+
     pub fn progress(&self, mut progress: Progress) {
         if self.has_ended() || !progress.progress.is_finite() {
             return;

@@ -84,6 +84,20 @@ pub trait Tool: Send + Sync {
     /// Python worker is killed, an MCP request cancelled). What the tool
     /// says and asks while it runs goes to `context`.
     async fn call(&self, params: Params, timeout: Duration, context: &CallContext) -> ToolResult;
+    /// Follows again, to its end and under `timeout`, the task `task_id` of
+    /// the server that serves the tool, which a call of it became
+    /// ([`CallContext::handed_over`]) before Riverse stopped. A tool whose
+    /// source keeps no tasks fails.
+    async fn resume(&self, task_id: &str, timeout: Duration, context: &CallContext) -> ToolResult {
+        let _ = (timeout, context);
+        ToolResult::failed(
+            FailureKind::Unavailable,
+            format!(
+                "tool {} can't be asked about its task {task_id}: its source keeps no tasks",
+                self.manifest().name
+            ),
+        )
+    }
     /// The sandbox its code runs in; `None` (the default) when Riverse holds
     /// it in none: an MCP server, an HTTP agent, a tool whose settings give
     /// it no sandbox, which reach whatever Riverse itself can.

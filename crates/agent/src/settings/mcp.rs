@@ -7,6 +7,7 @@
 //!   servers:
 //!     - {name: files, command: npx, args: ["-y", "@modelcontextprotocol/server-filesystem", "."]}
 //!     - {name: remote, url: "https://example.com/mcp", headers: {Authorization: "Bearer ..."}}
+//!     - {name: reports, url: "https://example.com/mcp", protocol: "2026-07-28"}
 //! ```
 
 use std::collections::BTreeMap;
@@ -58,6 +59,35 @@ struct RawServer {
     env: BTreeMap<String, serde_yaml_ng::Value>,
     url: Option<HttpUrl>,
     headers: BTreeMap<String, serde_yaml_ng::Value>,
+    /// The protocol version to open the session in first.
+    protocol: Option<serde_yaml_ng::Value>,
+}
+
+/// The protocol versions a session may open in: `initialize` answers every
+/// version up to the first; `server/discover` opens the second.
+const PROTOCOLS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
+/// Whether `protocol` asks for a session opened in 2026-07-28.
+fn opens_2026(
+    protocol: Option<&serde_yaml_ng::Value>,
+    key: &str,
+    invalid: &dyn Fn(&str, String) -> SettingsError,
+) -> Result<bool, SettingsError> {
+    let Some(protocol) = protocol else {
+        return Ok(false);
+    };
+    match protocol.as_str() {
+        Some(version) if version == PROTOCOLS[1] => Ok(true),
+        Some(version) if version == PROTOCOLS[0] => Ok(false),
+        _ => Err(invalid(
+            key,
+            format!(
+                "expected one of {}, got {}",
+                PROTOCOLS.join(", "),
+                yaml_text(protocol)
+            ),
+        )),
+    }
 }
 
 pub(super) fn mcp_settings(
@@ -86,6 +116,7 @@ pub(super) fn mcp_settings(
         {
             continue;
         }
+        let opens_2026 = opens_2026(server.protocol.as_ref(), &key("protocol"), invalid)?;
         let command = server.command.filter(|command| !command.trim().is_empty());
         let transport = match (command, server.url) {
             (Some(command), None) => ServerTransport::Stdio {
@@ -110,7 +141,11 @@ pub(super) fn mcp_settings(
                 ));
             }
         };
-        servers.push(ServerSpec { name, transport });
+        servers.push(ServerSpec {
+            name,
+            transport,
+            opens_2026,
+        });
     }
     Ok(McpSettings {
         enabled: raw
@@ -175,7 +210,7 @@ mcp:
   servers:
     - {name: gmail, command: npx, args: ["-y", "@example/mcp-gmail"], env: {PORT: 8080, DEBUG: true}}
     - {name: off, command: never, enabled: false}
-    - {name: remote, url: "http://127.0.0.1:9/mcp", headers: {Authorization: "Bearer x"}}
+    - {name: remote, url: "http://127.0.0.1:9/mcp", headers: {Authorization: "Bearer x"}, protocol: "2026-07-28"}
 "#;
         let expected = McpSettings {
             enabled: true,
@@ -191,6 +226,7 @@ mcp:
                             ("PORT".into(), "8080".into()),
                         ]),
                     },
+                    opens_2026: false,
                 },
                 ServerSpec {
                     name: "remote".into(),
@@ -198,6 +234,7 @@ mcp:
                         url: "http://127.0.0.1:9/mcp".into(),
                         headers: BTreeMap::from([("Authorization".into(), "Bearer x".into())]),
                     },
+                    opens_2026: true,
                 },
             ],
         };
@@ -230,6 +267,10 @@ mcp:
             (
                 "mcp: {servers: [{name: a, command: x, env: {K: [1]}}]}",
                 "settings.yaml: mcp.servers[0].env.K: expected text, got - 1",
+            ),
+            (
+                "mcp: {servers: [{name: a, command: x, protocol: 2026}]}",
+                "settings.yaml: mcp.servers[0].protocol: expected one of 2025-11-25, 2026-07-28, got 2026",
             ),
             (
                 "mcp: {startup_timeout: 0}",

@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 
 use riverse_llm::{Message, ToolCall};
 use riverse_tool::{
-    Arguments, CallContext, CallOrigin, CallRecord, FailureKind, Params, Progress, Registry,
-    ToolResult,
+    Answer, Arguments, CallContext, CallOrigin, CallRecord, FailureKind, Params, Progress,
+    Question, Registry, ToolResult,
 };
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
-use super::listening::ProgressOnly;
+use super::listening::{QuestionReply, TaskOnly};
 use super::reply::ToolReply;
 use super::{Agent, EventSink, ToolUse, Turn, TurnError};
 
@@ -38,8 +38,75 @@ struct Inner {
     tool: String,
     params: Params,
     ended: watch::Receiver<Option<TaskEnd>>,
-    progress: watch::Receiver<Option<Progress>>,
+    heard: TaskHeard,
     abort: tokio::task::AbortHandle,
+}
+
+/// Where a task's call reports what outlives its turn: its last progress,
+/// the server's task it became ([`CallContext::handed_over`]), and the
+/// questions it asks once its turn has ended.
+pub(crate) struct TaskReports {
+    progress: watch::Sender<Option<Progress>>,
+    handed_over: watch::Sender<Option<String>>,
+    asker: Asker,
+}
+
+/// A question a task's call asks after its turn ended, and where its
+/// answer goes.
+pub type TaskQuestion = (Question, QuestionReply);
+
+/// Where a task's questions go, once a front end said it answers them
+/// ([`BackgroundTask::ask_through`]); until then they are cancelled.
+type Asker = Arc<parking_lot::Mutex<Option<mpsc::UnboundedSender<TaskQuestion>>>>;
+
+/// What a task reads of its call's reports.
+pub(crate) struct TaskHeard {
+    progress: watch::Receiver<Option<Progress>>,
+    handed_over: watch::Receiver<Option<String>>,
+    asker: Asker,
+}
+
+impl TaskReports {
+    /// The two ends of a task's reports; `handed_over` set when its call is
+    /// known to run as a server's task already.
+    pub(crate) fn new(handed_over: Option<String>) -> (TaskReports, TaskHeard) {
+        let (progress, progress_heard) = watch::channel(None);
+        let (handed_over, handed_over_heard) = watch::channel(handed_over);
+        let asker = Asker::default();
+        let reports = TaskReports {
+            progress,
+            handed_over,
+            asker: asker.clone(),
+        };
+        let heard = TaskHeard {
+            progress: progress_heard,
+            handed_over: handed_over_heard,
+            asker,
+        };
+        (reports, heard)
+    }
+
+    pub(crate) fn progress(&self, progress: &Progress) {
+        self.progress.send_replace(Some(progress.clone()));
+    }
+
+    pub(crate) fn handed_over(&self, task_id: &str) {
+        self.handed_over.send_replace(Some(task_id.to_owned()));
+    }
+
+    /// Asks `question` of whoever answers the task's questions; a cancel
+    /// when nobody does.
+    pub(crate) async fn ask(&self, question: Question) -> Answer {
+        let asker = self.asker.lock().clone();
+        let Some(asker) = asker else {
+            return Answer::cancel();
+        };
+        let (reply, answered) = QuestionReply::channel();
+        if asker.send((question, reply)).is_err() {
+            return Answer::cancel();
+        }
+        answered.await.unwrap_or_else(|_| Answer::cancel())
+    }
 }
 
 /// How a task ended.
@@ -55,15 +122,15 @@ pub struct TaskEnd {
 
 impl BackgroundTask {
     /// Runs `call` (the call `call_id` of `tool` with `params`) in a task of
-    /// its own, as the task `id`; `started` is when the call began,
-    /// `progress` where its context keeps its last progress.
-    pub fn spawn(
+    /// its own, as the task `id`; `started` is when the call began, `heard`
+    /// what its context reports.
+    pub(crate) fn spawn(
         id: String,
         call_id: &str,
         tool: &str,
         params: Params,
         started: Instant,
-        progress: watch::Receiver<Option<Progress>>,
+        heard: TaskHeard,
         call: impl Future<Output = ToolResult> + Send + 'static,
     ) -> BackgroundTask {
         let (sender, ended) = watch::channel(None);
@@ -87,7 +154,7 @@ impl BackgroundTask {
             tool: tool.to_owned(),
             params,
             ended,
-            progress,
+            heard,
             abort: handle.abort_handle(),
         }))
     }
@@ -116,7 +183,19 @@ impl BackgroundTask {
 
     /// The call's last progress (`self.progress`), changing as it comes.
     pub fn progress(&self) -> watch::Receiver<Option<Progress>> {
-        self.0.progress.clone()
+        self.0.heard.progress.clone()
+    }
+
+    /// The id of the task of its tool's server that the call became, once
+    /// it has become one (an MCP server's task), changing as it comes.
+    pub fn handed_over(&self) -> watch::Receiver<Option<String>> {
+        self.0.heard.handed_over.clone()
+    }
+
+    /// Has the questions the call asks from now on, its turn having ended,
+    /// sent to `asker` to be answered; without it they are cancelled.
+    pub fn ask_through(&self, asker: mpsc::UnboundedSender<TaskQuestion>) {
+        *self.0.heard.asker.lock() = Some(asker);
     }
 
     /// Stops the call; [`BackgroundTask::ended`] then says it was cancelled.
@@ -194,6 +273,12 @@ impl Agent {
         self.options.background.get(tool).map(|b| b.after)
     }
 
+    /// Whether any tool has `tools.<name>.background`: calls may become
+    /// tasks.
+    pub fn has_background_tools(&self) -> bool {
+        !self.options.background.is_empty()
+    }
+
     /// Whether a task of `tool` left running by a Riverse that stopped is
     /// run again (`tools.<name>.background.rerun`).
     pub fn reruns(&self, tool: &str) -> bool {
@@ -208,10 +293,35 @@ impl Agent {
         let name = tool.to_owned();
         let call_id_owned = call_id.to_owned();
         let call_params = params.clone();
-        let (progress, heard) = watch::channel(None);
-        let context = CallContext::new(Arc::new(ProgressOnly(progress)));
+        let (reports, heard) = TaskReports::new(None);
+        let context = CallContext::new(Arc::new(TaskOnly(reports)));
         let call = async move {
             call_registry(&registry, &name, &call_id_owned, call_params, &context).await
+        };
+        BackgroundTask::spawn(id, call_id, tool, params, Instant::now(), heard, call)
+    }
+
+    /// Follows again, as the task `id` outside any turn, the call `call_id`
+    /// of `tool` that had become the task `handed_over` of its tool's server
+    /// before Riverse stopped ([`riverse_tool::Registry::resume`]).
+    pub fn resume(
+        &self,
+        id: String,
+        call_id: &str,
+        tool: &str,
+        params: Params,
+        handed_over: &str,
+    ) -> BackgroundTask {
+        let registry = self.registry();
+        let name = tool.to_owned();
+        let server_task = handed_over.to_owned();
+        let (reports, heard) = TaskReports::new(Some(server_task.clone()));
+        let context = CallContext::new(Arc::new(TaskOnly(reports)));
+        let call = async move {
+            match registry.resume(&name, &server_task, &context).await {
+                Ok(result) => result,
+                Err(error) => ToolResult::from(riverse_tool::CallFailure::from(error)),
+            }
         };
         BackgroundTask::spawn(id, call_id, tool, params, Instant::now(), heard, call)
     }

@@ -15,6 +15,7 @@ use riverse_tool::{
 use tokio::sync::{mpsc, oneshot};
 
 use super::TurnEvent;
+use super::background::TaskReports;
 
 /// The answer to a tool's question, for the front end to give once. Every
 /// clone is the same reply; when all are dropped unanswered, or the call
@@ -161,17 +162,17 @@ impl Sampler for ProviderSampler {
     }
 }
 
-/// A background call's listener: as a round call's, and its last progress
-/// kept in `progress`, which outlives the round.
+/// A background call's listener: as a round call's, and what outlives the
+/// round (its last progress, the server's task it became) kept in `kept`.
 struct TaskListener {
     round: RoundListener,
-    progress: tokio::sync::watch::Sender<Option<Progress>>,
+    kept: TaskReports,
 }
 
 #[async_trait::async_trait]
 impl CallListener for TaskListener {
     fn progress(&self, progress: &Progress) {
-        self.progress.send_replace(Some(progress.clone()));
+        self.kept.progress(progress);
         self.round.progress(progress);
     }
 
@@ -179,7 +180,16 @@ impl CallListener for TaskListener {
         self.round.log(line);
     }
 
+    fn handed_over(&self, task_id: &str) {
+        self.kept.handed_over(task_id);
+    }
+
+    /// The turn's front end answers while the round runs; once it has
+    /// ended, whoever answers the task's questions does.
     async fn ask(&self, question: Question) -> Answer {
+        if self.round.events.is_closed() {
+            return self.kept.ask(question).await;
+        }
         self.round.ask(question).await
     }
 
@@ -188,14 +198,14 @@ impl CallListener for TaskListener {
     }
 }
 
-/// The context of a call of a round that may become a task: its progress
-/// also goes to `progress`.
+/// The context of a call of a round that may become a task: what outlives
+/// the round also goes to `kept`.
 pub(super) fn task_context(
     call_id: &str,
     tool: &str,
     events: &mpsc::UnboundedSender<TurnEvent>,
     sampler: &Arc<dyn Sampler>,
-    progress: tokio::sync::watch::Sender<Option<Progress>>,
+    kept: TaskReports,
 ) -> CallContext {
     CallContext::new(Arc::new(TaskListener {
         round: RoundListener {
@@ -204,16 +214,24 @@ pub(super) fn task_context(
             events: events.clone(),
             sampler: sampler.clone(),
         },
-        progress,
+        kept,
     }))
 }
 
-/// A call outside any turn whose progress goes to `progress` only.
-pub(super) struct ProgressOnly(pub tokio::sync::watch::Sender<Option<Progress>>);
+/// A call outside any turn: only what a task keeps is heard.
+pub(super) struct TaskOnly(pub TaskReports);
 
 #[async_trait::async_trait]
-impl CallListener for ProgressOnly {
+impl CallListener for TaskOnly {
     fn progress(&self, progress: &Progress) {
-        self.0.send_replace(Some(progress.clone()));
+        self.0.progress(progress);
+    }
+
+    fn handed_over(&self, task_id: &str) {
+        self.0.handed_over(task_id);
+    }
+
+    async fn ask(&self, question: Question) -> Answer {
+        self.0.ask(question).await
     }
 }

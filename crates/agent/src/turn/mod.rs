@@ -50,7 +50,7 @@ mod skills;
 mod span;
 
 pub use applied::{AppliedSkill, SkillTrigger};
-pub use background::{BackgroundTask, CANCELLED, TaskEnd};
+pub use background::{BackgroundTask, CANCELLED, TaskEnd, TaskQuestion};
 pub use client::ToolUse;
 pub use listening::{ProviderSampler, QuestionReply};
 pub use route::RoutedCall;

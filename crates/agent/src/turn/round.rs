@@ -6,11 +6,11 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use riverse_tool::{Arguments, CallContext, CallRecord, Params, Progress, ToolResult};
-use tokio::sync::{mpsc, watch};
+use riverse_tool::{Arguments, CallContext, CallRecord, Params, ToolResult};
+use tokio::sync::mpsc;
 
 use super::asked::AskedCall;
-use super::background::{BackgroundTask, call_registry, started_reply};
+use super::background::{BackgroundTask, TaskHeard, TaskReports, call_registry, started_reply};
 use super::listening;
 use super::offer::Offer;
 use super::plan::{Planned, plan_round};
@@ -82,27 +82,33 @@ impl Agent {
                 let after = self
                     .background_after(&planned.tool)
                     .filter(|_| planned.tool != SKILL_TOOL);
-                let (progress, progress_heard) = watch::channel(None);
-                let context = match after {
-                    Some(_) => listening::task_context(
-                        &planned.call_id,
-                        &planned.tool,
-                        &events,
-                        &self.sampler,
-                        progress,
-                    ),
-                    None => listening::call_context(
-                        &planned.call_id,
-                        &planned.tool,
-                        &events,
-                        &self.sampler,
-                    ),
+                let (context, heard) = match after {
+                    Some(after) => {
+                        let (reports, heard) = TaskReports::new(None);
+                        let context = listening::task_context(
+                            &planned.call_id,
+                            &planned.tool,
+                            &events,
+                            &self.sampler,
+                            reports,
+                        );
+                        (context, Some((after, heard)))
+                    }
+                    None => {
+                        let context = listening::call_context(
+                            &planned.call_id,
+                            &planned.tool,
+                            &events,
+                            &self.sampler,
+                        );
+                        (context, None)
+                    }
                 };
                 async move {
                     let started = Instant::now();
-                    let outcome = match after {
-                        Some(after) => {
-                            self.call_in_background(planned, context, after, progress_heard)
+                    let outcome = match heard {
+                        Some((after, heard)) => {
+                            self.call_in_background(planned, context, after, heard)
                                 .await
                         }
                         None => Outcome::Ended(
@@ -191,7 +197,7 @@ impl Agent {
         planned: &Planned,
         context: CallContext,
         after: Duration,
-        progress: watch::Receiver<Option<Progress>>,
+        heard: TaskHeard,
     ) -> Outcome {
         let registry = self.registry();
         let (name, call_id, params) = (
@@ -206,7 +212,7 @@ impl Agent {
             &planned.tool,
             planned.params.clone(),
             Instant::now(),
-            progress,
+            heard,
             call,
         );
         // A turn dropped before the call became a task stops the call, as

@@ -15,10 +15,11 @@ use std::io::{self, Write};
 
 use riverse_agent::{Agent, BackgroundTask, CallRecord, Settings, Turn, TurnEvent, build_agent};
 use riverse_llm::Message;
+use riverse_server::TaskRows;
 use serde_json::{Value, json};
 
 use super::chat::StreamedText;
-use crate::live::{Asker, OutDir, ToolLines, TurnView, with_saved};
+use crate::live::{Asker, OutDir, ROWS_WRITTEN_WITHIN, ToolLines, TurnView, with_saved};
 use crate::output::{Exit, print_json};
 use crate::telemetry;
 
@@ -58,6 +59,7 @@ pub(super) async fn run_with(
         as_json,
         json_logs: telemetry::json_logs(),
         tasks: VecDeque::new(),
+        rows: super::tasks::rows_for(settings, &agent).await,
     };
     let origin = riverse_tool::CallOrigin::new(front_end, None);
     let turn = {
@@ -73,6 +75,9 @@ pub(super) async fn run_with(
     let follow_ups = origin
         .scope(follow_tasks(&agent, turn.messages.clone(), &mut shown))
         .await?;
+    if let Some(rows) = &shown.rows {
+        rows.written(ROWS_WRITTEN_WITHIN).await;
+    }
     if as_json {
         let tool_calls = shown.records(&turn.tool_calls)?;
         let follow_ups = follow_ups
@@ -117,6 +122,8 @@ struct Shown {
     as_json: bool,
     json_logs: bool,
     tasks: VecDeque<BackgroundTask>,
+    /// Where each task's row is kept, for a project that keeps them.
+    rows: Option<TaskRows>,
 }
 
 impl Shown {
@@ -134,6 +141,9 @@ impl Shown {
                     task.tool(),
                     task.id()
                 );
+                if let Some(rows) = &self.rows {
+                    rows.keep(&task);
+                }
                 self.tasks.push_back(task);
             }
             other => self.view.show(other),

@@ -82,7 +82,7 @@ pub async fn run(settings: &Settings) -> anyhow::Result<Exit> {
         out: OutDir::of(&settings.project_dir),
         // What the person approved for the rest of the session.
         approvals: Approvals::asked(),
-        tasks: ChatTasks::default(),
+        tasks: ChatTasks::kept_in(super::tasks::rows_for(settings, &agent).await),
     };
     loop {
         // A task that ends while the person types is followed up at once,
@@ -156,20 +156,20 @@ impl Session<'_> {
     /// cancelled; with piped input they are waited for and followed up
     /// (Ctrl-C cancels them). Either way a line says so.
     async fn finish(&mut self, on_terminal: bool) -> anyhow::Result<()> {
-        if self.tasks.is_empty() {
-            return Ok(());
-        }
         if on_terminal {
-            self.cancel_all("the chat ended").await;
-            return Ok(());
-        }
-        eprintln!("riverse: waiting for the tasks still running; Ctrl-C cancels them");
-        while !self.tasks.is_empty() {
-            tokio::select! {
-                (task, end) = self.tasks.next_end() => self.follow_up(&task, &end, None).await?,
-                _ = tokio::signal::ctrl_c() => self.cancel_all("Ctrl-C was pressed").await,
+            if !self.tasks.is_empty() {
+                self.cancel_all("the chat ended").await;
+            }
+        } else if !self.tasks.is_empty() {
+            eprintln!("riverse: waiting for the tasks still running; Ctrl-C cancels them");
+            while !self.tasks.is_empty() {
+                tokio::select! {
+                    (task, end) = self.tasks.next_end() => self.follow_up(&task, &end, None).await?,
+                    _ = tokio::signal::ctrl_c() => self.cancel_all("Ctrl-C was pressed").await,
+                }
             }
         }
+        self.tasks.written().await;
         Ok(())
     }
 

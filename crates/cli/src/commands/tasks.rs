@@ -4,11 +4,14 @@
 //! needs no server; a project never served has none. A cancel must reach
 //! the process that runs the call, so it asks the running `riverse serve`
 //! (`POST /v1/tasks/{id}/cancel`, with `RIVERSE_TOKEN` or `serve.token`).
+//!
+//! `chat` and `ask` keep their tasks' rows in the same store ([`rows_for`]).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use riverse_agent::{Settings, Storage};
+use riverse_agent::{Agent, Settings, Storage};
+use riverse_server::TaskRows;
 use riverse_store::Task;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -27,6 +30,22 @@ pub async fn list(settings: &Settings, as_json: bool) -> anyhow::Result<Exit> {
         print(&table(&tasks))?;
     }
     Ok(Exit::Success)
+}
+
+/// Where `chat` and `ask` keep their tasks' rows: the project's store, for
+/// a project where calls may become tasks. `None` for any other, and when
+/// the store can't be opened (said on stderr): the tasks still run.
+pub async fn rows_for(settings: &Settings, agent: &Agent) -> Option<TaskRows> {
+    if !agent.has_background_tools() {
+        return None;
+    }
+    match super::serve::open_store(settings).await {
+        Ok((store, _where)) => Some(TaskRows::new(store)),
+        Err(err) => {
+            eprintln!("riverse: background tasks are not stored: {err:#}");
+            None
+        }
+    }
 }
 
 /// The store's tasks, newest first; none when the project has no store yet.

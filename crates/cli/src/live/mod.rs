@@ -25,5 +25,5 @@ pub use asker::Asker;
 pub use call_view::{CALL_ID, CallView};
 pub use lines::{ToolLines, print_above_prompt, write_above_bars};
 pub use saved::{OutDir, Saved, with_saved};
-pub use tasks::{AbovePrompt, ChatTasks};
+pub use tasks::{AbovePrompt, ChatTasks, ROWS_WRITTEN_WITHIN};
 pub use turn_view::TurnView;

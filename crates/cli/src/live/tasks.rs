@@ -4,21 +4,40 @@
 
 use std::io::{self, Write};
 use std::sync::mpsc::Sender;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use riverse_agent::{BackgroundTask, TaskEnd};
+use riverse_server::TaskRows;
+
+/// How long a front end that leaves waits for its tasks' ends to be
+/// written.
+pub const ROWS_WRITTEN_WITHIN: Duration = Duration::from_secs(5);
 
 /// The tasks still running, each waited for.
 #[derive(Default)]
 pub struct ChatTasks {
     ending: FuturesUnordered<BoxFuture<'static, (BackgroundTask, TaskEnd)>>,
     running: Vec<BackgroundTask>,
+    /// Where each task's row is kept, for a project that keeps them.
+    rows: Option<TaskRows>,
 }
 
 impl ChatTasks {
+    /// Tasks whose rows `rows` keeps.
+    pub fn kept_in(rows: Option<TaskRows>) -> ChatTasks {
+        ChatTasks {
+            rows,
+            ..ChatTasks::default()
+        }
+    }
+
     /// Waits for `task` along with the others.
     pub fn add(&mut self, task: BackgroundTask) {
+        if let Some(rows) = &self.rows {
+            rows.keep(&task);
+        }
         let waited = task.clone();
         self.ending.push(Box::pin(async move {
             let end = waited.ended().await;
@@ -55,6 +74,13 @@ impl ChatTasks {
         }
         self.ending.clear();
         cancelled
+    }
+
+    /// Waits until the end of every task is written on its row.
+    pub async fn written(&mut self) {
+        if let Some(rows) = &self.rows {
+            rows.written(ROWS_WRITTEN_WITHIN).await;
+        }
     }
 }
 

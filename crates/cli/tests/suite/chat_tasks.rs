@@ -11,9 +11,11 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use riverse_test_support::openai::{OpenAiServer, ev_text, ev_tool_call};
 use riverse_test_support::{Project, eventually, wait_gone};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::ask::{riverse, text};
+use super::serve::Server;
+use super::tasks::task_when;
 use super::terminal::Terminal;
 
 /// Sleeps `seconds`, noting its worker's pid in `pid_file` first.
@@ -138,6 +140,22 @@ fn leaving_a_terminal_chat_cancels_its_running_tasks_and_says_so() {
     assert!(wait_gone(worker), "worker {worker} is still running");
     // No follow-up ran.
     assert_eq!(llm.requests().len(), 2);
+    // The task's row says how it ended.
+    let task = &stored_tasks(&project)[0];
+    assert_eq!(
+        (&task["tool"], &task["state"], &task["conversation_id"]),
+        (&json!("slow"), &json!("cancelled"), &Value::Null),
+        "{task}"
+    );
+    assert!(cancelled.contains(task["id"].as_str().unwrap()), "{screen}");
+}
+
+/// The tasks `riverse tasks --json` lists for `project`.
+pub(super) fn stored_tasks(project: &Project) -> Vec<Value> {
+    let listed = riverse(project).args(["tasks", "--json"]).output().unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    listed["tasks"].as_array().unwrap().clone()
 }
 
 #[test]
@@ -170,4 +188,51 @@ fn a_piped_chat_waits_for_its_tasks_at_the_end_of_its_input() {
     );
     assert!(wait_gone(read_pid(&pids)));
     assert_eq!(llm.requests().len(), 3);
+    let task = &stored_tasks(&project)[0];
+    assert_eq!(
+        (&task["state"], &task["result"]["data"]),
+        (&json!("completed"), &json!("report ready after 3s")),
+        "{task}"
+    );
+}
+
+/// A chat killed with -9 while its task runs leaves the task's row
+/// working; the next `riverse serve` takes it over as interrupted.
+#[test]
+fn a_killed_chats_task_is_interrupted_at_the_next_serve() {
+    let llm = OpenAiServer::start([]).fallback(ev_text("Noted."));
+    let (project, pids) = slow_chat(&llm, 200, false);
+    let mut child = riverse(&project)
+        .arg("chat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Its input stays open: the chat waits at its prompt.
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"Build the report\n").unwrap();
+    let worker = read_pid(&pids);
+    let working = eventually(Duration::from_secs(60), "the task's row", || {
+        let stored = stored_tasks(&project);
+        stored
+            .first()
+            .filter(|task| task["state"] == "working")
+            .cloned()
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(input);
+    assert!(wait_gone(worker), "worker {worker} outlived its chat");
+
+    let server = Server::start(&project, &[]);
+    let id = working["id"].as_str().unwrap();
+    let ended = task_when(&server, id, "the interrupted task", |task| {
+        task["state"] != "working"
+    });
+    assert_eq!(
+        (&ended["state"], &ended["error"]),
+        (&json!("failed"), &json!("interrupted")),
+        "{ended}"
+    );
 }

@@ -15,7 +15,7 @@ use super::ask::{riverse, text};
 use super::serve::{Server, http};
 
 /// Sleeps `seconds`, noting its worker's pid in `pid_file` first.
-const SLOW: &str = r#"import os, time
+pub(super) const SLOW: &str = r#"import os, time
 from agent.tools import BaseTool, ToolManifest, ToolResult
 
 class Slow(BaseTool):
@@ -40,7 +40,7 @@ class Steady(Slow):
 "#;
 
 /// Generous bounds for what takes seconds: no test measures time.
-const LONG: Duration = Duration::from_secs(120);
+pub(super) const LONG: Duration = Duration::from_secs(120);
 
 fn slow_project(llm: &OpenAiServer, background: &str) -> Project {
     let project = Project::new();
@@ -51,11 +51,11 @@ fn slow_project(llm: &OpenAiServer, background: &str) -> Project {
     project
 }
 
-fn pid_file(project: &Project, name: &str) -> String {
+pub(super) fn pid_file(project: &Project, name: &str) -> String {
     project.path().join(name).display().to_string()
 }
 
-fn read_pid(path: &str) -> i32 {
+pub(super) fn read_pid(path: &str) -> i32 {
     eventually(LONG, format!("a pid in {path}"), || {
         std::fs::read_to_string(path)
             .ok()
@@ -63,7 +63,7 @@ fn read_pid(path: &str) -> i32 {
     })
 }
 
-fn get_json(server: &Server, path: &str) -> Value {
+pub(super) fn get_json(server: &Server, path: &str) -> Value {
     let (status, body) = http(&server.url, "GET", path, None);
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap()
@@ -71,7 +71,7 @@ fn get_json(server: &Server, path: &str) -> Value {
 
 /// Posts `content` to a new conversation and waits for the stored answer;
 /// the conversation's id and the answer.
-fn post_message(server: &Server, content: &str) -> (String, Value) {
+pub(super) fn post_message(server: &Server, content: &str) -> (String, Value) {
     let (status, body) = http(&server.url, "POST", "/v1/conversations", None);
     assert_eq!(status, 200, "{body}");
     let id = serde_json::from_str::<Value>(&body).unwrap()["id"]
@@ -104,7 +104,12 @@ fn a_long_task_in_serve(llm: &OpenAiServer) -> (Project, String, Server, String,
 }
 
 /// The task of `id` once `state` says what it should.
-fn task_when(server: &Server, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(super) fn task_when(
+    server: &Server,
+    id: &str,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     eventually(LONG, what, || {
         let task = get_json(server, &format!("/v1/tasks/{id}"));
         done(&task).then_some(task)
@@ -112,7 +117,7 @@ fn task_when(server: &Server, id: &str, what: &str, done: impl Fn(&Value) -> boo
 }
 
 /// The one task the server lists.
-fn only_task(server: &Server) -> Value {
+pub(super) fn only_task(server: &Server) -> Value {
     let tasks = eventually(LONG, "the task's row", || {
         let list = get_json(server, "/v1/tasks");
         (list["data"].as_array().unwrap().len() == 1).then_some(list)
@@ -279,6 +284,13 @@ fn ask_waits_for_its_task_and_prints_the_follow_up_answer() {
     assert_eq!(result, "report ready after 3s");
     // The follow-up carries the whole turn before it, placeholder included.
     assert_eq!(requests[2].tool_results()[0].0, "c1");
+    // The task's row, in the project's store.
+    let stored = super::chat_tasks::stored_tasks(&project);
+    assert_eq!(
+        (&stored[0]["id"], &stored[0]["state"], &stored[0]["call_id"]),
+        (&json!(task_id), &json!("completed"), &json!("c1")),
+        "{stored:?}"
+    );
 }
 
 /// `riverse serve` killed with -9 while two tasks run; the next server
@@ -369,7 +381,7 @@ fn a_restart_after_kill_9_fails_the_interrupted_task_and_reruns_the_other() {
 }
 
 /// Kills `server` with SIGKILL and waits for it to be gone.
-fn kill_9(server: Server) {
+pub(super) fn kill_9(server: Server) {
     let (status, _) = server.stop(nix::sys::signal::Signal::SIGKILL);
     assert!(!status.success());
 }

@@ -92,6 +92,13 @@ pub(crate) struct Lifecycle {
 }
 
 impl Lifecycle {
+    /// A server first asked `server/discover` when `discover` holds.
+    pub(crate) fn opening_with(discover: bool) -> Lifecycle {
+        Lifecycle {
+            discovers: AtomicBool::new(discover),
+        }
+    }
+
     /// The opening to try first.
     pub(crate) fn first(&self) -> Opening {
         if self.discovers.load(Ordering::Relaxed) {

@@ -38,16 +38,44 @@ pub(super) async fn follow(
     created: Task,
     context: &CallContext,
 ) -> Result<ServerResult, RoundsFailed> {
-    let id = created.task_id.clone();
+    context.handed_over(&created.task_id);
+    let pause = poll_interval(&created);
+    poll(
+        peer,
+        created.task_id,
+        pause,
+        created.status_message,
+        context,
+    )
+    .await
+}
+
+/// Follows again the task `id` of this server, which a Riverse that stopped
+/// was following (its call's result, as [`follow`] gives it).
+pub(super) async fn resume(
+    peer: &Peer<RoleClient>,
+    id: &str,
+    context: &CallContext,
+) -> Result<ServerResult, RoundsFailed> {
+    poll(peer, id.to_owned(), FASTEST_POLL, None, context).await
+}
+
+/// Asks `tasks/get` about the task `id` until it ends, first after `pause`;
+/// `said` is its status message already passed on.
+async fn poll(
+    peer: &Peer<RoleClient>,
+    id: String,
+    mut pause: Duration,
+    mut said: Option<String>,
+    context: &CallContext,
+) -> Result<ServerResult, RoundsFailed> {
     let mut cancel = CancelOnDrop {
         peer: peer.clone(),
         task_id: Some(id.clone()),
     };
     tracing::debug!(target: "mcp", task = %id, "the call goes on as a task of its server");
-    let mut pause = poll_interval(&created);
     // Input requests already answered, by key: each is answered once.
     let mut answered = std::collections::HashSet::new();
-    let mut said = created.status_message.clone();
     loop {
         tokio::time::sleep(pause).await;
         let request = ClientRequest::GetTaskRequest(GetTaskRequest::new(GetTaskParams::new(&id)));

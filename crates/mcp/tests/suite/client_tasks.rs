@@ -187,6 +187,7 @@ async fn over_http(server: Tasking) -> ServerSpec {
             url,
             headers: Default::default(),
         },
+        opens_2026: false,
     }
 }
 

@@ -357,6 +357,7 @@ async fn a_server_of_the_2026_protocol_alone_is_reached_by_discovery_over_http()
             url,
             headers: Default::default(),
         },
+        opens_2026: false,
     };
     let registry = registry(&project, vec![spec], STARTUP, &[]).await;
     use_every_tool(&registry).await;

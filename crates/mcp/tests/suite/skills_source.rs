@@ -54,6 +54,7 @@ fn options(project: &Project, url: &str) -> McpOptions {
                 url: url.into(),
                 headers: BTreeMap::new(),
             },
+            opens_2026: false,
         }],
         startup_timeout: Duration::from_secs(30),
         project_dir: project.path().to_path_buf(),

@@ -33,6 +33,7 @@ pub(super) fn stdio(name: &str, command: &str, args: &[&str]) -> ServerSpec {
             args: args.iter().map(|arg| arg.to_string()).collect(),
             env: BTreeMap::new(),
         },
+        opens_2026: false,
     }
 }
 
@@ -391,6 +392,7 @@ async fn a_streamable_http_server_is_reached_with_its_headers() {
             url: server.url.clone(),
             headers: BTreeMap::from([("Authorization".to_owned(), "Bearer s3cret".to_owned())]),
         },
+        opens_2026: false,
     };
     let without_token = ServerSpec {
         name: "anonymous".into(),
@@ -398,6 +400,7 @@ async fn a_streamable_http_server_is_reached_with_its_headers() {
             url: server.url.clone(),
             headers: BTreeMap::new(),
         },
+        opens_2026: false,
     };
     let registry = registry(&project, vec![without_token, with_token], STARTUP, &[]).await;
     let failures = failures(&registry);

@@ -288,6 +288,7 @@ async fn two_calls_at_once_over_http_each_answer_their_own_question() {
             url: server.url.clone(),
             headers: BTreeMap::new(),
         },
+        opens_2026: false,
     };
     let registry = registry(&project, vec![spec], STARTUP, &[]).await;
     let (sure, declining) = (FrontEnd::sure(), FrontEnd::answering(Answer::decline()));

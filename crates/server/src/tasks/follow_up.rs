@@ -4,13 +4,15 @@ use std::sync::Arc;
 
 use riverse_store::{MessageStatus, Role};
 use riverse_tool::{CallRecord, Params, ToolResult};
-use tokio::sync::mpsc::unbounded_channel;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use crate::AppState;
+use crate::conversation_events::TurnFrames;
 use crate::conversations::{history_of, persist};
 use crate::error::AppError;
 use crate::prometheus::Api;
 use crate::turns::{self, Asking, FollowUp, TurnRequest};
+use crate::updates::Update;
 
 /// Why a follow-up turn refuses calls whose approval asks.
 const NOBODY_TO_ASK: &str =
@@ -30,7 +32,9 @@ pub(crate) struct Ended {
 
 /// Has `conversation` answer from `ended`: a running answer is added, the
 /// call's record stored under it, and a turn (with a slot of
-/// `serve.max_concurrent_turns`, waited for) writes it as any turn does.
+/// `serve.max_concurrent_turns`, waited for) writes it as any turn does,
+/// each of its events streamed, once stored, to the conversation's open
+/// `/v1/conversations/{id}/events` streams.
 pub(crate) async fn answer(state: &Arc<AppState>, conversation: &str, ended: Ended) {
     let task_id = ended.task_id.clone();
     if let Err(err) = start(state, conversation, ended).await {
@@ -56,8 +60,11 @@ async fn start(state: &Arc<AppState>, conversation: &str, ended: Ended) -> Resul
         .add_message(conversation, Role::Assistant, "", MessageStatus::Running)
         .await?
         .ok_or_else(gone)?;
+    let frames = state.conversation_events.turn(conversation, &answer_id);
+    frames.started(&ended.task_id, &ended.tool);
     if let Some(record) = &ended.record {
         store.record_tool_call(&answer_id, record).await?;
+        frames.task_call(record);
     }
     let permit = state
         .turns
@@ -86,7 +93,19 @@ async fn start(state: &Arc<AppState>, conversation: &str, ended: Ended) -> Resul
         riverse_agent::turn_span(Some(conversation))
             .in_scope(|| turns::start(state, permit, request, asking))
     });
-    let (forward, _nobody) = unbounded_channel();
+    let (forward, stored) = unbounded_channel();
     tokio::spawn(persist(store.clone(), answer_id, task, updates, forward));
+    tokio::spawn(stream(stored, frames));
     Ok(())
+}
+
+/// Sends each update of the turn, as it is stored, to the conversation's streams.
+async fn stream(mut stored: UnboundedReceiver<Update>, mut frames: TurnFrames) {
+    while let Some(update) = stored.recv().await {
+        let last = matches!(update, Update::Finished(_));
+        frames.update(update);
+        if last {
+            break;
+        }
+    }
 }

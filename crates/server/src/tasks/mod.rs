@@ -17,20 +17,25 @@
 
 mod follow_up;
 mod routes;
+mod rows;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use riverse_agent::{BackgroundTask, TaskEnd};
-use riverse_store::{NewTask, TASK_INTERRUPTED, Task, TaskState};
+use riverse_store::{TASK_INTERRUPTED, Task, TaskState};
 use riverse_tool::{FailureKind, Params, ToolResult};
 use serde_json::Value;
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::AppState;
+use crate::activity::activity;
+use crate::updates::Update;
 
 pub(crate) use routes::{cancel, get, list};
+pub use rows::TaskRows;
 
 /// The tasks this server runs now, by id.
 #[derive(Default)]
@@ -63,37 +68,50 @@ pub(crate) fn adopt(state: &Arc<AppState>, task: BackgroundTask, owner: Owner) {
     state.tasks.insert(&task);
     let state = state.clone();
     tokio::spawn(async move {
-        let arguments = Value::Object(task.params().clone());
-        let row = NewTask {
-            id: task.id(),
-            conversation_id: owner.conversation.as_deref(),
-            message_id: owner.answer.as_deref(),
-            call_id: task.call_id(),
-            tool: task.tool(),
-            arguments: &arguments,
-        };
-        if let Err(err) = state.store.create_task(&row).await {
-            tracing::error!("can't store task {}: {err}", task.id());
-        }
+        let (conversation, answer) = (owner.conversation.as_deref(), owner.answer.as_deref());
+        rows::write_started(&state.store, &task, conversation, answer).await;
         watch(&state, task, owner.conversation).await;
     });
 }
 
-/// Waits for `task`'s end, keeping its progress on its row meanwhile.
+/// Waits for `task`'s end, keeping on its row meanwhile its progress, the
+/// server's task its call became, and the question it waits on: what its
+/// call asks once its turn has ended is a question of this server, answered
+/// at `/v1/riverse/questions/{id}` as a streamed turn's is.
 async fn ended(state: &AppState, task: &BackgroundTask) -> TaskEnd {
-    let mut progress = task.progress();
+    let (asker, mut asked) = mpsc::unbounded_channel();
+    task.ask_through(asker);
+    let (updates, mut heard) = mpsc::unbounded_channel();
+    // Dropped with this function: a question still open is cancelled.
+    let questions = state.questions.for_turn(&updates);
+    let kept = rows::kept_until_end(&state.store, task);
+    tokio::pin!(kept);
     loop {
         tokio::select! {
-            end = task.ended() => return end,
-            Ok(()) = progress.changed() => {
-                let last = progress.borrow_and_update().clone();
-                let Some(last) = last else { continue };
-                let value = serde_json::to_value(&last).unwrap_or_default();
-                if let Err(err) = state.store.task_progress(task.id(), &value).await {
-                    tracing::warn!("can't store the progress of task {}: {err}", task.id());
-                }
+            end = &mut kept => return end,
+            Some((question, reply)) = asked.recv() => {
+                let reply = Box::new(move |answer| reply.answer(answer));
+                questions.ask(task.call_id().to_owned(), task.tool().to_owned(), question, reply);
             }
+            Some(update) = heard.recv() => keep_question(state, task, &update).await,
         }
+    }
+}
+
+/// A question of the task opened (the task is `input_required`, the
+/// question on its row as a stream announces it) or closed (working again).
+async fn keep_question(state: &AppState, task: &BackgroundTask, update: &Update) {
+    let question = match update {
+        Update::QuestionAsked(_) => activity(update),
+        Update::QuestionClosed(_) => None,
+        _ => return,
+    };
+    if let Err(err) = state
+        .store
+        .task_question(task.id(), question.as_ref())
+        .await
+    {
+        tracing::warn!("can't store the question of task {}: {err}", task.id());
     }
 }
 
@@ -101,20 +119,8 @@ async fn ended(state: &AppState, task: &BackgroundTask) -> TaskEnd {
 async fn watch(state: &Arc<AppState>, task: BackgroundTask, conversation: Option<String>) {
     let end = ended(state, &task).await;
     state.tasks.remove(task.id());
-    let (task_state, error) = outcome(&end);
-    let record = task.record(&end);
-    let result = serde_json::to_value(&record).unwrap_or_default();
-    let written = state
-        .store
-        .finish_task(task.id(), task_state, Some(&result), error.as_deref())
-        .await;
-    match written {
-        // Cancelled through the API, which wrote it already.
-        Ok(false) => return,
-        Ok(true) => {}
-        Err(err) => tracing::error!("can't store the end of task {}: {err}", task.id()),
-    }
-    if task_state == TaskState::Cancelled {
+    // Not written: cancelled through the API, which wrote it already.
+    if !rows::write_end(&state.store, &task, &end).await || end.cancelled {
         return;
     }
     if let Some(conversation) = conversation {
@@ -122,24 +128,10 @@ async fn watch(state: &Arc<AppState>, task: BackgroundTask, conversation: Option
             task_id: task.id().to_owned(),
             tool: task.tool().to_owned(),
             params: task.params().clone(),
+            record: Some(task.record(&end)),
             result: end.result,
-            record: Some(record),
         };
         follow_up::answer(state, &conversation, ended).await;
-    }
-}
-
-/// The state a task ends in, and why when it did not complete.
-fn outcome(end: &TaskEnd) -> (TaskState, Option<String>) {
-    if end.cancelled {
-        (
-            TaskState::Cancelled,
-            Some(riverse_agent::CANCELLED.to_owned()),
-        )
-    } else if end.result.success {
-        (TaskState::Completed, None)
-    } else {
-        (TaskState::Failed, Some(end.result.error.clone()))
     }
 }
 
@@ -190,23 +182,47 @@ pub async fn release_tasks(state: &AppState) {
     }
 }
 
-/// A task whose server stopped: run again when its tool says so, else
-/// failed as interrupted, and its conversation told.
+/// A task whose server stopped: followed again on its tool's MCP server
+/// when its call had become a task there, else run again when its tool
+/// says so, else failed as interrupted, and its conversation told.
 async fn take_over(state: &Arc<AppState>, task: Task) {
     let params: Params = match &task.arguments {
         Value::Object(params) => params.clone(),
         _ => Params::new(),
     };
     let agent = &state.agent;
-    if agent.reruns(&task.tool) && agent.registry().get(&task.tool).is_some() {
-        tracing::info!(
-            "task {} ({}) interrupted; running it again",
-            task.id,
-            task.tool
-        );
-        let origin = riverse_tool::CallOrigin::new("serve", task.conversation_id.as_deref());
-        let running =
-            origin.in_scope(|| agent.rerun(task.id.clone(), &task.call_id, &task.tool, params));
+    let known = agent.registry().get(&task.tool).is_some();
+    let origin = riverse_tool::CallOrigin::new("serve", task.conversation_id.as_deref());
+    let running = match &task.handed_over {
+        Some(server_task) if known => {
+            tracing::info!(
+                "task {} ({}) interrupted; asking its server about its task {server_task} again",
+                task.id,
+                task.tool
+            );
+            Some(origin.in_scope(|| {
+                agent.resume(
+                    task.id.clone(),
+                    &task.call_id,
+                    &task.tool,
+                    params.clone(),
+                    server_task,
+                )
+            }))
+        }
+        _ if known && agent.reruns(&task.tool) => {
+            tracing::info!(
+                "task {} ({}) interrupted; running it again",
+                task.id,
+                task.tool
+            );
+            Some(origin.in_scope(|| {
+                agent.rerun(task.id.clone(), &task.call_id, &task.tool, params.clone())
+            }))
+        }
+        _ => None,
+    };
+    if let Some(running) = running {
         state.tasks.insert(&running);
         let state = state.clone();
         tokio::spawn(async move { watch(&state, running, task.conversation_id).await });

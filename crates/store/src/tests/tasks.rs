@@ -47,7 +47,25 @@ async fn a_task_is_written_working_and_ends_once() {
         assert_eq!(task.conversation_id.as_deref(), Some("conv_1"));
         assert_eq!(task.message_id.as_deref(), Some("msg_1"));
         assert_eq!((task.result.clone(), task.ended_at), (None, None));
+        assert_eq!(task.handed_over, None);
 
+        store.task_handed_over("task_1", "srv-7").await.unwrap();
+        let question = json!({"question_id": "q_1", "message": "Ship it?"});
+        store
+            .task_question("task_1", Some(&question))
+            .await
+            .unwrap();
+        let waiting = store.task("task_1").await.unwrap().unwrap();
+        assert_eq!(
+            (waiting.state, waiting.question),
+            (TaskState::InputRequired, Some(question))
+        );
+        store.task_question("task_1", None).await.unwrap();
+        let answered = store.task("task_1").await.unwrap().unwrap();
+        assert_eq!(
+            (answered.state, answered.question),
+            (TaskState::Working, None)
+        );
         let progress = json!({"progress": 1, "total": 3, "message": "one of three"});
         store.task_progress("task_1", &progress).await.unwrap();
         let record = json!({"call_id": "c1", "tool": "slow", "success": true, "data": "done"});
@@ -72,6 +90,7 @@ async fn a_task_is_written_working_and_ends_once() {
         assert_eq!(ended.progress, Some(progress));
         assert_eq!(ended.result, Some(record));
         assert_eq!(ended.error, None);
+        assert_eq!(ended.handed_over.as_deref(), Some("srv-7"));
         assert!(ended.ended_at.is_some_and(|at| at >= ended.created_at));
         assert_eq!(store.task("task_none").await.unwrap(), None);
         assert!(
@@ -127,6 +146,10 @@ async fn released_tasks_are_claimed_at_once() {
             .create_task(&new_task("task_left", &arguments))
             .await
             .unwrap();
+        stopping
+            .task_question("task_left", Some(&json!({"message": "Ship it?"})))
+            .await
+            .unwrap();
         let next = database.open(PATIENT).await;
         assert_eq!(next.claim_stale_tasks().await.unwrap(), Vec::new());
         assert_eq!(stopping.release_tasks().await.unwrap(), 1);
@@ -138,6 +161,16 @@ async fn released_tasks_are_claimed_at_once() {
             .map(|task| task.id)
             .collect();
         assert_eq!(claimed, vec!["task_left".to_owned()]);
+        // A question its stopped server held is gone with it.
+        let claimed = next.task("task_left").await.unwrap().unwrap();
+        assert_eq!(
+            (claimed.state, claimed.question),
+            (TaskState::Working, None)
+        );
+        // The server's task a claimed task's call became comes with it.
+        next.task_handed_over("task_left", "srv-1").await.unwrap();
+        let kept = next.task("task_left").await.unwrap().unwrap();
+        assert_eq!(kept.handed_over.as_deref(), Some("srv-1"));
         // An ended task is not let go of again.
         next.finish_task("task_left", TaskState::Completed, None, None)
             .await

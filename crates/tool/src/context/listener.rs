@@ -12,6 +12,9 @@ use crate::approval::{Approval, ApprovalRequest};
 pub trait CallListener: Send + Sync {
     fn progress(&self, _progress: &Progress) {}
     fn log(&self, _line: &LogLine) {}
+    /// The call runs on as the task `task_id` of its tool's server
+    /// ([`crate::CallContext::handed_over`]).
+    fn handed_over(&self, _task_id: &str) {}
     async fn ask(&self, _question: Question) -> Answer {
         Answer::cancel()
     }

@@ -126,11 +126,40 @@ impl Registry {
             result.scrub_secrets();
             result.hooks = hooked;
         }
+        Ok(self.capped(result))
+    }
+
+    /// Follows again the task `task_id` of `name`'s server, which a call of
+    /// it became before Riverse stopped ([`crate::Tool::resume`]): under the
+    /// tool's deadline, counted from now, its result checked, its secrets
+    /// taken out and capped as a call's is. The call was hooked and
+    /// approved when it was made; it is not again.
+    pub async fn resume(
+        &self,
+        name: &str,
+        task_id: &str,
+        context: &CallContext,
+    ) -> Result<ToolResult, CallError> {
+        let _end = EndOnDrop(context.clone());
+        let Some(tool) = self.get(name) else {
+            return Err(self.why_not_callable(name));
+        };
+        let started = Instant::now();
+        let mut result = tool.resume(task_id, self.timeout(name), context).await;
+        call_metrics::ran(name, started.elapsed());
+        result.scrub_secrets();
+        let result = self.capped(self.check_result(name, result));
+        call_metrics::called(name, &result);
+        Ok(result)
+    }
+
+    /// `result` within the limits on a result's content and text.
+    fn capped(&self, mut result: ToolResult) -> ToolResult {
         result.cap_content(self.inner.options.limits.max_content_bytes);
         let max = self.inner.options.limits.max_output_bytes;
         result.data = cap_output(std::mem::take(&mut result.data), max);
         result.error = cap_output(std::mem::take(&mut result.error), max);
-        Ok(result)
+        result
     }
 
     fn why_not_callable(&self, name: &str) -> CallError {
