@@ -53,6 +53,8 @@ struct Inner {
     /// True once the call has ended: questions and samples in flight are
     /// cancelled, and nothing more is passed on.
     ended: watch::Sender<bool>,
+    /// The call's deadline, in place of its tool's `timeout`.
+    timeout: Option<Duration>,
 }
 
 #[derive(Default)]
@@ -165,8 +167,25 @@ impl CallContext {
                 origin,
                 state: Mutex::new(State::default()),
                 ended: watch::Sender::new(false),
+                timeout: None,
             }),
         }
+    }
+
+    /// The call runs under `timeout` rather than its tool's `timeout` (a
+    /// call that may become a task, under `background.timeout`). Set as the
+    /// context is made, before it is shared.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.timeout = Some(timeout);
+        }
+        self
+    }
+
+    /// The call's own deadline, when it has one in place of its tool's.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.inner.timeout
     }
 
     /// A call nobody listens to: progress and logs go nowhere, questions are

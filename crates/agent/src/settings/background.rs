@@ -5,8 +5,8 @@
 //! ```yaml
 //! tools:
 //!   build_report:
-//!     timeout: 600               # the task's own deadline
-//!     background: {after: 20, rerun: true}
+//!     timeout: 60                # a call's deadline, for calls made directly
+//!     background: {after: 20, rerun: true, timeout: 3600}
 //! ```
 
 use std::time::Duration;
@@ -26,6 +26,10 @@ pub struct Background {
     /// machine lost) is run again at the next start, rather than failed as
     /// interrupted.
     pub rerun: bool,
+    /// The deadline of a call made in a turn (which may become a task), in
+    /// place of `tools.<name>.timeout`, which still bounds the tool's other
+    /// calls (`riverse call`, over MCP); `None` keeps that one.
+    pub timeout: Option<Duration>,
 }
 
 /// `value`, the section at `key` (`tools.NAME.background`); an error names
@@ -39,11 +43,11 @@ pub(crate) fn background_at(key: &str, value: &Value) -> Result<Background, (Str
     };
     if let Some(unknown) = fields
         .keys()
-        .find(|k| !["after", "rerun"].contains(&k.as_str()))
+        .find(|k| !["after", "rerun", "timeout"].contains(&k.as_str()))
     {
         return Err((
             format!("{key}.{unknown}"),
-            "unknown key: a background section takes after and rerun".to_owned(),
+            "unknown key: a background section takes after, rerun and timeout".to_owned(),
         ));
     }
     let after = match fields.get("after") {
@@ -77,7 +81,29 @@ pub(crate) fn background_at(key: &str, value: &Value) -> Result<Background, (Str
             ));
         }
     };
-    Ok(Background { after, rerun })
+    let timeout = match fields.get("timeout") {
+        None => None,
+        Some(Value::Number(number))
+            if number
+                .as_f64()
+                .is_some_and(|secs| secs > 0.0 && secs <= MAX_AFTER_SECONDS) =>
+        {
+            Some(Duration::from_secs_f64(number.as_f64().unwrap_or_default()))
+        }
+        Some(other) => {
+            return Err((
+                format!("{key}.timeout"),
+                format!(
+                    "expected a number of seconds above 0 and at most {MAX_AFTER_SECONDS}, got {other}"
+                ),
+            ));
+        }
+    };
+    Ok(Background {
+        after,
+        rerun,
+        timeout,
+    })
 }
 
 #[cfg(test)]
@@ -96,14 +122,24 @@ mod tests {
             read(json!({"after": 1.5, "rerun": true})),
             Ok(Background {
                 after: Duration::from_millis(1500),
-                rerun: true
+                rerun: true,
+                timeout: None,
             })
         );
         assert_eq!(
             read(json!({"after": 0})),
             Ok(Background {
                 after: Duration::ZERO,
-                rerun: false
+                rerun: false,
+                timeout: None,
+            })
+        );
+        assert_eq!(
+            read(json!({"after": 5, "timeout": 3600})),
+            Ok(Background {
+                after: Duration::from_secs(5),
+                rerun: false,
+                timeout: Some(Duration::from_secs(3600)),
             })
         );
     }
@@ -132,9 +168,13 @@ mod tests {
         assert_eq!(
             read(json!({"after": 1, "every": 2})),
             Err(
-                "tools.t.background.every: unknown key: a background section takes after and rerun"
+                "tools.t.background.every: unknown key: a background section takes after, rerun and timeout"
                     .into()
             )
+        );
+        assert_eq!(
+            read(json!({"after": 1, "timeout": 0})),
+            Err("tools.t.background.timeout: expected a number of seconds above 0 and at most 86400, got 0".into())
         );
         assert_eq!(
             read(json!(5)),

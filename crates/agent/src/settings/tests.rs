@@ -355,15 +355,18 @@ fn the_log_format_is_text_unless_json_is_asked_for() {
 
 #[test]
 fn a_tools_background_section_is_read_with_its_timeout_and_its_errors_name_the_key() {
-    let settings =
-        parse("tools:\n  slow: {timeout: 300, background: {after: 20, rerun: true}}\n").unwrap();
+    let settings = parse(
+        "tools:\n  slow: {timeout: 300, background: {after: 20, rerun: true, timeout: 900}}\n",
+    )
+    .unwrap();
     assert_eq!(
         settings.tools.per_tool["slow"],
         ToolSettings {
             timeout: Some(Duration::from_secs(300)),
             background: Some(Background {
                 after: Duration::from_secs(20),
-                rerun: true
+                rerun: true,
+                timeout: Some(Duration::from_secs(900)),
             }),
             ..ToolSettings::default()
         }

@@ -273,6 +273,22 @@ impl Agent {
         self.options.background.get(tool).map(|b| b.after)
     }
 
+    /// The deadline of a call of `tool` that may become a task
+    /// (`tools.<name>.background.timeout`), when it has one of its own.
+    pub(crate) fn task_timeout(&self, tool: &str) -> Option<Duration> {
+        self.options.background.get(tool).and_then(|b| b.timeout)
+    }
+
+    /// A context for a call of `tool` outside any turn, reporting to
+    /// `reports`, under the tool's task deadline.
+    fn task_only_context(&self, tool: &str, reports: TaskReports) -> CallContext {
+        let context = CallContext::new(Arc::new(TaskOnly(reports)));
+        match self.task_timeout(tool) {
+            Some(timeout) => context.with_timeout(timeout),
+            None => context,
+        }
+    }
+
     /// Whether any tool has `tools.<name>.background`: calls may become
     /// tasks.
     pub fn has_background_tools(&self) -> bool {
@@ -294,7 +310,7 @@ impl Agent {
         let call_id_owned = call_id.to_owned();
         let call_params = params.clone();
         let (reports, heard) = TaskReports::new(None);
-        let context = CallContext::new(Arc::new(TaskOnly(reports)));
+        let context = self.task_only_context(tool, reports);
         let call = async move {
             call_registry(&registry, &name, &call_id_owned, call_params, &context).await
         };
@@ -316,7 +332,7 @@ impl Agent {
         let name = tool.to_owned();
         let server_task = handed_over.to_owned();
         let (reports, heard) = TaskReports::new(Some(server_task.clone()));
-        let context = CallContext::new(Arc::new(TaskOnly(reports)));
+        let context = self.task_only_context(tool, reports);
         let call = async move {
             match registry.resume(&name, &server_task, &context).await {
                 Ok(result) => result,

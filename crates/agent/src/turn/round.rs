@@ -85,13 +85,16 @@ impl Agent {
                 let (context, heard) = match after {
                     Some(after) => {
                         let (reports, heard) = TaskReports::new(None);
-                        let context = listening::task_context(
+                        let mut context = listening::task_context(
                             &planned.call_id,
                             &planned.tool,
                             &events,
                             &self.sampler,
                             reports,
                         );
+                        if let Some(timeout) = self.task_timeout(&planned.tool) {
+                            context = context.with_timeout(timeout);
+                        }
                         (context, Some((after, heard)))
                     }
                     None => {

@@ -422,6 +422,44 @@ fn a_task_ends_at_its_tools_timeout() {
     assert!(result.contains("timed out after 3s"), "{result}");
 }
 
+/// `background.timeout` is the deadline of a call made in a turn, which
+/// may become a task; the tool's `timeout` still bounds a direct call.
+#[test]
+fn a_tasks_own_timeout_outlasts_the_tools() {
+    let llm = OpenAiServer::start([]);
+    let project = slow_project(
+        &llm,
+        "tools:\n  slow: {timeout: 2, background: {after: 1, timeout: 60}}\n",
+    );
+    let pids = pid_file(&project, "slow.pid");
+    llm.push([
+        ev_tool_call("c1", "slow", json!({"seconds": 4, "pid_file": pids})),
+        ev_text("Started the report."),
+        ev_text("The report is ready."),
+    ]);
+    let output = riverse(&project)
+        .args(["ask", "--json", "Build the report"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let call = &printed["follow_ups"][0]["tool_call"];
+    assert_eq!(
+        (&call["success"], &call["data"]),
+        (&json!(true), &json!("report ready after 4s")),
+        "{printed}"
+    );
+    let direct = riverse(&project)
+        .args(["call", "slow", "seconds=4", &format!("pid_file={pids}")])
+        .output()
+        .unwrap();
+    assert!(!direct.status.success());
+    assert!(
+        text(&direct.stderr).contains("timed out after 2s"),
+        "{direct:?}"
+    );
+}
+
 /// The page shows the task on the call's card, with its progress and a
 /// cancel button, then the answer from it, without a reload.
 #[test]

@@ -113,7 +113,9 @@ impl Registry {
             }
         };
         let started = Instant::now();
-        let mut result = tool.call(params, self.timeout(name), context).await;
+        let mut result = tool
+            .call(params, self.call_timeout(name, context), context)
+            .await;
         call_metrics::ran(name, started.elapsed());
         result.scrub_secrets();
         let mut result = self.check_result(name, result);
@@ -145,12 +147,19 @@ impl Registry {
             return Err(self.why_not_callable(name));
         };
         let started = Instant::now();
-        let mut result = tool.resume(task_id, self.timeout(name), context).await;
+        let mut result = tool
+            .resume(task_id, self.call_timeout(name, context), context)
+            .await;
         call_metrics::ran(name, started.elapsed());
         result.scrub_secrets();
         let result = self.capped(self.check_result(name, result));
         call_metrics::called(name, &result);
         Ok(result)
+    }
+
+    /// The deadline of a call of `name`: its context's, else the tool's.
+    fn call_timeout(&self, name: &str, context: &CallContext) -> std::time::Duration {
+        context.timeout().unwrap_or_else(|| self.timeout(name))
     }
 
     /// `result` within the limits on a result's content and text.
