@@ -71,6 +71,14 @@ pub const SHAPE_CHOICE_BONUS: f32 = 4.0;
 /// checked on the dev splits (docs/embedded-model.md).
 pub const NAME_CHOICE_BONUS: f32 = 4.0;
 
+/// What a tool gains in the choice when the message names one of the
+/// options a parameter of it lists ("savings" of an account that is "one
+/// of: checking, savings, credit_card"): a value the tool takes, as
+/// specific as a word of its name but shared by every tool that lists
+/// it. Half of [`NAME_CHOICE_BONUS`] by reasoning; checked on the dev
+/// splits (docs/embedded-model.md).
+pub const OPTION_CHOICE_BONUS: f32 = 2.0;
+
 /// Candidates scored in full per batch while pruning: a batch costs one
 /// forward pass whatever its size, so a few at a time avoids a second pass.
 /// Speed only: pruning picks the same winner whatever the batch (a unit test

@@ -186,18 +186,15 @@ impl ServedCall {
             (None, true) => Threshold::Silent,
             (None, false) => Threshold::Session(session_level.clone()),
         };
-        let capabilities = context
-            .peer
-            .peer_info()
-            .map(|info| info.capabilities.clone())
-            .unwrap_or_default();
+        // Read where they are, not copied at every call.
+        let info = context.peer.peer_info();
+        let capabilities = info.as_ref().map(|info| &info.capabilities);
         // `elicitation: {}` is the form mode of the 2025-06-18 protocol.
         let elicits = !modern
             && capabilities
-                .elicitation
-                .as_ref()
+                .and_then(|offered| offered.elicitation.as_ref())
                 .is_some_and(|offered| offered.form.is_some() || offered.url.is_none());
-        let samples = !modern && capabilities.sampling.is_some();
+        let samples = !modern && capabilities.is_some_and(|offered| offered.sampling.is_some());
         ServedCall {
             told_unaskable: std::sync::atomic::AtomicBool::new(false),
             tool: tool.to_owned(),

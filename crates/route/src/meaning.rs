@@ -190,6 +190,32 @@ impl SlotWords {
                 .all(|word| self.words.contains(&singular(word)))
     }
 
+    /// The parameter whose name the word right before a number names
+    /// ("member 20488" names `member_id`, "episode 42" `episode_number`),
+    /// if one does: that number is an identifier of the thing named, and
+    /// no other parameter's quantity.
+    pub fn named_before_number(&self, before: &str) -> Option<&str> {
+        if before.ends_with(|c: char| !c.is_whitespace() && !c.is_ascii_alphanumeric()) {
+            return None;
+        }
+        let previous = before
+            .trim_end()
+            .rsplit(|c: char| !c.is_ascii_alphanumeric())
+            .next()?
+            .to_lowercase();
+        if previous.len() < 3 {
+            return None;
+        }
+        let previous = singular(&previous);
+        let mut named = self
+            .params
+            .iter()
+            .filter(|(_, words)| words.contains(&previous))
+            .map(|(name, _)| name.as_str());
+        let first = named.next()?;
+        named.next().is_none().then_some(first)
+    }
+
     /// The parameter whose name the word right after a number names
     /// ("4 nights" names `nights`, "2 guests" `guests`), if one does.
     pub fn named_after_number(&self, after: &str) -> Option<&str> {
@@ -436,6 +462,18 @@ mod tests {
         assert_eq!(slots.named_after_number(" guest"), Some("guests"));
         assert_eq!(slots.named_after_number(" euros a night"), None);
         assert_eq!(slots.named_after_number(""), None);
+        let loans = tool(
+            "check_out_book",
+            "Lends a book.",
+            &[("member_id", "card number"), ("loan_days", "loan length")],
+        );
+        let slots = SlotWords::of(&loans);
+        assert_eq!(
+            slots.named_before_number("books has member "),
+            Some("member_id")
+        );
+        assert_eq!(slots.named_before_number("for "), None);
+        assert_eq!(slots.named_before_number("members, "), None);
     }
 
     #[test]

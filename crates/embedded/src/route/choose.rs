@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use riverse_route::{
     Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, offered_actions,
-    shaped_tokens, tool_shapes, tool_texts,
+    param_options, shaped_tokens, tool_shapes, tool_texts,
 };
 use riverse_tool::ToolManifest;
 
@@ -15,8 +15,8 @@ use crate::inference::prompt_cache::PromptCache;
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
 use crate::route::reach::{Asked, Reach};
 use crate::tuning::{
-    CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, NAME_CHOICE_BONUS, PRUNE_BATCH,
-    SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
+    CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, NAME_CHOICE_BONUS, OPTION_CHOICE_BONUS,
+    PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -38,6 +38,8 @@ pub(crate) struct ChoicePrefix {
     purposes: Vec<Purpose>,
     /// Per tool, what its purpose reaches beyond its subject (see [`Reach`]).
     reach: Vec<Reach>,
+    /// Per tool, the options its parameters list, lowercase, as words.
+    options: Vec<Vec<String>>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -111,6 +113,7 @@ impl ChoicePrefix {
             .zip(&offered)
             .map(|(tool, offered)| Reach::of(tool, *offered))
             .collect();
+        let options: Vec<Vec<String>> = tools.iter().map(listed_options).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -127,6 +130,7 @@ impl ChoicePrefix {
                 offered,
                 purposes,
                 reach,
+                options,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -139,6 +143,7 @@ impl ChoicePrefix {
             offered,
             purposes,
             reach,
+            options,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -191,14 +196,26 @@ impl ChoicePrefix {
             unasked_change,
             reaches,
         } = self.judge(message, requested, asked);
+        let words: Vec<String> = message
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_owned)
+            .collect();
         let evidence: Vec<f32> = similarity
             .iter()
             .zip(&shape)
             .zip(&named)
-            .map(|((&similarity, &shape), &named)| {
+            .enumerate()
+            .map(|(index, ((&similarity, &shape), &named))| {
+                let optioned = self
+                    .options
+                    .get(index)
+                    .is_some_and(|options| options.iter().any(|option| words.contains(option)));
                 SIMILARITY_WEIGHT * similarity
                     + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
                     + if named { NAME_CHOICE_BONUS } else { 0.0 }
+                    + if optioned { OPTION_CHOICE_BONUS } else { 0.0 }
             })
             .collect();
         let bonus: Vec<f32> = evidence
@@ -274,17 +291,29 @@ impl ChoicePrefix {
                     .get(index)
                     .is_some_and(|purpose| purpose.named_by(message))
         });
+        // A verb the action classes do not list that a tool's name or
+        // description opens with ("Lend", "waive") is that tool's.
+        let verb_owners: Vec<bool> = each(&|index| {
+            asked.verb.as_deref().is_some_and(|verb| {
+                self.reach
+                    .get(index)
+                    .is_some_and(|reach| reach.opens_with(verb))
+            })
+        });
+        let verb_owned = verb_owners.contains(&true);
         let serves = each(&|index| {
             self.offered
                 .get(index)
                 .is_none_or(|offered| offered.serve(requested) && asked.served_by(*offered))
+                && (!verb_owned || verb_owners[index])
         });
         let covered = each(&|index| {
-            shape[index]
+            (shape[index]
                 || self
                     .purposes
                     .get(index)
-                    .is_none_or(|purpose| purpose.covers(message))
+                    .is_none_or(|purpose| purpose.covers(message)))
+                && self.covers_object(index, asked)
         });
         let unasked_change = each(&|index| {
             self.offered
@@ -306,11 +335,51 @@ impl ChoicePrefix {
         }
     }
 
+    /// Whether tool `index` names what a requested change acts on ("the
+    /// hold" of "Cancel the hold on Piranesi"), or takes items it may act
+    /// on; true when the request names no such thing or the tool changes
+    /// nothing (see [`crate::route::speech::changed_object`]).
+    ///
+    /// Likewise a tool names what a "what's the …" question asks for
+    /// ("the battery level" of a feeder is not its last meal); one that
+    /// computes or answers questions is left to the scores.
+    fn covers_object(&self, index: usize, asked: &Asked) -> bool {
+        let (Some(offered), Some(purpose), Some(reach)) = (
+            self.offered.get(index),
+            self.purposes.get(index),
+            self.reach.get(index),
+        ) else {
+            return true;
+        };
+        let object = !offered.changes()
+            || reach.takes_items
+            || asked.object.iter().all(|object| purpose.covers(object));
+        let judged = !reach.computes && !reach.advises;
+        let focus = asked
+            .focus
+            .as_deref()
+            .is_none_or(|focus| !judged || purpose.covers(focus));
+        object && focus
+    }
+
     /// The tokens of candidate `index` as scored: the reply the choice
     /// prompt gets when that candidate wins.
     pub fn reply_tokens(&self, index: usize) -> usize {
         self.candidate_tokens.get(index).map_or(0, Vec::len)
     }
+}
+
+/// The options `tool`'s parameters list ("one of: checking, savings"),
+/// lowercase, those of one word of three letters or more (a day, a
+/// category, a format): what a message names when it names a value the
+/// tool takes.
+fn listed_options(tool: &ToolManifest) -> Vec<String> {
+    tool.parameters
+        .keys()
+        .flat_map(|name| param_options(tool, name))
+        .map(|option| option.to_lowercase())
+        .filter(|option| option.len() >= 3 && option.chars().all(char::is_alphanumeric))
+        .collect()
 }
 
 /// A candidate's model score: exact, or an upper bound (its first token's

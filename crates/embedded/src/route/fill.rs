@@ -24,12 +24,13 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::route::assign::best_assignment;
+use crate::route::dates::{as_iso_date, wants_iso_date};
 use crate::route::forms::{
     inside_token, list_items, opens_with_request_verb, said_as_change, takes_change,
     word_quantities, written_as_described,
 };
 use crate::route::prompt;
-use crate::route::signs::{percent_as_example_decimal, signed};
+use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
 use crate::route::values::{ValueTokens, decode_value};
 use crate::tuning::{
     CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
@@ -63,6 +64,13 @@ fn number_fits<'a>(
                 && takes_change(other, meaning) == change
         })
     };
+    // A parameter in a currency takes a sum the message writes as money
+    // ("waive 2 euros for 66001"), when it writes one.
+    let money_here = in_currency(description)
+        && spans
+            .numbers
+            .iter()
+            .any(|number| written_as_money(message, &number.bytes));
     let (this_changes, has_change, has_level) = (
         takes_change(name, description),
         numeric(true),
@@ -76,11 +84,58 @@ fn number_fits<'a>(
             Some(false) => this_changes && has_level,
             None => false,
         };
+        let before = &message[..number.bytes.start];
+        if let Some(named) = slot_words.named_before_number(before) {
+            return named == name;
+        }
+        if money_here && !written_as_money(message, &number.bytes) {
+            return false;
+        }
         match slot_words.named_after_number(after) {
             Some(named) => named == name,
             None => !named_here && !against_saying && unit_fits(after, name, description),
         }
     }
+}
+
+/// Currency words and signs a sum is written with.
+const MONEY_WORDS: &[&str] = &[
+    "euro",
+    "eur",
+    "€",
+    "dollar",
+    "usd",
+    "$",
+    "pound",
+    "gbp",
+    "£",
+    "yen",
+    "jpy",
+    "¥",
+    "円",
+    "元",
+    "欧元",
+    "美元",
+    "ユーロ",
+    "ドル",
+];
+
+/// Whether a parameter's description names a currency ("amount to pay,
+/// in euros").
+fn in_currency(description: &str) -> bool {
+    let lower = description.to_lowercase();
+    MONEY_WORDS
+        .iter()
+        .filter(|word| word.chars().count() >= 3 || !word.is_ascii())
+        .any(|word| lower.contains(word))
+}
+
+/// Whether the number at `bytes` of `message` is written as a sum of money
+/// ("2 euros", "€950", "$17.99").
+fn written_as_money(message: &str, bytes: &Range<usize>) -> bool {
+    let after = message[bytes.end..].trim_start().to_lowercase();
+    let before = message[..bytes.start].trim_end();
+    MONEY_WORDS.iter().any(|word| after.starts_with(word)) || before.ends_with(['€', '$', '£', '¥'])
 }
 
 /// What closes a value scored as the only key of the object.
@@ -247,7 +302,14 @@ fn fill_number(
         }
         _ => value,
     };
-    taken.extend(decoded.taken);
+    let value = value.filter(|value| {
+        value
+            .as_f64()
+            .is_none_or(|number| in_described_range(description, number))
+    });
+    if value.is_some() {
+        taken.extend(decoded.taken);
+    }
     Ok(value.map(|value| signed(description, message, value)))
 }
 
@@ -391,6 +453,9 @@ fn as_asked(tool: &ToolManifest, name: &str, message: &str, value: Option<Value>
         None if !options.is_empty() && tool.param_type(name) == ParamType::String => {
             snap_to_option("", message, &options).map(Value::String)
         }
+        Some(Value::String(text)) if wants_iso_date(description) => Some(Value::String(
+            as_iso_date(description, &text, message).unwrap_or(text),
+        )),
         Some(Value::String(text)) if wants_clock_time(description) => {
             as_clock_time(&text, message).map(Value::String)
         }
@@ -639,4 +704,19 @@ fn after_number_penalty(
     }
     let skipped = spans.content_units(number.end..value.start.max(number.end));
     (skipped * SKIP_PENALTY).min(ORDER_PENALTY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sum_in_a_currency_is_the_number_written_as_money() {
+        assert!(in_currency("amount to waive, in euros"));
+        assert!(!in_currency("Number of guests"));
+        let message = "waive 2 euros for 66001";
+        assert!(written_as_money(message, &(6..7)));
+        assert!(!written_as_money(message, &(18..23)));
+        assert!(written_as_money("Pay €950 today", &(7..10)));
+    }
 }

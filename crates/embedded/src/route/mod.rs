@@ -13,11 +13,14 @@
 
 mod assign;
 mod choose;
+mod dates;
 mod fill;
 mod forms;
+mod implied;
 mod prompt;
 pub(crate) mod reach;
 mod signs;
+mod speech;
 mod values;
 
 use std::collections::hash_map::DefaultHasher;
@@ -186,7 +189,8 @@ impl Router {
                 reply_tokens += engine.tokenizer.encode(&arguments)?.len();
             }
             if must_call
-                || (missing_required(tool, &params).is_none() && !idle(tool, &params, requested))
+                || (missing_required(tool, &params).is_none()
+                    && !idle(tool, &params, requested, message))
             {
                 break Route::Call {
                     tool: tool.name.clone(),
@@ -271,12 +275,16 @@ impl Router {
 /// it offers ("Compare today's dollar rate with last month's" gives
 /// `order_history` nothing; "Deploy" asks `deploy` to run as it is). A
 /// tool that reads runs on its defaults ("What time is it?").
-fn idle(tool: &ToolManifest, params: &Params, requested: Actions) -> bool {
+///
+/// A message that writes a number the tool took none of gives it nothing
+/// either, whatever action it names ("Move 500 from checking to savings"
+/// gives a savings rate, a fraction, no value).
+fn idle(tool: &ToolManifest, params: &Params, requested: Actions, message: &str) -> bool {
     let offered = offered_actions(tool);
     offered.changes()
         && !tool.parameters.is_empty()
         && params.is_empty()
-        && !offered.meets(requested)
+        && (!offered.meets(requested) || message.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// The start of `message` that routing reads: at most
@@ -366,10 +374,10 @@ mod tests {
         };
         let nothing = Params::new();
         let compare = requested_actions("Compare today's dollar to yen rate with last month's");
-        assert!(idle(&tool, &nothing, compare));
+        assert!(idle(&tool, &nothing, compare, ""));
         let mut given = Params::new();
         given.insert("customer".into(), Value::from("4411"));
-        assert!(!idle(&tool, &given, compare));
+        assert!(!idle(&tool, &given, compare, ""));
         let deploy = ToolManifest {
             name: "deploy".into(),
             description: "Deploy a branch of a service.".into(),
@@ -378,7 +386,19 @@ mod tests {
                 .collect(),
             ..ToolManifest::default()
         };
-        assert!(!idle(&deploy, &nothing, requested_actions("Deploy it")));
+        assert!(!idle(
+            &deploy,
+            &nothing,
+            requested_actions("Deploy it"),
+            "Deploy it"
+        ));
+        let move_500 = "Move 500 from checking to savings";
+        assert!(idle(
+            &deploy,
+            &nothing,
+            requested_actions("Deploy"),
+            move_500
+        ));
         let clock = ToolManifest {
             name: "clock".into(),
             description: "Get the current date and time.".into(),
@@ -390,14 +410,15 @@ mod tests {
         assert!(!idle(
             &clock,
             &nothing,
-            requested_actions("What time is it?")
+            requested_actions("What time is it?"),
+            "What time is it?"
         ));
         let bare = ToolManifest {
             name: "clock".into(),
             description: "Current time.".into(),
             ..ToolManifest::default()
         };
-        assert!(!idle(&bare, &nothing, Actions::default()));
+        assert!(!idle(&bare, &nothing, Actions::default(), ""));
     }
 
     #[test]

@@ -22,9 +22,11 @@
 //!   modifies or removes; "Take Priya's shift off the rota" removes.
 
 use riverse_route::script::is_cjk;
-use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
 use riverse_route::{Actions, requested_actions};
 use riverse_tool::ToolManifest;
+
+pub(crate) use crate::route::implied::implied_actions;
+use crate::route::speech;
 
 /// Words that ask about the past wherever they stand.
 const PAST_WORDS: &[&str] = &[
@@ -227,47 +229,31 @@ const PAST_TOOL_WORDS: &[&str] = &[
     "diary",
 ];
 
-/// Verbs the action classes leave out that give a thing a state, which
-/// re- and un- change ("reassign", "unpin").
-const STATE_VERBS: &[&str] = &[
-    "assign", "pin", "mute", "block", "link", "lock", "archive", "label", "tag", "star", "flag",
-    "approve", "hide",
-];
-
-/// Verbs the action classes leave out that change a thing that exists
-/// ("Extend my booking by 2 nights", "Snooze the reminder"): they ask for
-/// a modification.
-const UNLISTED_CHANGES: &[&str] = &[
-    "extend",
-    "prolong",
-    "shorten",
-    "postpone",
-    "delay",
-    "upgrade",
-    "downgrade",
-    "renew",
-    "merge",
-    "restore",
-    "revert",
-    "rollback",
-    "snooze",
-    "approve",
-    "reject",
-    "assign",
-    "mute",
-    "pin",
-    "lock",
-    "unlock",
-    "archive",
-    "reassign",
-];
-
-/// Verbs the action classes leave out that halt something running.
-const UNLISTED_STOPS: &[&str] = &["pause", "suspend", "halt", "kill", "freeze"];
-
 /// Words of a tool's parameter names that set a period ("days", "month").
 const PERIOD_PARAM_WORDS: &[&str] = &[
     "day", "days", "week", "weeks", "month", "months", "year", "years", "hours", "start", "end",
+];
+
+/// Words of a description that gives the present only ("the current
+/// balance", "Returns the most recently recorded weight").
+const PRESENT_WORDS: &[&str] = &["current", "currently", "latest", "now", "live", "today's"];
+
+/// Words of a tool's texts that name a span of the past, which a tool of
+/// the present may still read ("current and past rates").
+const RANGE_WORDS: &[&str] = &[
+    "history",
+    "historical",
+    "past",
+    "previous",
+    "since",
+    "ago",
+    "trend",
+    "trends",
+    "range",
+    "period",
+    "timeline",
+    "series",
+    "archive",
 ];
 
 /// Words of a description that looks only ahead.
@@ -284,13 +270,38 @@ pub(crate) struct Asked {
     /// modify); a tool serves the message only when it offers one of them.
     /// Empty when the message's verb is listed, or implies nothing.
     pub implied: Vec<Actions>,
+    /// The message asks for advice, an explanation or an opinion (see
+    /// [`speech`]).
+    pub advice: bool,
+    /// What a request to change, remove or stop something acts on (see
+    /// [`speech::changed_object`]).
+    pub object: Vec<String>,
+    /// The verb the request opens with when the action classes do not list
+    /// it (see [`speech::unlisted_verb`]).
+    pub verb: Option<String>,
+    /// What a "what's the …" question asks for (see
+    /// [`speech::question_focus`]).
+    pub focus: Option<String>,
+    /// The message asks what a thing came to so far ("so far", "to
+    /// date"), not how it changed.
+    pub running: bool,
 }
 
 impl Asked {
     pub fn of(message: &str) -> Self {
         Asked {
-            past: asks_past(message),
+            past: asks_past(request_clause(message)),
             implied: implied_actions(message),
+            advice: speech::asks_advice(message),
+            object: speech::changed_object(message),
+            verb: speech::unlisted_verb(message),
+            focus: speech::question_focus(message),
+            running: {
+                let lower = message.to_lowercase();
+                ["so far", "to date", "until now", "up to now"]
+                    .iter()
+                    .any(|phrase| lower.contains(phrase))
+            },
         }
     }
 
@@ -302,10 +313,22 @@ impl Asked {
 }
 
 /// What a tool's texts reach: see the module's documentation.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Reach {
     /// The tool reads or computes something of the past or of a period.
     pub past: bool,
+    /// The tool gives judgements, explanations or answers (see
+    /// [`speech::advises`]).
+    pub advises: bool,
+    /// The tool takes a list of items, which a change may act on.
+    pub takes_items: bool,
+    /// The tool gives a running total or count ("the current total
+    /// download count"), which answers what a thing came to so far.
+    pub running_total: bool,
+    /// The tool's name or description opens with a verb that computes
+    /// ("Evaluate an arithmetic expression", `convert_units`).
+    pub computes: bool,
+    tool: ToolManifest,
 }
 
 impl Reach {
@@ -313,7 +336,22 @@ impl Reach {
         // A description that names no change reads ("Past orders of a
         // customer"), whatever its name's first word ("order") says.
         let read = requested_actions("show");
-        let described = requested_actions(&tool.description);
+        // The description's opening verb, inflected ("Records a meal").
+        let opening = tool
+            .description
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        let base = opening
+            .strip_suffix("es")
+            .filter(|base| !requested_actions(base).is_empty())
+            .or_else(|| opening.strip_suffix('s'))
+            .unwrap_or(&opening);
+        let described = match requested_actions(&tool.description) {
+            found if found.is_empty() => requested_actions(base),
+            found => found,
+        };
         let reads = match described.is_empty() {
             true => true,
             false => !described.changes() || described.meets(read),
@@ -339,15 +377,66 @@ impl Reach {
         let looks_ahead = english_words(&description)
             .iter()
             .any(|word| AHEAD_WORDS.contains(word));
+        let present = english_words(&description).windows(2).any(|pair| {
+            PRESENT_WORDS.contains(&pair[0])
+                || pair == ["most", "recent"]
+                || pair == ["most", "recently"]
+        });
+        let names_range =
+            words.iter().any(|word| RANGE_WORDS.contains(word)) || text.contains("over time");
         Reach {
-            past: reads && (names_past || period_param) && !looks_ahead,
+            past: reads
+                && (names_past || period_param)
+                && !looks_ahead
+                && (!present || names_range || period_param),
+            advises: speech::advises(tool),
+            computes: {
+                let compute = requested_actions("compute");
+                let name_verb = identifier_words(&tool.name).to_lowercase();
+                let name_verb = name_verb.split_whitespace().next().unwrap_or("");
+                described.meets(compute) || requested_actions(name_verb).meets(compute)
+            },
+            takes_items: speech::takes_items(tool),
+            running_total: reads
+                && english_words(&description)
+                    .iter()
+                    .any(|word| matches!(*word, "total" | "count" | "tally")),
+            tool: tool.clone(),
         }
     }
 
     /// Whether the tool reaches what `asked` asks of it.
-    pub fn reaches(self, asked: &Asked) -> bool {
-        !asked.past || self.past
+    pub fn reaches(&self, asked: &Asked) -> bool {
+        let past = !asked.past || self.past || asked.running && self.running_total;
+        past && (!asked.advice || self.advises)
     }
+
+    /// Whether the tool's name or description opens with `verb`.
+    pub fn opens_with(&self, verb: &str) -> bool {
+        speech::opens_with_verb(&self.tool, verb)
+    }
+}
+
+/// The clause of `message` that asks ("…since last night, can you get her
+/// seen by the vet on 3 March?": from "can you"), or the whole message
+/// when no clause after its first opens with a request's words: what
+/// came before tells the story, not what is asked.
+fn request_clause(message: &str) -> &str {
+    let lower = message.to_lowercase();
+    [
+        ", can you",
+        ", could you",
+        ", would you",
+        ", please",
+        ". can you",
+        ". could you",
+        ". please",
+    ]
+    .iter()
+    .filter_map(|opening| lower.find(opening))
+    .min()
+    .and_then(|at| message.get(at + 2..))
+    .unwrap_or(message)
 }
 
 /// Whether `message` asks about the past (see the module's documentation).
@@ -372,7 +461,8 @@ pub(crate) fn asks_past(message: &str) -> bool {
                     || at > 0 && matches!(words[at - 1], "over" | "in" | "during" | "for")
             }
             // "last week", "this time last year", "past 3 days"
-            ["last" | "past", unit] => TIME_UNITS.contains(unit),
+            // "last time I checked" asks for the latest, not a span.
+            ["last" | "past", unit] => *unit != "time" && TIME_UNITS.contains(unit),
             ["over", "time"] | ["so", "far"] => true,
             // "since Monday", "since 2020", "since last week"
             ["since", after] => {
@@ -400,77 +490,22 @@ pub(crate) fn asks_past(message: &str) -> bool {
     let period = words.windows(2).any(|pair| {
         matches!(pair[0], "this" | "so" | "in" | "for") && PERIOD_WORDS.contains(&pair[1])
     }) || words.contains(&"today");
-    asks_change || has(AGGREGATE_WORDS) && period
+    // "borrowed the most this month": a ranking over a period.
+    // "Did we spend more on transport or on entertainment this year?": a
+    // comparison of totals over a period.
+    let ranking = words
+        .windows(2)
+        .any(|pair| matches!(pair, ["the", "most" | "least" | "fewest"]))
+        || words
+            .iter()
+            .any(|word| matches!(*word, "more" | "less" | "fewer"))
+            && words.iter().any(|word| matches!(*word, "than" | "or"));
+    asks_change || (has(AGGREGATE_WORDS) || ranking) && period
 }
 
 fn cjk_asks_past(lower: &str) -> bool {
     let has = |terms: &[&str]| terms.iter().any(|term| lower.contains(term));
     has(PAST_TERMS) || has(AGGREGATE_TERMS) && has(PERIOD_TERMS)
-}
-
-/// The actions implied by a request's opening verb when the action classes
-/// do not list it (see the module's documentation).
-pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
-    let lower = message.to_lowercase();
-    let clause = lower
-        .split(|c: char| ",;:.!?\n".contains(c))
-        .next()
-        .unwrap_or("");
-    let words: Vec<&str> = clause
-        .split_whitespace()
-        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .filter(|word| !word.is_empty())
-        .collect();
-    let Some(at) = words
-        .iter()
-        .position(|word| !REQUEST_LEAD_INS.contains(word))
-    else {
-        return Vec::new();
-    };
-    let verb = words[at];
-    if NEGATIONS.contains(verb)
-        || words[..at].iter().any(|word| NEGATIONS.contains(word))
-        || !requested_actions(verb).is_empty()
-    {
-        return Vec::new();
-    }
-    let modify = requested_actions("update");
-    let remove = requested_actions("remove");
-    if UNLISTED_CHANGES.contains(&verb) {
-        return vec![modify];
-    }
-    if UNLISTED_STOPS.contains(&verb) {
-        return vec![requested_actions("stop")];
-    }
-    let rest = &words[at + 1..];
-    if let Some(base) = verb.strip_prefix("re").filter(|base| base.len() >= 3) {
-        let classes = requested_actions(base);
-        if STATE_VERBS.contains(&base) {
-            return vec![modify];
-        }
-        if classes.is_empty() {
-            return Vec::new();
-        }
-        // Making again what was made ("reopen", "reschedule") changes a
-        // thing that exists.
-        return match classes.meets(requested_actions("create")) {
-            true => vec![modify],
-            false => vec![classes],
-        };
-    }
-    if let Some(base) = verb.strip_prefix("un").filter(|base| base.len() >= 3)
-        && (STATE_VERBS.contains(&base) || !requested_actions(base).is_empty())
-    {
-        return vec![modify, remove];
-    }
-    let takes_off = rest.contains(&"off")
-        || rest
-            .windows(2)
-            .any(|pair| pair == ["out", "of"] || pair == ["rid", "of"]);
-    if matches!(verb, "take" | "cross" | "strike" | "knock" | "pull" | "get") && takes_off {
-        return vec![remove];
-    }
-    Vec::new()
 }
 
 /// `since_hours` and `startDate` as their words.
@@ -627,61 +662,37 @@ mod tests {
     }
 
     #[test]
-    fn a_verb_made_of_a_listed_one_asks_for_its_change() {
-        let create_issue = tool(
-            "create_issue",
-            "Open a new issue in a repository's issue tracker.",
-            &[
-                ("repo", "Repository as owner/name"),
-                ("title", "Issue title"),
-            ],
+    fn a_tool_of_the_present_or_one_that_records_does_not_reach_the_past() {
+        let past = Asked::of("How has my weight changed over the past two months?");
+        let latest = tool(
+            "get_latest_weight",
+            "Returns the most recently recorded body weight and when it was measured.",
+            &[],
         );
-        let update_issue = tool(
-            "update_issue",
-            "Update an issue: change its state, title or labels.",
-            &[("number", "Issue number"), ("state", "open or closed")],
+        assert!(!reach(&latest).reaches(&past));
+        let loans = tool(
+            "list_member_loans",
+            "Lists the books a member currently has on loan, with their due dates.",
+            &[("member_id", "card number")],
         );
-        let reopen = Asked::of("Reopen issue 231 in acme/web");
-        assert!(!reopen.served_by(offered_actions(&create_issue)));
-        assert!(reopen.served_by(offered_actions(&update_issue)));
-        let shifts = tool(
-            "schedule_shift",
-            "Schedule a shift for a staff member on the rota.",
-            &[("person", "Staff member"), ("day", "Day of the shift")],
+        assert!(!reach(&loans).reaches(&past));
+        let record = tool(
+            "log_pet_weight",
+            "Records a pet's weight measured today.",
+            &[("pet", "name"), ("date", "date of the weighing")],
         );
-        let take_off = Asked::of("Take Priya's shift off the rota on Friday");
-        assert_eq!(take_off.implied, vec![requested_actions("remove")]);
-        assert!(!take_off.served_by(offered_actions(&shifts)));
+        assert!(!reach(&record).reaches(&Asked::of("Has Luna gained weight since the summer?")));
+        let story = "Pepper's been throwing up since last night, can you get her seen on 3 March?";
         assert!(
-            !Asked::of("please unassign Tom from ticket 12")
-                .served_by(offered_actions(&create_issue))
+            !Asked::of(story).past,
+            "the request is the clause that asks"
         );
-        let extend = Asked::of("Extend my hotel booking by 2 nights");
-        let book_hotel = tool(
-            "book_hotel",
-            "Book a hotel room in a city.",
-            &[("city", "City")],
-        );
-        assert!(!extend.served_by(offered_actions(&book_hotel)));
-        assert!(extend.served_by(offered_actions(&update_issue)));
-        assert_eq!(
-            Asked::of("pause the nightly backup").implied,
-            vec![requested_actions("stop")]
-        );
-        // A listed verb, or none, implies nothing more.
-        for plain in [
-            "Open an issue in acme/web",
-            "remind me in 20 minutes to take the laundry out",
-            "What time is it?",
-            "restart the search pods",
-            "don't reopen it",
-        ] {
-            assert_eq!(Asked::of(plain).implied, Vec::new(), "{plain}");
-        }
-        // Doing again what does not create is that class again.
-        assert_eq!(
-            Asked::of("rerun the tests for acme/api").implied,
-            vec![requested_actions("run")]
-        );
+        assert!(Asked::of("how many downloads so far?").running);
+        assert!(asks_past(
+            "Did we spend more on transport or on entertainment this year?"
+        ));
+        let advice = Asked::of("Should I put my savings into an index fund?");
+        assert!(!reach(&loans).reaches(&advice));
+        assert!(reach(&tool("web_search", "Search the web.", &[])).reaches(&advice));
     }
 }

@@ -100,8 +100,12 @@ pub(crate) fn percent_as_example_decimal(
         || after.starts_with("percent")
         || after.starts_with("per cent");
     let description = description.to_lowercase();
-    if !percent || description.contains("percent") || description.contains('%') {
+    let fraction = description.contains("decimal") || description.contains("fraction");
+    if !percent || !fraction && (description.contains("percent") || description.contains('%')) {
         return None;
+    }
+    if fraction {
+        return Some((number / 100.0 * 1e9).round() / 1e9);
     }
     let decimal_example = description
         .split(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -115,6 +119,26 @@ pub(crate) fn percent_as_example_decimal(
     decimal_example.then(|| (number / 100.0 * 1e9).round() / 1e9)
 }
 
+/// Whether `number` lies in the range `description` gives its values: a
+/// fraction ("as a decimal fraction, 0.05 for 5%", "between 0 and 1") is
+/// at most 1, and "from 1 to 10" or "between 1 and 5" bound it. "Move 500
+/// from checking to savings" gives a savings rate no value.
+pub(crate) fn in_described_range(description: &str, number: f64) -> bool {
+    let lower = description.to_lowercase();
+    let fraction = lower.contains("fraction") || lower.contains("decimal share");
+    if fraction && !(0.0..=1.0).contains(&number.abs()) {
+        return false;
+    }
+    let all: Vec<&str> = words(&lower).collect();
+    let bounds = all.windows(4).find_map(|window| match window {
+        ["from" | "between", low, "to" | "and", high] => {
+            Some((low.parse::<f64>().ok()?, high.parse::<f64>().ok()?))
+        }
+        _ => None,
+    });
+    bounds.is_none_or(|(low, high)| low >= high || (low..=high).contains(&number))
+}
+
 fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|word| !word.is_empty())
@@ -124,6 +148,17 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_number_outside_its_described_range_is_no_value() {
+        let rate = "share of the salary as a decimal fraction, 0.05 for 5%";
+        assert!(!in_described_range(rate, 500.0));
+        assert!(in_described_range(rate, 0.05));
+        assert_eq!(percent_as_example_decimal(5.0, "% of it", rate), Some(0.05));
+        assert!(!in_described_range("effort from 1 to 10", 12.0));
+        assert!(in_described_range("effort from 1 to 10", 7.0));
+        assert!(in_described_range("amount to move, in euros", 500.0));
+    }
 
     #[test]
     fn a_number_takes_the_sign_its_description_gives_to_less() {

@@ -1,0 +1,192 @@
+//! What a request's opening verb implies when the action classes do not
+//! list it: one made of a listed verb and a prefix that acts on something
+//! already there asks for that change ("Reopen issue 231" modifies an
+//! issue, so a tool that only creates issues does not serve it; "Unassign
+//! Tom" modifies or removes; "Take Priya's shift off the rota" removes),
+//! and a few unlisted verbs change or halt what exists ("extend",
+//! "pause").
+
+use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
+use riverse_route::{Actions, requested_actions};
+
+/// Verbs the action classes leave out that give a thing a state, which
+/// re- and un- change ("reassign", "unpin").
+const STATE_VERBS: &[&str] = &[
+    "assign", "pin", "mute", "block", "link", "lock", "archive", "label", "tag", "star", "flag",
+    "approve", "hide",
+];
+
+/// Verbs the action classes leave out that change a thing that exists
+/// ("Extend my booking by 2 nights", "Snooze the reminder"): they ask for
+/// a modification.
+const UNLISTED_CHANGES: &[&str] = &[
+    "extend",
+    "prolong",
+    "shorten",
+    "postpone",
+    "delay",
+    "upgrade",
+    "downgrade",
+    "renew",
+    "merge",
+    "restore",
+    "revert",
+    "rollback",
+    "snooze",
+    "approve",
+    "reject",
+    "assign",
+    "mute",
+    "pin",
+    "lock",
+    "unlock",
+    "archive",
+    "reassign",
+];
+
+/// Verbs the action classes leave out that halt something running.
+const UNLISTED_STOPS: &[&str] = &["pause", "suspend", "halt", "kill", "freeze"];
+
+/// The actions implied by a request's opening verb when the action classes
+/// do not list it (see the module's documentation).
+pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
+    let lower = message.to_lowercase();
+    let clause = lower
+        .split(|c: char| ",;:.!?\n".contains(c))
+        .next()
+        .unwrap_or("");
+    let words: Vec<&str> = clause
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let Some(at) = words
+        .iter()
+        .position(|word| !REQUEST_LEAD_INS.contains(word))
+    else {
+        return Vec::new();
+    };
+    let verb = words[at];
+    if NEGATIONS.contains(verb)
+        || words[..at].iter().any(|word| NEGATIONS.contains(word))
+        || !requested_actions(verb).is_empty()
+    {
+        return Vec::new();
+    }
+    let modify = requested_actions("update");
+    let remove = requested_actions("remove");
+    if UNLISTED_CHANGES.contains(&verb) {
+        return vec![modify];
+    }
+    if UNLISTED_STOPS.contains(&verb) {
+        return vec![requested_actions("stop")];
+    }
+    let rest = &words[at + 1..];
+    if let Some(base) = verb.strip_prefix("re").filter(|base| base.len() >= 3) {
+        let classes = requested_actions(base);
+        if STATE_VERBS.contains(&base) {
+            return vec![modify];
+        }
+        if classes.is_empty() {
+            return Vec::new();
+        }
+        // Making again what was made ("reopen", "reschedule") changes a
+        // thing that exists.
+        return match classes.meets(requested_actions("create")) {
+            true => vec![modify],
+            false => vec![classes],
+        };
+    }
+    if let Some(base) = verb.strip_prefix("un").filter(|base| base.len() >= 3)
+        && (STATE_VERBS.contains(&base) || !requested_actions(base).is_empty())
+    {
+        return vec![modify, remove];
+    }
+    let takes_off = rest.contains(&"off")
+        || rest
+            .windows(2)
+            .any(|pair| pair == ["out", "of"] || pair == ["rid", "of"]);
+    if matches!(verb, "take" | "cross" | "strike" | "knock" | "pull" | "get") && takes_off {
+        return vec![remove];
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::route::reach::Asked;
+    use riverse_route::offered_actions;
+    use riverse_tool::ToolManifest;
+
+    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
+        ToolManifest {
+            name: name.into(),
+            description: description.into(),
+            parameters: parameters
+                .iter()
+                .map(|(name, meaning)| ((*name).to_owned(), (*meaning).to_owned()))
+                .collect(),
+            ..ToolManifest::default()
+        }
+    }
+
+    #[test]
+    fn a_verb_made_of_a_listed_one_asks_for_its_change() {
+        let create_issue = tool(
+            "create_issue",
+            "Open a new issue in a repository's issue tracker.",
+            &[
+                ("repo", "Repository as owner/name"),
+                ("title", "Issue title"),
+            ],
+        );
+        let update_issue = tool(
+            "update_issue",
+            "Update an issue: change its state, title or labels.",
+            &[("number", "Issue number"), ("state", "open or closed")],
+        );
+        let reopen = Asked::of("Reopen issue 231 in acme/web");
+        assert!(!reopen.served_by(offered_actions(&create_issue)));
+        assert!(reopen.served_by(offered_actions(&update_issue)));
+        let shifts = tool(
+            "schedule_shift",
+            "Schedule a shift for a staff member on the rota.",
+            &[("person", "Staff member"), ("day", "Day of the shift")],
+        );
+        let take_off = Asked::of("Take Priya's shift off the rota on Friday");
+        assert_eq!(take_off.implied, vec![requested_actions("remove")]);
+        assert!(!take_off.served_by(offered_actions(&shifts)));
+        assert!(
+            !Asked::of("please unassign Tom from ticket 12")
+                .served_by(offered_actions(&create_issue))
+        );
+        let extend = Asked::of("Extend my hotel booking by 2 nights");
+        let book_hotel = tool(
+            "book_hotel",
+            "Book a hotel room in a city.",
+            &[("city", "City")],
+        );
+        assert!(!extend.served_by(offered_actions(&book_hotel)));
+        assert!(extend.served_by(offered_actions(&update_issue)));
+        assert_eq!(
+            Asked::of("pause the nightly backup").implied,
+            vec![requested_actions("stop")]
+        );
+        // A listed verb, or none, implies nothing more.
+        for plain in [
+            "Open an issue in acme/web",
+            "remind me in 20 minutes to take the laundry out",
+            "What time is it?",
+            "restart the search pods",
+            "don't reopen it",
+        ] {
+            assert_eq!(Asked::of(plain).implied, Vec::new(), "{plain}");
+        }
+        // Doing again what does not create is that class again.
+        assert_eq!(
+            Asked::of("rerun the tests for acme/api").implied,
+            vec![requested_actions("run")]
+        );
+    }
+}
