@@ -126,11 +126,33 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     for example in &tool.examples {
         found = found.union(requested_actions(example));
     }
+    if found.is_empty() && names_own_verb(&name, &description) {
+        // A verb the classes don't know, but a verb: it may do any of them.
+        found = Actions((1 << CLASSES.len()) - 1);
+    }
     let read_only = read_only();
     if found.0 & !read_only.0 == 0 {
         found = found.union(read_only);
     }
     found
+}
+
+/// Whether a tool's name opens with the verb its description opens with,
+/// inflected ("transfer money", "Transfers money from…"): the name is a
+/// verb and its object, so its first word names an action, though no class
+/// lists it.
+fn names_own_verb(name: &str, description: &str) -> bool {
+    let first = |text: &str| {
+        text.split_whitespace()
+            .next()
+            .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+    };
+    let (Some(verb), Some(opening)) = (first(name), first(description)) else {
+        return false;
+    };
+    verb.len() >= 3
+        && verb.chars().all(|c| c.is_ascii_lowercase())
+        && [format!("{verb}s"), format!("{verb}es"), verb.clone()].contains(&opening)
 }
 
 /// Whether `word` (lowercase) is an English verb of any action class.
@@ -235,6 +257,32 @@ fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
 mod tests {
     use super::*;
     use crate::test_tools::tool;
+
+    #[test]
+    fn a_tool_named_by_an_unlisted_verb_may_do_anything_and_changes() {
+        let transfer = tool(
+            "transfer_money",
+            "Transfers money from one account to another.",
+            &[("amount", "how much")],
+        );
+        let offered = offered_actions(&transfer);
+        assert!(offered.changes());
+        assert!(offered.serve(requested_actions("send 250 to Jamie")));
+        let suspend = tool(
+            "suspend_subscription",
+            "Suspends a subscription until it is resumed.",
+            &[("subscription_id", "the subscription ID")],
+        );
+        assert!(offered_actions(&suspend).meets(requested_actions("cancel")));
+        let weather = tool("weather", "Current weather for a city.", &[("city", "")]);
+        assert!(!offered_actions(&weather).changes());
+        let returns = tool(
+            "details",
+            "Returns the details of a trip.",
+            &[("reference", "")],
+        );
+        assert!(!offered_actions(&returns).changes());
+    }
 
     #[test]
     fn every_named_class_exists() {

@@ -58,6 +58,7 @@ mod flags;
 mod form;
 mod formats;
 pub mod glossary;
+mod identifiers;
 mod lists;
 mod meaning;
 mod message;
@@ -86,6 +87,7 @@ pub use currencies::{currency_code, currency_mentions, wants_currency_code};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{NumberLabel, as_clock_time, labelled_number, number_labels, wants_clock_time};
+pub use identifiers::{IdentifierKind, identifier_kind, identifier_shaped, number_before_name};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
     SlotWords, answers, missing_required, names_time_only, required_params, wants_time,

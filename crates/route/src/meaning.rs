@@ -29,6 +29,7 @@ use std::collections::HashSet;
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 
 use crate::actions::offered_actions;
+use crate::identifiers::{IdentifierKind, identifier_kind, identifier_shaped};
 use crate::options::param_options;
 use crate::script::is_cjk;
 use crate::words::{FUNCTION_WORDS, PREPOSITIONS, TIME_PARAMS, TIME_WORDS};
@@ -177,7 +178,12 @@ impl SlotWords {
     /// Whether `text` is made of slot words (and function words) only.
     pub fn names_only(&self, text: &str) -> bool {
         let lower = text.to_lowercase();
-        if lower.chars().any(is_cjk) {
+        // A token of letters and digits ("TASK-318") names one thing, though
+        // its letters name a slot.
+        let joined = lower.split_whitespace().any(|token| {
+            token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(char::is_alphabetic)
+        });
+        if joined || lower.chars().any(is_cjk) {
             return false;
         }
         let content: Vec<&str> = english_words(&lower)
@@ -258,8 +264,10 @@ fn description_head(description: &str) -> Vec<String> {
 /// parameter about time.
 pub fn answers(tool: &ToolManifest, slots: &SlotWords, name: &str, value: &str) -> bool {
     let description = tool.parameters.get(name).map_or("", String::as_str);
+    let identifier = identifier_kind(name, description);
     !slots.names_only(value)
         && !is_question_clause(value)
+        && identifier.is_none_or(|kind| identifier_shaped(kind, value))
         && (!names_time_only(value) || wants_time(name, description))
 }
 
@@ -290,11 +298,23 @@ pub fn required_params(tool: &ToolManifest) -> Vec<String> {
             .map(str::to_owned)
             .collect();
     }
+    // The record a call works on: an identifier its description does not
+    // call optional ("the booking reference" of a cancellation).
+    let identifiers = tool.parameters.iter().filter(|(name, description)| {
+        let lower = description.to_lowercase();
+        // An email or a phone is as often a value to set as a key.
+        matches!(
+            identifier_kind(name, description),
+            Some(IdentifierKind::Record | IdentifierKind::Code)
+        ) && tool.param_type(name) == ParamType::String
+            && !OPTIONAL_MARKERS.iter().any(|marker| lower.contains(marker))
+    });
+    let mut required: Vec<String> = identifiers.map(|(name, _)| name.clone()).collect();
     if offered_actions(tool).changes() {
-        return Vec::new();
+        return required;
     }
     let Some((name, description)) = tool.parameters.first() else {
-        return Vec::new();
+        return required;
     };
     let declared = tool
         .parameter_types
@@ -305,10 +325,10 @@ pub fn required_params(tool: &ToolManifest) -> Vec<String> {
         || matches!(declared, Some(Kind::List | Kind::Object))
         || !param_options(tool, name).is_empty()
         || OPTIONAL_MARKERS.iter().any(|marker| lower.contains(marker));
-    match optional {
-        true => Vec::new(),
-        false => vec![name.clone()],
+    if !optional && !required.contains(name) {
+        required.insert(0, name.clone());
     }
+    required
 }
 
 /// The first parameter `params` lacks that a call of `tool` requires.
@@ -410,6 +430,26 @@ mod tests {
         );
         let slots = SlotWords::of(&visa);
         assert!(!answers(&visa, &slots, "destination", "tomorrow"));
+        let tasks = tool(
+            "task_status",
+            "Set a task's status",
+            &[("task_id", "the task ID")],
+        );
+        let task_slots = SlotWords::of(&tasks);
+        assert!(task_slots.names_only("the task"));
+        assert!(!task_slots.names_only("TASK-318"));
+        assert!(answers(&tasks, &task_slots, "task_id", "TASK-318"));
+        assert!(!answers(&tasks, &task_slots, "task_id", "my task"));
+        assert_eq!(required_params(&tasks), ["task_id"]);
+        let contact = tool(
+            "update_contact",
+            "Update a contact.",
+            &[("name", "Contact name"), ("phone", "Phone number")],
+        );
+        assert!(
+            required_params(&contact).is_empty(),
+            "a phone is a value to set"
+        );
         assert!(answers(&visa, &slots, "destination", "Kenya"));
         assert!(!answers(&visa, &slots, "destination", "should I visit"));
         assert!(

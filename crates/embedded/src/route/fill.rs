@@ -14,9 +14,9 @@ use std::ops::Range;
 
 use riverse_route::{
     Candidate, Fit, MessageSpans, NumberSpan, ParamAffinity, SlotWords, answers, as_clock_time,
-    candidates, currency_code, currency_mentions, enumerations, implied_flag, in_described_scale,
-    labelled_number, number_labels, param_options, snap_to_option, unit_fits, wants_clock_time,
-    wants_currency_code,
+    candidates, currency_code, currency_mentions, enumerations, identifier_kind, implied_flag,
+    in_described_scale, labelled_number, number_before_name, number_labels, param_options,
+    snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -673,6 +673,8 @@ fn may_take(
         && written_as_described(description, &candidate.value)
         && !opens_with_request_verb(spans.text, candidate.bytes.start)
         && !inside_token(spans.text, &candidate.bytes)
+        && !(identifier_kind(name, description).is_some()
+            && number_before_name(spans.text, &candidate.bytes))
 }
 
 /// Per candidate, whether only a list may take it: an enumeration, or a

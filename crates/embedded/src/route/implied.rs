@@ -79,7 +79,9 @@ pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
         return vec![modify];
     }
     if UNLISTED_STOPS.contains(&verb) {
-        return vec![requested_actions("stop")];
+        // "stop" opens a request to stop doing something; "cancel" names
+        // the class alone.
+        return vec![requested_actions("cancel")];
     }
     let rest = &words[at + 1..];
     if let Some(base) = verb.strip_prefix("re").filter(|base| base.len() >= 3) {
@@ -169,9 +171,18 @@ mod tests {
         );
         assert!(!extend.served_by(offered_actions(&book_hotel)));
         assert!(extend.served_by(offered_actions(&update_issue)));
+        let stop_backup = tool(
+            "stop_backup",
+            "Stop a running backup.",
+            &[("name", "Backup")],
+        );
+        assert!(
+            Asked::of("pause the nightly backup").served_by(offered_actions(&stop_backup)),
+            "an unlisted stop is served by a tool that stops"
+        );
         assert_eq!(
             Asked::of("pause the nightly backup").implied,
-            vec![requested_actions("stop")]
+            vec![requested_actions("cancel")]
         );
         // A listed verb, or none, implies nothing more.
         for plain in [

@@ -408,7 +408,18 @@ impl Reach {
     /// Whether the tool reaches what `asked` asks of it.
     pub fn reaches(&self, asked: &Asked) -> bool {
         let past = !asked.past || self.past || asked.running && self.running_total;
-        past && (!asked.advice || self.advises)
+        past && (!asked.advice || self.advises) && !self.undone_by(asked)
+    }
+
+    /// Whether the request's verb undoes what the tool's own verb does
+    /// ("Unfreeze card 4821" to `freeze_card`, "unassign" to `assign_task`).
+    fn undone_by(&self, asked: &Asked) -> bool {
+        asked
+            .verb
+            .as_deref()
+            .and_then(|verb| verb.strip_prefix("un"))
+            .filter(|base| base.len() >= 3)
+            .is_some_and(|base| self.opens_with(base))
     }
 
     /// Whether the tool's name or description opens with `verb`.
@@ -694,5 +705,16 @@ mod tests {
         let advice = Asked::of("Should I put my savings into an index fund?");
         assert!(!reach(&loans).reaches(&advice));
         assert!(reach(&tool("web_search", "Search the web.", &[])).reaches(&advice));
+    }
+
+    #[test]
+    fn a_request_that_undoes_a_tools_own_verb_is_not_for_it() {
+        let freeze = tool(
+            "freeze_card",
+            "Temporarily blocks all new payments on a card.",
+            &[("card_last_four", "last four digits of the card number")],
+        );
+        assert!(!reach(&freeze).reaches(&Asked::of("Unfreeze card 4821, I found it")));
+        assert!(reach(&freeze).reaches(&Asked::of("Freeze card 4821")));
     }
 }

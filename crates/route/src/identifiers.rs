@@ -1,0 +1,263 @@
+//! Parameters that name a record by an identifier, and the text that can
+//! be one.
+//!
+//! A parameter whose meaning is an identifier (its description's words, or
+//! its name's when it has no description, say it is an ID, a number, a
+//! reference, a code, a registration, an email address or a phone number:
+//! "the parcel's tracking number", "the booking reference, e.g. BK12345",
+//! `task_id`) takes only text shaped like one: tokens with a digit in each
+//! ("QZ-5520", "BK12345"), capitals ("LHR", "ABCXYZ"), an address with an
+//! `@` for an email, at least five digits for a phone. A phrase of ordinary
+//! words ("I need a customs declaration form") is never a tracking number,
+//! and "AB123 pls" gives a booking reference "AB123", not the whole span.
+//!
+//! The words are closed-class, read from the manifest only: "number of
+//! guests" is a count, not an identifier, and a description that names a
+//! standard whose codes are rewritten from names ("ISO 4217 code", "IATA
+//! code") or that gives an example code of letters ("Carrier code, e.g.
+//! ups, fedex") keeps its ordinary values. A description that offers a name
+//! beside the identifier ("name or ID") does too.
+
+use crate::meaning::split_identifier;
+
+/// What kind of identifier a parameter asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdentifierKind {
+    /// An ID, number, reference, registration or digits: tokens with digits
+    /// or capitals.
+    Record,
+    /// A code: one token of digits or capitals.
+    Code,
+    /// An email address.
+    Email,
+    /// A phone number.
+    Phone,
+}
+
+/// Words that name an identifier (head nouns of a description or a name).
+const RECORD_WORDS: [&str; 10] = [
+    "id",
+    "ids",
+    "identifier",
+    "number",
+    "reference",
+    "ref",
+    "registration",
+    "plate",
+    "digits",
+    "serial",
+];
+
+/// Words that offer a name or a free text beside the identifier.
+const ALTERNATIVES: [&str; 6] = ["name", "title", "note", "message", "description", "text"];
+
+/// Standards whose codes are written from names by other rules.
+const STANDARDS: [&str; 4] = ["iso", "iata", "icao", "currency"];
+
+/// The kind of identifier parameter `name` (described by `description`)
+/// asks for, or `None` when it asks for ordinary text.
+pub fn identifier_kind(name: &str, description: &str) -> Option<IdentifierKind> {
+    let source = match description.trim().is_empty() {
+        true => split_identifier(name),
+        false => description.to_owned(),
+    };
+    let lower = source.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    if words.iter().any(|word| STANDARDS.contains(word)) {
+        return None;
+    }
+    // Only the first clause says what the value is ("the hotel's ID as
+    // shown in search results").
+    let clause_end = lower.find([',', ';', '(']).unwrap_or(lower.len());
+    let head: Vec<&str> = lower[..clause_end]
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .filter(|word| !word.is_empty() && *word != "optional")
+        .collect();
+    if head.iter().any(|word| ALTERNATIVES.contains(word)) {
+        return None;
+    }
+    if head.iter().any(|word| matches!(*word, "email" | "e-mail")) {
+        return Some(IdentifierKind::Email);
+    }
+    if head
+        .iter()
+        .any(|word| matches!(*word, "phone" | "telephone" | "mobile"))
+    {
+        return Some(IdentifierKind::Phone);
+    }
+    let record = head.iter().enumerate().any(|(at, word)| {
+        RECORD_WORDS.contains(word) && !(*word == "number" && head.get(at + 1) == Some(&"of"))
+    });
+    if record {
+        return Some(IdentifierKind::Record);
+    }
+    if head.contains(&"code") && !letters_example(&lower) {
+        return Some(IdentifierKind::Code);
+    }
+    None
+}
+
+/// Whether a description's example ("e.g. ups, fedex") is a code of
+/// lowercase letters only.
+fn letters_example(description: &str) -> bool {
+    let Some(at) = description
+        .find("e.g.")
+        .or_else(|| description.find("such as"))
+    else {
+        return false;
+    };
+    description[at..]
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|word| !word.is_empty() && !matches!(*word, "e.g." | "such" | "as"))
+        .take(1)
+        .any(|word| word.chars().all(|c| c.is_ascii_lowercase()))
+}
+
+/// Whether `value` is text of the identifier `kind`.
+pub fn identifier_shaped(kind: IdentifierKind, value: &str) -> bool {
+    let tokens: Vec<&str> = value
+        .split_whitespace()
+        .map(|token| token.trim_matches(|c: char| ",.;:!?()\"'".contains(c)))
+        .filter(|token| !token.is_empty())
+        .collect();
+    if tokens.is_empty() {
+        return false;
+    }
+    match kind {
+        IdentifierKind::Email => tokens.len() == 1 && is_email(tokens[0]),
+        IdentifierKind::Phone => {
+            let digits = value.chars().filter(char::is_ascii_digit).count();
+            let others = value
+                .chars()
+                .filter(|c| !(c.is_ascii_digit() || " +-().".contains(*c)))
+                .count();
+            digits >= 5 && others == 0
+        }
+        IdentifierKind::Code => tokens.len() == 1 && record_token(tokens[0]),
+        // A list of identifiers is joined by "and" or "or".
+        IdentifierKind::Record => tokens
+            .iter()
+            .all(|token| record_token(token) || matches!(*token, "and" | "or" | "&")),
+    }
+}
+
+/// A token with a digit, or of two capitals or more and no lowercase letter
+/// ("QZ-5520", "#4411", "LHR", "ABC-DEF").
+fn record_token(token: &str) -> bool {
+    let token = token.trim_start_matches('#');
+    let digit = token.chars().any(|c| c.is_ascii_digit());
+    let capitals = token.chars().filter(|c| c.is_uppercase()).count();
+    let lowercase = token.chars().any(char::is_lowercase);
+    let foreign = token
+        .chars()
+        .any(|c| !(c.is_ascii_alphanumeric() || "-_/.".contains(c)));
+    !foreign && (digit || (capitals >= 2 && !lowercase))
+}
+
+/// Whether the span `bytes` of `message` is a number of digits alone that a
+/// capitalised word follows: the number of a street or a postcode beside
+/// its town ("5 King Road", "28013 Madrid"), part of an address, not an
+/// identifier of its own.
+pub fn number_before_name(message: &str, bytes: &std::ops::Range<usize>) -> bool {
+    let value = &message[bytes.clone()];
+    let digits = !value.is_empty() && value.chars().all(|c| c.is_ascii_digit());
+    let next = message[bytes.end..].split_whitespace().next().unwrap_or("");
+    digits
+        && message[bytes.end..].starts_with(' ')
+        && next.chars().next().is_some_and(char::is_uppercase)
+        && next.chars().skip(1).all(char::is_lowercase)
+}
+
+fn is_email(token: &str) -> bool {
+    match token.split_once('@') {
+        Some((user, domain)) => !user.is_empty() && domain.contains('.') && !domain.contains('@'),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_are_told_by_the_parameters_words() {
+        use IdentifierKind::*;
+        let kind = identifier_kind;
+        assert_eq!(
+            kind("tracking_number", "the parcel's tracking number"),
+            Some(Record)
+        );
+        assert_eq!(
+            kind("booking_reference", "the booking reference, e.g. BK12345"),
+            Some(Record)
+        );
+        assert_eq!(
+            kind("hotel_id", "the hotel's ID as shown in search results"),
+            Some(Record)
+        );
+        assert_eq!(kind("task_id", ""), Some(Record));
+        assert_eq!(
+            kind("course_code", "the course code, e.g. SEC-101"),
+            Some(Code)
+        );
+        assert_eq!(
+            kind("code", "the code customers type at checkout"),
+            Some(Code)
+        );
+        assert_eq!(
+            kind("recipient_email", "email address of the person"),
+            Some(Email)
+        );
+        assert_eq!(kind("phone", "Phone number"), Some(Phone));
+        assert_eq!(
+            kind("guests", "optional; number of guests, defaults to 1"),
+            None
+        );
+        assert_eq!(
+            kind("reference", "optional; note shown on the transfer"),
+            None
+        );
+        assert_eq!(kind("carrier", "Carrier code, e.g. ups, fedex, dhl"), None);
+        assert_eq!(
+            kind("origin", "Departure airport, IATA code such as LHR"),
+            None
+        );
+        assert_eq!(
+            kind("from", "ISO 4217 code of the currency, e.g. USD"),
+            None
+        );
+        assert_eq!(kind("employee", "name or ID of the employee"), None);
+        assert_eq!(kind("city", "the city to search"), None);
+    }
+
+    #[test]
+    fn only_identifier_shaped_text_is_an_identifier() {
+        use IdentifierKind::*;
+        assert!(identifier_shaped(Record, "QZ-5520"));
+        assert!(identifier_shaped(Record, "#4411"));
+        assert!(identifier_shaped(Record, "AB12 CDE"));
+        assert!(identifier_shaped(Record, "BKXYZQ"));
+        assert!(identifier_shaped(Record, "TASK-1 and TASK-2"));
+        assert!(!identifier_shaped(
+            Record,
+            "I need a customs declaration form"
+        ));
+        assert!(!identifier_shaped(Record, "AB123 pls"));
+        assert!(!identifier_shaped(Record, "my booking"));
+        assert!(!identifier_shaped(Record, "I"));
+        assert!(identifier_shaped(Code, "SPRING20"));
+        assert!(!identifier_shaped(Code, "spring sale"));
+        assert!(identifier_shaped(Email, "ana@example.com"));
+        assert!(!identifier_shaped(Email, "Ana"));
+        assert!(identifier_shaped(Phone, "+44 20 7946 0958"));
+        assert!(!identifier_shaped(Phone, "mum"));
+        let address = "send JD014600003 to 5 King Road, Leeds";
+        assert!(number_before_name(address, &(20..21)));
+        assert!(!number_before_name(address, &(5..16)));
+        assert!(!number_before_name("card 9912 snapped", &(5..9)));
+        assert!(!number_before_name("order 4411 UK", &(6..10)));
+    }
+}
