@@ -35,6 +35,8 @@ mod job;
 mod model_file;
 mod provider;
 mod route;
+#[cfg(test)]
+mod test_tools;
 pub mod tuning;
 
 use std::path::{Path, PathBuf};

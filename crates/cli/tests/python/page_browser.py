@@ -7,12 +7,9 @@ exits non-zero with the reason.
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -20,14 +17,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 url, out_dir = sys.argv[1:3]
 os.makedirs(out_dir, exist_ok=True)
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="riverse-chromium-")
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--lang=en-US"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver, stop_chromium = chromium.start()
 seen = {}
 try:
     driver.set_window_size(1100, 760)
@@ -95,6 +85,5 @@ try:
         "return document.documentElement.scrollWidth - window.innerWidth")
     driver.save_screenshot(os.path.join(out_dir, "phone.png"))
 finally:
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    stop_chromium()
 print(json.dumps(seen, ensure_ascii=False))

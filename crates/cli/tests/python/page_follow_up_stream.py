@@ -14,26 +14,15 @@ is saved there.
 
 import json
 import os
-import shutil
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 url, gate = sys.argv[1], sys.argv[2]
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="riverse-chromium-")
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--lang=en-US",
-             "--window-size=1100,900"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver, stop_chromium = chromium.start("--window-size=1100,900")
 seen = {}
 # Notes each text node put in an answer's text, in the answers after the first.
 OBSERVE = """
@@ -93,6 +82,5 @@ try:
     if os.environ.get("RIVERSE_TEST_SCREENSHOT"):
         driver.save_screenshot(os.environ["RIVERSE_TEST_SCREENSHOT"])
 finally:
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    stop_chromium()
 print(json.dumps(seen))

@@ -7,25 +7,15 @@ task has it, and show the answer that follows from the task.
 """
 
 import json
-import shutil
 import sys
-import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 url = sys.argv[1]
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-profile = tempfile.mkdtemp(prefix="riverse-chromium-")
-for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--lang=en-US"]:
-    options.add_argument(flag)
-driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+driver, stop_chromium = chromium.start()
 seen = {}
 try:
     wait = WebDriverWait(driver, 60)
@@ -46,6 +36,5 @@ try:
     seen["answers"] = [node.text for node in css(".message.assistant .text")]
     seen["follow_up_card"] = css(".message.assistant")[1].find_element(By.CSS_SELECTOR, ".card").text
 finally:
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    stop_chromium()
 print(json.dumps(seen))

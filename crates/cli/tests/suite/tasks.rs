@@ -386,20 +386,22 @@ pub(super) fn kill_9(server: Server) {
     assert!(!status.success());
 }
 
-/// A task is still bounded by its tool's `timeout`: past it the worker is
-/// stopped and the follow-up answers from the timeout.
-#[test]
-fn a_task_ends_at_its_tools_timeout() {
-    let llm = OpenAiServer::start([]);
-    let project = slow_project(
-        &llm,
-        "tools:\n  slow: {timeout: 3, background: {after: 1}}\n",
-    );
+/// `riverse ask --json` in a project whose `slow` tool has `settings`, its
+/// model calling `slow` for `seconds` and answering twice (`first`, then
+/// the follow-up `then`): the project, the worker's pid file and what was
+/// printed.
+fn ask_slow(
+    llm: &OpenAiServer,
+    settings: &str,
+    seconds: u32,
+    [first, then]: [&str; 2],
+) -> (Project, String, Value) {
+    let project = slow_project(llm, settings);
     let pids = pid_file(&project, "slow.pid");
     llm.push([
-        ev_tool_call("c1", "slow", json!({"seconds": 200, "pid_file": pids})),
-        ev_text("Started the report."),
-        ev_text("The report timed out."),
+        ev_tool_call("c1", "slow", json!({"seconds": seconds, "pid_file": pids})),
+        ev_text(first),
+        ev_text(then),
     ]);
     let output = riverse(&project)
         .args(["ask", "--json", "Build the report"])
@@ -407,6 +409,20 @@ fn a_task_ends_at_its_tools_timeout() {
         .unwrap();
     assert!(output.status.success(), "{}", text(&output.stderr));
     let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    (project, pids, printed)
+}
+
+/// A task is still bounded by its tool's `timeout`: past it the worker is
+/// stopped and the follow-up answers from the timeout.
+#[test]
+fn a_task_ends_at_its_tools_timeout() {
+    let llm = OpenAiServer::start([]);
+    let (_project, pids, printed) = ask_slow(
+        &llm,
+        "tools:\n  slow: {timeout: 3, background: {after: 1}}\n",
+        200,
+        ["Started the report.", "The report timed out."],
+    );
     assert_eq!(printed["answer"], "Started the report.");
     let follow_up = &printed["follow_ups"][0];
     assert_eq!(follow_up["answer"], "The report timed out.");
@@ -427,22 +443,12 @@ fn a_task_ends_at_its_tools_timeout() {
 #[test]
 fn a_tasks_own_timeout_outlasts_the_tools() {
     let llm = OpenAiServer::start([]);
-    let project = slow_project(
+    let (project, pids, printed) = ask_slow(
         &llm,
         "tools:\n  slow: {timeout: 2, background: {after: 1, timeout: 60}}\n",
+        4,
+        ["Started the report.", "The report is ready."],
     );
-    let pids = pid_file(&project, "slow.pid");
-    llm.push([
-        ev_tool_call("c1", "slow", json!({"seconds": 4, "pid_file": pids})),
-        ev_text("Started the report."),
-        ev_text("The report is ready."),
-    ]);
-    let output = riverse(&project)
-        .args(["ask", "--json", "Build the report"])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
     let call = &printed["follow_ups"][0]["tool_call"];
     assert_eq!(
         (&call["success"], &call["data"]),

@@ -51,19 +51,8 @@ pub(super) fn not_done(language: Language, part: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_tools::tool;
     use pretty_assertions::assert_eq;
-
-    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
-        ToolManifest {
-            name: name.into(),
-            description: description.into(),
-            parameters: parameters
-                .iter()
-                .map(|(name, meaning)| ((*name).to_owned(), (*meaning).to_owned()))
-                .collect(),
-            ..ToolManifest::default()
-        }
-    }
 
     fn called(tool: &str) -> TurnResult<'_> {
         TurnResult {

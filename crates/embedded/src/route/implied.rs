@@ -118,20 +118,8 @@ pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
 mod tests {
     use super::*;
     use crate::route::reach::Asked;
+    use crate::test_tools::tool;
     use riverse_route::offered_actions;
-    use riverse_tool::ToolManifest;
-
-    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
-        ToolManifest {
-            name: name.into(),
-            description: description.into(),
-            parameters: parameters
-                .iter()
-                .map(|(name, meaning)| ((*name).to_owned(), (*meaning).to_owned()))
-                .collect(),
-            ..ToolManifest::default()
-        }
-    }
 
     #[test]
     fn a_verb_made_of_a_listed_one_asks_for_its_change() {

@@ -550,19 +550,8 @@ fn english_words(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_tools::tool;
     use riverse_route::offered_actions;
-
-    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
-        ToolManifest {
-            name: name.into(),
-            description: description.into(),
-            parameters: parameters
-                .iter()
-                .map(|(name, meaning)| ((*name).to_owned(), (*meaning).to_owned()))
-                .collect(),
-            ..ToolManifest::default()
-        }
-    }
 
     fn reach(tool: &ToolManifest) -> Reach {
         Reach::of(tool, offered_actions(tool))
