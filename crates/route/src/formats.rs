@@ -120,21 +120,19 @@ pub struct NumberLabel {
     pub words: Vec<String>,
 }
 
+/// The ASCII digits `text` ends with ("" when it ends with none).
+pub fn trailing_digits(text: &str) -> &str {
+    let kept = text.trim_end_matches(|c: char| c.is_ascii_digit());
+    &text[kept.len()..]
+}
+
 /// The numbers a parameter's description labels with words, as in
 /// "1 (urgent) to 4 (low)".
 pub fn number_labels(description: &str) -> Vec<NumberLabel> {
     let mut labels = Vec::new();
     let mut rest = description;
     while let Some(open) = rest.find('(') {
-        let number: String = rest[..open]
-            .trim_end()
-            .chars()
-            .rev()
-            .take_while(char::is_ascii_digit)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let number = trailing_digits(rest[..open].trim_end());
         let Some(close) = rest[open..].find(')') else {
             break;
         };

@@ -86,7 +86,9 @@ pub use candidates::{Candidate, candidates};
 pub use currencies::{currency_code, currency_mentions, wants_currency_code};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
-pub use formats::{NumberLabel, as_clock_time, labelled_number, number_labels, wants_clock_time};
+pub use formats::{
+    NumberLabel, as_clock_time, labelled_number, number_labels, trailing_digits, wants_clock_time,
+};
 pub use identifiers::{IdentifierKind, identifier_kind, identifier_shaped, number_before_name};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{

@@ -122,14 +122,7 @@ fn year_of(token: &str) -> Option<u32> {
 /// 2027年3月1日 (digits only).
 fn cjk_date(text: &str) -> Option<String> {
     let year_at = text.find('年')?;
-    let year: String = text[..year_at]
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_digit)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let year = riverse_route::trailing_digits(&text[..year_at]);
     let rest = &text[year_at + '年'.len_utf8()..];
     let month_at = rest.find('月')?;
     let month: u32 = rest[..month_at].parse().ok()?;

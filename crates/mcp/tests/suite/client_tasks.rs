@@ -323,3 +323,38 @@ async fn a_dropped_call_cancels_its_task_on_the_server() {
         "{seen:?}"
     );
 }
+
+/// A task of the server that this registry's call did not start (one a
+/// Riverse that stopped was following) is followed again from its id; an
+/// id the server does not know fails the call with the server's answer.
+#[tokio::test]
+async fn a_task_is_followed_again_from_its_id_and_an_unknown_one_fails() {
+    let project = Project::new();
+    let tasking = server();
+    let left = tasking.spawn("report");
+    let spec = over_http(tasking.clone()).await;
+    let registry = registry(&project, vec![spec], STARTUP, &[]).await;
+    let context = CallContext::none();
+    let resumed = registry
+        .resume("mcp_tasking_report", &left.task_id, &context)
+        .await
+        .unwrap();
+    assert_eq!(
+        (resumed.error.as_str(), resumed.data.as_str()),
+        ("", "report ready")
+    );
+    let unknown = registry
+        .resume("mcp_tasking_report", "no-such-task", &CallContext::none())
+        .await
+        .unwrap();
+    assert!(!unknown.success, "{unknown:?}");
+    assert!(unknown.error.contains("tasking"), "{unknown:?}");
+    assert!(
+        !tasking
+            .seen
+            .lock()
+            .iter()
+            .any(|method| method == "tools/call"),
+        "the call is not made again"
+    );
+}
