@@ -218,6 +218,10 @@ impl Agent {
             heard,
             call,
         );
+        // `after: 0` promises a task every time, however fast the call.
+        if after.is_zero() {
+            return Outcome::Detached(task);
+        }
         // A turn dropped before the call became a task stops the call, as
         // it stops a call in the turn.
         let mut guard = CancelOnDrop(Some(task.clone()));
