@@ -8,7 +8,11 @@
 //! each line with a canned reply (one pipe each way and CPython's JSON: the
 //! floor of any server with a Python tool behind it). Issue 14's goal for
 //! `riverse mcp`, which adds a second pipe round trip to its worker: at most
-//! twice the baseline, at p50 and p99.
+//! twice the baseline, at p50 and p99. Beside it, the floor of any host that
+//! keeps its tools in a process of their own: the same minimal child behind
+//! a relay that does nothing but pass each line on (this binary, run with
+//! `--relay`: blocking reads and writes, no parsing), so two pipe round
+//! trips and no work.
 //!
 //! Then the oversized-request stream (issue 28): requests of 40 MB, their id
 //! first or last, each followed by a `ping` on the same stream. `riverse mcp`
@@ -53,6 +57,10 @@ struct Args {
     /// Calls made first and not measured.
     #[arg(long, default_value_t = 500)]
     warmup: usize,
+    /// Run as the two-hop floor's relay in front of this interpreter's
+    /// minimal child, instead of measuring.
+    #[arg(long, hide = true)]
+    relay: Option<PathBuf>,
 }
 
 /// The sandbox of `riverse init`'s settings.yaml.
@@ -113,6 +121,9 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(python) = args.relay {
+        return relay(&python);
+    }
     if args.calls == 0 {
         bail!("--calls must be at least 1");
     }
@@ -143,6 +154,8 @@ fn run(args: Args) -> anyhow::Result<()> {
     sdk_cmd.arg(project.path().join("sdk_server.py"));
     let mut minimal_cmd = Command::new(&tool_python);
     minimal_cmd.arg("-c").arg(MINIMAL_SERVER);
+    let mut relay_cmd = Command::new(std::env::current_exe()?);
+    relay_cmd.arg("--relay").arg(&tool_python);
 
     println!(
         "MCP round trip of a trivial Python tool ({} calls after {} warm-up)",
@@ -156,6 +169,8 @@ fn run(args: Args) -> anyhow::Result<()> {
     let (warmup, calls) = (args.warmup, args.calls);
     let floor = measure(&mut minimal_cmd, Request::CallPing, warmup, calls)
         .context("the minimal python child")?;
+    let two_hops = measure(&mut relay_cmd, Request::CallPing, warmup, calls)
+        .context("the minimal child behind a relay")?;
     let ours =
         measure(&mut riverse_cmd, Request::CallPing, warmup, calls).context("riverse mcp")?;
     let ours_sandboxed = measure(&mut sandboxed_cmd, Request::CallPing, warmup, calls)
@@ -170,6 +185,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         .context("MCP Python SDK server")?;
     print_table(&[
         ("minimal python child, tools/call", &floor),
+        ("the same behind a bare relay", &two_hops),
         ("riverse mcp, tools/call ping", &ours),
         ("riverse mcp, init's sandbox, tools/call", &ours_sandboxed),
         ("MCP Python SDK (MCPServer), tools/call", &sdk),
@@ -184,6 +200,12 @@ fn run(args: Args) -> anyhow::Result<()> {
         "tools/call: riverse mcp takes {p50_ratio:.2}x the minimal child at p50 ({}), {p99_ratio:.2}x at p99 ({}); goal <= 2x",
         verdict(p50_ratio <= 2.0),
         verdict(p99_ratio <= 2.0)
+    );
+    println!(
+        "tools/call: the two-hop floor (a bare relay before the minimal child) is {:.2}x the minimal child at p50; riverse mcp is {:.2}x the two-hop floor at p50, {:.2}x at p99",
+        ratio(two_hops.p50, floor.p50),
+        ratio(ours.p50, two_hops.p50),
+        ratio(ours.p99, two_hops.p99)
     );
     println!(
         "tools/call in riverse init's sandbox: {:.2}x the minimal child at p50, {:.2}x at p99 (issue 43's goal: <= 2x at p50, <= 3x at p99)",
@@ -209,6 +231,47 @@ fn run(args: Args) -> anyhow::Result<()> {
         floor_big.as_secs_f64() * 1e3,
         ratio(ours_big, floor_big)
     );
+    Ok(())
+}
+
+/// The two-hop floor's relay: starts the minimal child on `python` and
+/// passes each line of stdin to it, and each of its lines back, waiting for
+/// the answer of each request (a line with an id) before reading on.
+fn relay(python: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(python)
+        .arg("-c")
+        .arg(MINIMAL_SERVER)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("can't start the minimal child")?;
+    let (Some(mut to_child), Some(from_child)) = (child.stdin.take(), child.stdout.take()) else {
+        bail!("the minimal child's stdio could not be captured");
+    };
+    let mut from_child = BufReader::new(from_child);
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    let (mut requests, mut replies) = (stdin.lock(), stdout.lock());
+    let (mut request, mut reply) = (Vec::new(), Vec::new());
+    loop {
+        request.clear();
+        if requests.read_until(b'\n', &mut request)? == 0 {
+            break;
+        }
+        to_child.write_all(&request)?;
+        to_child.flush()?;
+        if !request.windows(4).any(|window| window == b"\"id\"") {
+            continue; // a notification: the child answers none
+        }
+        reply.clear();
+        if from_child.read_until(b'\n', &mut reply)? == 0 {
+            break;
+        }
+        replies.write_all(&reply)?;
+        replies.flush()?;
+    }
+    drop(to_child);
+    child.wait()?;
     Ok(())
 }
 

@@ -40,7 +40,13 @@ def call_tool(discovery, name: str, arguments: dict, rules=None) -> dict:
         return failed
     finally:
         sys.stdout.flush()
-    return returned(result, tool, returned_at, discovery.tools_dir, name, rules)
+    try:
+        return returned(result, tool, returned_at, discovery.tools_dir, name, rules)
+    finally:
+        # The frame `execute` ran in links back to this one: held here as
+        # this frame ends, the two would make a cycle that only the garbage
+        # collector frees, a collection every few dozen calls.
+        returned_at = None
 
 
 def returned(result, tool, returned_at, tools_dir: str, name: str, rules) -> dict:
@@ -98,14 +104,14 @@ def returned(result, tool, returned_at, tools_dir: str, name: str, rules) -> dic
 
 # The frame `first_frame` saw: set and taken back by `run_execute`, which
 # runs one call at a time (a profile function is the thread's own).
-FIRST_FRAME: list = [None]
+FIRST_FRAME: list = []
 
 
 def first_frame(frame, event, _arg) -> None:
     """A profile function that keeps the first Python frame called and
     removes itself there."""
     if event == "call":
-        FIRST_FRAME[0] = frame
+        FIRST_FRAME.append(frame)
         sys.setprofile(None)
 
 
@@ -125,16 +131,19 @@ def run_execute(tool, arguments):
     sys.setprofile(first_frame)
     try:
         result = tool.execute(arguments)
+    except BaseException:
+        FIRST_FRAME.clear()
+        raise
     finally:
         # Already removed at the first frame, unless `execute` ran no
         # Python code.
         if sys.getprofile() is first_frame:
             sys.setprofile(None)
-        # Taken back whatever happened, so no frame outlives its call here.
-        frame, FIRST_FRAME[0] = FIRST_FRAME[0], None
     # The frame keeps the call's locals until the call's outcome is made,
-    # before its reply is written.
-    return result, frame
+    # before its reply is written. It is taken back without a name here:
+    # its link back to this frame would make a cycle with it (see
+    # `call_tool`).
+    return result, (FIRST_FRAME.pop() if FIRST_FRAME else None)
 
 
 def run_execute_under(previous, tool, arguments):
@@ -153,7 +162,7 @@ def run_execute_under(previous, tool, arguments):
     finally:
         if sys.getprofile() is first:
             sys.setprofile(previous)
-    return result, (frames[0] if frames else None)
+    return result, (frames.pop() if frames else None)
 
 
 def return_place(tool, returned_at, tools_dir: str) -> str:

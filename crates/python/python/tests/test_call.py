@@ -1,6 +1,7 @@
 """One call through a real discovery of real tool files: what `execute`
 returned, checked against the contract."""
 
+import gc
 import os
 import tempfile
 import textwrap
@@ -109,6 +110,20 @@ class CallTest(unittest.TestCase):
             "execute() returned a ToolResult whose data is dict, expected str (loose.py:11)\n"
             "pass it as text: ToolResult(True, json.dumps(...))",
         )
+
+    def test_calls_leave_no_cycle_for_the_garbage_collector(self):
+        # The frame `execute` ran in is kept until the result is checked; held
+        # as its callers end, it would tie their frames into a cycle at every
+        # call, and a collection would pause a call every few dozen.
+        gc.collect()
+        gc.disable()
+        try:
+            for kind in ("dict", "text", "dict", "list"):
+                tool = "typed" if kind in ("dict", "list") else "loose"
+                call_tool(self.discovery, tool, {"kind": kind})
+            self.assertEqual(gc.collect(), 0)
+        finally:
+            gc.enable()
 
     def test_an_unknown_tool_is_named(self):
         self.assertEqual(call_tool(self.discovery, "nowhere", {})["error"], 'unknown tool "nowhere"')
