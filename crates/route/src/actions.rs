@@ -112,6 +112,16 @@ pub fn requested_actions(message: &str) -> Actions {
     found
 }
 
+/// The verb of an action class the message's first clause opens with,
+/// lowercase ("close" of "close 4471, the printer works again"); `None`
+/// when it opens with none.
+pub fn leading_action_verb(message: &str) -> Option<String> {
+    let lower = message.to_lowercase();
+    let clause = clauses(&lower).into_iter().next()?;
+    let verb = leading_verb(&clause)?;
+    (!classes_of(verb).is_empty()).then(|| verb.to_owned())
+}
+
 /// The actions `tool` offers (see the module's documentation).
 pub fn offered_actions(tool: &ToolManifest) -> Actions {
     let name = tool.name.replace(['_', '-'], " ").to_lowercase();
@@ -126,9 +136,18 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     for example in &tool.examples {
         found = found.union(requested_actions(example));
     }
-    if found.is_empty() && names_own_verb(&name, &description) {
-        // A verb the classes don't know, but a verb: it may do any of them.
-        found = Actions((1 << CLASSES.len()) - 1);
+    if found.is_empty() {
+        found = match names_own_verb(&name, &description) {
+            // A verb the classes don't know, inflected as a verb: it may
+            // make any change, but it neither reads nor computes
+            // ("split_bill", "Splits a bill", is no converter).
+            Some(true) => Actions(((1 << CLASSES.len()) - 1) & !read_only().0),
+            // The same word opening both, uninflected, may be a verb
+            // ("Transfer money…") or a noun ("Weather forecast for…"): it
+            // may do anything.
+            Some(false) => Actions((1 << CLASSES.len()) - 1),
+            None => found,
+        };
     }
     let read_only = read_only();
     if found.0 & !read_only.0 == 0 {
@@ -137,22 +156,25 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     found
 }
 
-/// Whether a tool's name opens with the verb its description opens with,
-/// inflected ("transfer money", "Transfers money from…"): the name is a
-/// verb and its object, so its first word names an action, though no class
-/// lists it.
-fn names_own_verb(name: &str, description: &str) -> bool {
+/// Whether a tool's name opens with the word its description opens with
+/// ("transfer money", "Transfers money from…"): the name is a verb and its
+/// object, so its first word names an action, though no class lists it.
+/// `Some(true)` when the description inflects it as a verb ("Transfers"),
+/// `Some(false)` when it writes it as the name does.
+fn names_own_verb(name: &str, description: &str) -> Option<bool> {
     let first = |text: &str| {
         text.split_whitespace()
             .next()
             .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
     };
-    let (Some(verb), Some(opening)) = (first(name), first(description)) else {
-        return false;
-    };
-    verb.len() >= 3
-        && verb.chars().all(|c| c.is_ascii_lowercase())
-        && [format!("{verb}s"), format!("{verb}es"), verb.clone()].contains(&opening)
+    let (verb, opening) = (first(name)?, first(description)?);
+    if verb.len() < 3 || !verb.chars().all(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    match [format!("{verb}s"), format!("{verb}es")].contains(&opening) {
+        true => Some(true),
+        false => (opening == verb).then_some(false),
+    }
 }
 
 /// Whether `word` (lowercase) is an English verb of any action class.
@@ -259,7 +281,7 @@ mod tests {
     use crate::test_tools::tool;
 
     #[test]
-    fn a_tool_named_by_an_unlisted_verb_may_do_anything_and_changes() {
+    fn a_tool_named_by_an_unlisted_verb_may_make_any_change_and_only_change() {
         let transfer = tool(
             "transfer_money",
             "Transfers money from one account to another.",
@@ -274,6 +296,15 @@ mod tests {
             &[("subscription_id", "the subscription ID")],
         );
         assert!(offered_actions(&suspend).meets(requested_actions("cancel")));
+        assert!(!offered.meets(requested_actions("convert")));
+        assert!(!offered.meets(requested_actions("show")));
+        assert!(offered.meets(requested_actions("move")));
+        let forecast = tool(
+            "weather_forecast",
+            "Weather forecast for a city for the coming days.",
+            &[("city", "")],
+        );
+        assert!(offered_actions(&forecast).meets(requested_actions("show")));
         let weather = tool("weather", "Current weather for a city.", &[("city", "")]);
         assert!(!offered_actions(&weather).changes());
         let returns = tool(
@@ -282,6 +313,16 @@ mod tests {
             &[("reference", "")],
         );
         assert!(!offered_actions(&returns).changes());
+    }
+
+    #[test]
+    fn a_request_opens_with_its_action_verb() {
+        assert_eq!(
+            leading_action_verb("please close 4471, it works").as_deref(),
+            Some("close")
+        );
+        assert_eq!(leading_action_verb("the printer works again"), None);
+        assert_eq!(leading_action_verb("don't send it"), None);
     }
 
     #[test]

@@ -18,6 +18,8 @@
 //! ups, fedex") keeps its ordinary values. A description that offers a name
 //! beside the identifier ("name or ID") does too.
 
+use riverse_tool::ToolManifest;
+
 use crate::meaning::split_identifier;
 
 /// What kind of identifier a parameter asks for.
@@ -116,6 +118,37 @@ fn letters_example(description: &str) -> bool {
         .any(|word| word.chars().all(|c| c.is_ascii_lowercase()))
 }
 
+/// Whether `tool` takes a record by its identifier or code (a parameter
+/// of [`IdentifierKind::Record`] or [`IdentifierKind::Code`]).
+pub fn takes_record(tool: &ToolManifest) -> bool {
+    tool.parameters.iter().any(|(name, description)| {
+        matches!(
+            identifier_kind(name, description),
+            Some(IdentifierKind::Record | IdentifierKind::Code)
+        )
+    })
+}
+
+/// Whether `message` writes a record's identifier: a token of four
+/// characters or more with a digit and a capital letter and no lowercase
+/// letter ("INC-20931", "PX1180"), or of four digits or more that is not a
+/// year ("4471", not "2025"). A number with a lowercase unit ("500ml",
+/// "6pm") is a measure, and a date's digits are joined by its dashes.
+pub fn names_record(message: &str) -> bool {
+    message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || "-_/".contains(c)))
+        .map(|token| token.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .any(|token| {
+            let digits = token.chars().filter(char::is_ascii_digit).count();
+            let capitals = token.chars().any(|c| c.is_ascii_uppercase());
+            let lowercase = token.chars().any(|c| c.is_ascii_lowercase());
+            let number = digits == token.len();
+            let year =
+                number && token.len() == 4 && (token.starts_with("19") || token.starts_with("20"));
+            token.len() >= 4 && digits > 0 && !lowercase && (capitals || number && !year)
+        })
+}
+
 /// Whether `value` is text of the identifier `kind`.
 pub fn identifier_shaped(kind: IdentifierKind, value: &str) -> bool {
     let tokens: Vec<&str> = value
@@ -181,6 +214,33 @@ fn is_email(token: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_token_is_an_identifier_the_message_writes() {
+        for message in [
+            "add a note to INC-20931 saying I'll be out Friday",
+            "保单TR-5567的缴费记录",
+            "close 4471, the printer works again",
+        ] {
+            assert!(names_record(message), "{message}");
+        }
+        for message in [
+            "Convert 200 euros to dollars",
+            "remind me at 6pm, 500ml, the 3rd",
+            "on 2025-01-18, about $2,300, in 2026",
+            "ship to London NW1 6XE",
+        ] {
+            assert!(!names_record(message), "{message}");
+        }
+        let tickets = crate::test_tools::tool(
+            "add_ticket_comment",
+            "Adds a comment to a ticket.",
+            &[("ticket_id", "the ticket ID"), ("comment", "the text")],
+        );
+        assert!(takes_record(&tickets));
+        let notes = crate::test_tools::tool("add_note", "Adds a note.", &[("text", "the note")]);
+        assert!(!takes_record(&notes));
+    }
 
     #[test]
     fn identifiers_are_told_by_the_parameters_words() {

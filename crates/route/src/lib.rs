@@ -78,7 +78,7 @@ mod tool_texts;
 mod triggers;
 pub mod words;
 
-pub use actions::{Actions, offered_actions, requested_actions};
+pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions};
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
@@ -89,7 +89,10 @@ pub use form::{MessageForm, message_form};
 pub use formats::{
     NumberLabel, as_clock_time, labelled_number, number_labels, trailing_digits, wants_clock_time,
 };
-pub use identifiers::{IdentifierKind, identifier_kind, identifier_shaped, number_before_name};
+pub use identifiers::{
+    IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,
+    takes_record,
+};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
     SlotWords, answers, missing_required, names_time_only, required_params, wants_time,
@@ -100,7 +103,7 @@ pub use options::{param_options, snap_to_option};
 pub use parts::request_parts;
 pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
-pub use scales::{in_described_scale, unit_fits};
+pub use scales::{in_described_scale, unit_fits, writes_measure};
 pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use tool_texts::tool_texts;

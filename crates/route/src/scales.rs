@@ -213,7 +213,7 @@ pub fn unit_fits(after: &str, name: &str, description: &str) -> bool {
 }
 
 /// Whether `text` writes a number with a unit after it ("3 kg", "2-hour").
-pub(crate) fn writes_measure(text: &str) -> bool {
+pub fn writes_measure(text: &str) -> bool {
     numbers(text)
         .iter()
         .any(|number| unit_after(&text[number.bytes.end..]).is_some())

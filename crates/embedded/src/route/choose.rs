@@ -4,8 +4,8 @@ use riverse_route::words::SMALL_TALK;
 use std::collections::BTreeSet;
 
 use riverse_route::{
-    Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, offered_actions,
-    param_options, shaped_tokens, tool_shapes, tool_texts,
+    Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
+    offered_actions, param_options, shaped_tokens, takes_record, tool_shapes, tool_texts,
 };
 use riverse_tool::ToolManifest;
 
@@ -40,6 +40,9 @@ pub(crate) struct ChoicePrefix {
     reach: Vec<Reach>,
     /// Per tool, the options its parameters list, lowercase, as words.
     options: Vec<Vec<String>>,
+    /// Per tool, whether it takes a record by its identifier (see
+    /// [`takes_record`]).
+    records: Vec<bool>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -114,6 +117,7 @@ impl ChoicePrefix {
             .map(|(tool, offered)| Reach::of(tool, *offered))
             .collect();
         let options: Vec<Vec<String>> = tools.iter().map(listed_options).collect();
+        let records: Vec<bool> = tools.iter().map(takes_record).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -131,6 +135,7 @@ impl ChoicePrefix {
                 purposes,
                 reach,
                 options,
+                records,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -144,6 +149,7 @@ impl ChoicePrefix {
             purposes,
             reach,
             options,
+            records,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -307,8 +313,10 @@ impl ChoicePrefix {
                 .is_none_or(|offered| offered.serve(requested) && asked.served_by(*offered))
                 && (!verb_owned || verb_owners[index])
         });
+        let record = names_record(message);
         let covered = each(&|index| {
             (shape[index]
+                || record && self.acts_on_record(index, asked)
                 || self
                     .purposes
                     .get(index)
@@ -333,6 +341,22 @@ impl ChoicePrefix {
             unasked_change,
             reaches,
         }
+    }
+
+    /// Whether tool `index` takes a record by its identifier and its name
+    /// or description opens with the verb the request opens with: "close
+    /// 4471" or "add a note to INC-20931" names the tool's own action and
+    /// the record it acts on, in whatever words its author described the
+    /// record ("ticket", "comment"). For a message that writes an
+    /// identifier (see [`names_record`]).
+    fn acts_on_record(&self, index: usize, asked: &Asked) -> bool {
+        let takes = self.records.get(index).copied().unwrap_or(false);
+        let own_verb = asked.action_verb.as_deref().is_some_and(|verb| {
+            self.reach
+                .get(index)
+                .is_some_and(|reach| reach.opens_with(verb))
+        });
+        takes && own_verb
     }
 
     /// Whether tool `index` names what a requested change acts on ("the

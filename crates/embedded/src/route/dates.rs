@@ -1,9 +1,12 @@
 //! Dates written as a parameter's description asks: a description that
 //! writes `YYYY-MM-DD` takes "14 January 2027" as `2027-01-14`, and one
 //! that writes `YYYY-MM-DD HH:MM` takes the message's date and clock time
-//! together ("on 2027-01-08 at 06:00", 2027年3月1日晚上8点). A date the
-//! message writes without its year is left as written: the year is not
-//! the message's to guess.
+//! together ("on 2027-01-08 at 06:00", 2027年3月1日晚上8点). A date
+//! written without its year takes the year of the full date the message
+//! writes beside it, as a range writes it once ("from June 12 to June 15,
+//! 2027": the start is `2027-06-12`, not the end's date); a message that
+//! writes no year leaves it as written: the year is not the message's to
+//! guess.
 
 use riverse_route::as_clock_time;
 
@@ -19,7 +22,13 @@ pub(crate) fn wants_iso_date(description: &str) -> bool {
 /// with the clock time of `value` or the message when the description
 /// asks for one. `None` when the message writes no full date.
 pub(crate) fn as_iso_date(description: &str, value: &str, message: &str) -> Option<String> {
-    let date = iso_date(value).or_else(|| iso_date(message))?;
+    let date = iso_date(value)
+        .or_else(|| {
+            let (month, day) = month_day(value)?;
+            let year = iso_date(message)?;
+            Some(format!("{}-{month:02}-{day:02}", &year[..4]))
+        })
+        .or_else(|| iso_date(message))?;
     if !description.to_ascii_uppercase().contains("HH:MM") {
         return Some(date);
     }
@@ -71,6 +80,41 @@ pub(crate) fn iso_date(text: &str) -> Option<String> {
     cjk_date(text)
 }
 
+/// The month and day of a date `text` writes without its year ("June 12",
+/// "the 3rd of May", 5月9日).
+fn month_day(text: &str) -> Option<(u32, u32)> {
+    let lower = text.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|token| !token.is_empty())
+        .collect();
+    for (at, token) in tokens.iter().enumerate() {
+        let Some(month) = month_of(token) else {
+            continue;
+        };
+        let before = at.checked_sub(1).and_then(|i| tokens.get(i));
+        let day = before
+            .and_then(|t| day_of(t))
+            .or_else(|| tokens.get(at + 1).and_then(|t| day_of(t)))
+            .or_else(|| {
+                let of = before.is_some_and(|t| *t == "of");
+                let day = at.checked_sub(2).and_then(|i| tokens.get(i));
+                day.filter(|_| of).and_then(|t| day_of(t))
+            });
+        if let Some(day) = day {
+            return Some((month, day));
+        }
+    }
+    let month_at = text.find('月')?;
+    let month: u32 = riverse_route::trailing_digits(&text[..month_at])
+        .parse()
+        .ok()?;
+    let rest = &text[month_at + '月'.len_utf8()..];
+    let day_end = rest.find(['日', '号'])?;
+    let day: u32 = rest[..day_end].parse().ok()?;
+    ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some((month, day))
+}
+
 /// `2027-01-08` or `2027/1/8` (with trailing punctuation).
 fn numeric_date(token: &str) -> Option<String> {
     let token = token.trim_matches(|c: char| !c.is_ascii_digit());
@@ -119,9 +163,15 @@ fn year_of(token: &str) -> Option<u32> {
         .flatten()
 }
 
-/// 2027年3月1日 (digits only).
+/// 2027年3月1日 (digits only): the first 年 that digits come before
+/// (年假 is no year).
 fn cjk_date(text: &str) -> Option<String> {
-    let year_at = text.find('年')?;
+    text.match_indices('年')
+        .find_map(|(year_at, _)| cjk_date_at(text, year_at))
+}
+
+/// The date whose 年 is at byte `year_at` of `text`.
+fn cjk_date_at(text: &str, year_at: usize) -> Option<String> {
     let year = riverse_route::trailing_digits(&text[..year_at]);
     let rest = &text[year_at + '年'.len_utf8()..];
     let month_at = rest.find('月')?;
@@ -189,5 +239,22 @@ mod tests {
             Some("2027-01-14")
         );
         assert!(wants_iso_date("payment date, YYYY-MM-DD"));
+    }
+
+    #[test]
+    fn a_date_without_its_year_takes_the_year_written_beside_it() {
+        let start = "check-in date, YYYY-MM-DD";
+        let asked = |value: &str, message: &str| as_iso_date(start, value, message);
+        let range = "Find me hotels in Lisbon from June 12 to June 15, 2027";
+        assert_eq!(asked("June 12", range).as_deref(), Some("2027-06-12"));
+        assert_eq!(asked("June 15, 2027", range).as_deref(), Some("2027-06-15"));
+        let cjk = "帮我请年假,2027年5月6日到5月9日";
+        assert_eq!(asked("5月9日", cjk).as_deref(), Some("2027-05-09"));
+        assert_eq!(
+            asked("the 3rd of May", "between the 3rd of May and 9 May 2027").as_deref(),
+            Some("2027-05-03")
+        );
+        assert_eq!(asked("June 12", "from June 12 to June 15"), None, "no year");
+        assert_eq!(month_day("tomorrow"), None);
     }
 }

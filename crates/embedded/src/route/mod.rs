@@ -14,6 +14,7 @@
 mod assign;
 mod choose;
 mod dates;
+mod doings;
 mod fill;
 mod forms;
 mod implied;
@@ -42,6 +43,7 @@ use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHAR
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, best_tool, decide};
+use doings::reports_doing;
 use reach::Asked;
 use values::ValueTokens;
 
@@ -161,12 +163,18 @@ impl Router {
         }
         let choice = self.choice_prefix(engine, tools)?;
         // A required call takes the best tool whatever it offers.
-        let (requested, asked) = match must_call {
+        let (mut requested, asked) = match must_call {
             true => (Actions::default(), Asked::default()),
             false => (requested_actions(message), Asked::of(message)),
         };
+        let mut form = message_form(message);
+        // A report of the person's own doing asks a recording tool to
+        // record it: a request to create, not a remark.
+        if !must_call && requested.is_empty() && reports_doing(message, form) {
+            form = MessageForm::Request;
+            requested = requested_actions("record");
+        }
         let (mut scores, mut prompt_tokens) = choice.score(engine, message, requested, &asked)?;
-        let form = message_form(message);
         // `none` is the last candidate.
         let none = choice.candidates.len().saturating_sub(1);
         let mut reply_tokens = 0;

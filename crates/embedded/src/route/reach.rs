@@ -285,6 +285,9 @@ pub(crate) struct Asked {
     /// The message asks what a thing came to so far ("so far", "to
     /// date"), not how it changed.
     pub running: bool,
+    /// The verb of an action class the request opens with ("close" of
+    /// "close 4471"; see [`riverse_route::leading_action_verb`]).
+    pub action_verb: Option<String>,
 }
 
 impl Asked {
@@ -295,6 +298,7 @@ impl Asked {
             advice: speech::asks_advice(message),
             object: speech::changed_object(message),
             verb: speech::unlisted_verb(message),
+            action_verb: riverse_route::leading_action_verb(message),
             focus: speech::question_focus(message),
             running: {
                 let lower = message.to_lowercase();

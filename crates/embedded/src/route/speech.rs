@@ -36,6 +36,24 @@ const WH: &[&str] = &["what", "what's", "whats", "who", "who's", "which", "where
 /// CJK terms that ask for a reason.
 const CJK_WHY: &[&str] = &["为什么", "為什麼", "为啥", "なぜ", "どうして", "何で"];
 
+/// CJK terms that ask for tips, a way to do something or a recommendation
+/// ("…のコツを教えて", "育て方を教えて", 有什么建议).
+const CJK_ADVICE: &[&str] = &[
+    "コツ",
+    "アドバイス",
+    "おすすめ",
+    "オススメ",
+    "方を教えて",
+    "方法を教えて",
+    "どうすれば",
+    "建议",
+    "推荐",
+    "窍门",
+    "诀窍",
+    "秘诀",
+    "怎么做",
+];
+
 /// Words of a tool's texts that say it gives judgements or answers.
 const ADVISING: &[&str] = &[
     "recommend",
@@ -94,7 +112,11 @@ const PRONOUNS: &[&str] = &["it", "them", "this", "that", "one", "everything", "
 /// Whether `message` asks for advice, an explanation or an opinion (see
 /// the module's documentation).
 pub(crate) fn asks_advice(message: &str) -> bool {
-    if CJK_WHY.iter().any(|term| message.contains(term)) {
+    if CJK_WHY
+        .iter()
+        .chain(CJK_ADVICE)
+        .any(|term| message.contains(term))
+    {
         return true;
     }
     let lower = message.to_lowercase();
@@ -442,6 +464,9 @@ mod tests {
             "Who is the best movie director of all time?",
             "Can you explain what a black hole is?",
             "打印机为什么总是卡纸？",
+            "電気代を節約するコツを教えて",
+            "パンの焼き方を教えて",
+            "周末去哪里玩，有什么推荐？",
         ] {
             assert!(asks_advice(asks), "{asks}");
         }
@@ -454,6 +479,8 @@ mod tests {
             "Is 24 eggs for 6.48 a good deal? price per egg",
             "return: The Hobbit, condition good",
             "刘洋的邮箱写错了，应该是 liuyang88@qq.com",
+            "東京の天気を教えて",
+            "北京天气如何？",
         ] {
             assert!(!asks_advice(not), "{not}");
         }
