@@ -30,6 +30,7 @@ macro_rules! worker_files {
 pub const WORKER_FILES: &[(&str, &str)] = worker_files![
     "__init__.py",
     "__main__.py",
+    "bytecode.py",
     "call.py",
     "contract.py",
     "discovery.py",

@@ -3,7 +3,9 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use super::command::{project, riverse};
+use riverse_test_support::Project;
+
+use super::command::{self, project, riverse};
 
 #[test]
 fn tools_json_lists_every_tool_and_every_failure_whole() {
@@ -274,4 +276,51 @@ fn an_unknown_type_name_is_a_warning_not_an_error() {
             && table.contains("! parameter_types[\"when\"]: unknown type \"datetime\"; its values pass through unconverted\n"),
         "{table}"
     );
+}
+
+/// A tool that says what it is, in words the test changes between runs.
+fn described_tool(description: &str) -> String {
+    format!(
+        "from agent.tools import BaseTool, ToolManifest, ToolResult\n\n\n\
+         class Described(BaseTool):\n    def manifest(self):\n        \
+         return ToolManifest(name=\"described\", description={description:?}, parameters={{}})\n\n    \
+         def execute(self, params):\n        return ToolResult(True, \"\")\n"
+    )
+}
+
+/// Under `PYTHONDONTWRITEBYTECODE` the tool files' bytecode is kept in
+/// Riverse's cache, never beside them, and a changed file is compiled anew.
+#[test]
+fn tool_bytecode_goes_to_riverses_cache_where_python_writes_none() {
+    let project = Project::new();
+    project.tool("described.py", &described_tool("the first words"));
+    let cache = tempfile::tempdir().unwrap();
+    let listed = || {
+        let mut command = command::riverse_in(project.path(), &["tools", "--json"]);
+        command
+            .env("XDG_CACHE_HOME", cache.path())
+            .env("PYTHONDONTWRITEBYTECODE", "1");
+        let ran = command::run(command);
+        let listed: Value = serde_json::from_str(&ran.exits(0).stdout).unwrap();
+        listed["tools"][0]["description"].clone()
+    };
+    assert_eq!(listed(), json!("the first words"));
+    assert!(!project.tools_dir().join("__pycache__").exists());
+    let mirror = cache
+        .path()
+        .join("riverse/tool-bytecode")
+        .join(project.tools_dir().strip_prefix("/").unwrap());
+    let cached: Vec<String> = std::fs::read_dir(&mirror)
+        .unwrap_or_else(|err| panic!("{}: {err}", mirror.display()))
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        cached.len() == 1 && cached[0].starts_with("described.") && cached[0].ends_with(".pyc"),
+        "{cached:?}"
+    );
+    project.tool(
+        "described.py",
+        &described_tool("other words, and more of them"),
+    );
+    assert_eq!(listed(), json!("other words, and more of them"));
 }

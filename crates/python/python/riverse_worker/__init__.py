@@ -49,7 +49,7 @@ import json
 import os
 import sys
 
-from . import process
+from . import bytecode, process
 from .process import PROCESS_LABEL, name_process, take_protocol_streams
 from .server import Server
 
@@ -64,6 +64,7 @@ def boot() -> None:
     `json.py` there would replace a module this worker and its tools import;
     tools import the project's code as `agent.tools.*` and `agent.*` (see
     `shim`). Issue 41, finding 3."""
+    bytecode.ROOT = os.path.join(os.path.dirname(sys.path[0]), "tool-bytecode")
     del sys.path[0]
     sys.dont_write_bytecode = bool(sys.flags.dont_write_bytecode)
     serve_as_spawned()

@@ -8,6 +8,7 @@ import importlib
 import os
 import sys
 
+from .bytecode import keep_tool_bytecode
 from .contract import BaseTool
 from .errors import ToolError, describe, error_info, method_line
 from .manifest import manifest_dict
@@ -26,6 +27,7 @@ class Discovery:
         self.manifests: dict[str, dict] = {}
         self.files = []
         install_shim(self.tools_dir)
+        keep_tool_bytecode(self.tools_dir, rules is not None)
         for file in tool_files(self.tools_dir):
             if file in skip:
                 self.files.append({"file": file, "fate": "skipped", "classes": []})
