@@ -44,10 +44,7 @@ pub(crate) fn as_iso_date(description: &str, value: &str, message: &str) -> Opti
 /// 2027", 2027年3月1日.
 pub(crate) fn iso_date(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
-    let tokens: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|token| !token.is_empty())
-        .collect();
+    let tokens = date_tokens(&lower);
     for (at, token) in tokens.iter().enumerate() {
         if let Some(date) = numeric_date(token) {
             return Some(date);
@@ -80,14 +77,20 @@ pub(crate) fn iso_date(text: &str) -> Option<String> {
     cjk_date(text)
 }
 
+/// The words of a lowercased text that a date is read from: split at
+/// whitespace and commas ("January 14, 2027").
+fn date_tokens(lower: &str) -> Vec<&str> {
+    lower
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|token| !token.is_empty())
+        .collect()
+}
+
 /// The month and day of a date `text` writes without its year ("June 12",
 /// "the 3rd of May", 5月9日).
 fn month_day(text: &str) -> Option<(u32, u32)> {
     let lower = text.to_lowercase();
-    let tokens: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|token| !token.is_empty())
-        .collect();
+    let tokens = date_tokens(&lower);
     for (at, token) in tokens.iter().enumerate() {
         let Some(month) = month_of(token) else {
             continue;
