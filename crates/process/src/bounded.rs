@@ -80,7 +80,7 @@ impl<R> BoundedLines<R> {
 
     fn take_bytes(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() && !self.ended {
-            let newline = bytes.iter().position(|&byte| byte == b'\n');
+            let newline = memchr::memchr(b'\n', bytes);
             let (part, rest) = match newline {
                 Some(at) => (&bytes[..at], Some(&bytes[at + 1..])),
                 None => (bytes, None),

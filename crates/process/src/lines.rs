@@ -33,7 +33,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
             }
             return Ok(Some(Line::Unterminated(line)));
         }
-        let (chunk, ended) = match available.iter().position(|&byte| byte == b'\n') {
+        let (chunk, ended) = match memchr::memchr(b'\n', available) {
             Some(newline) => (&available[..newline], true),
             None => (available, false),
         };

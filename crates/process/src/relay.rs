@@ -149,7 +149,7 @@ fn read_capped_line(
         }
         let room = max - (line.len() - start);
         let take = available.len().min(room);
-        match available[..take].iter().position(|&byte| byte == b'\n') {
+        match memchr::memchr(b'\n', &available[..take]) {
             Some(newline) => {
                 line.extend_from_slice(&available[..=newline]);
                 reader.consume(newline + 1);

@@ -197,9 +197,9 @@ fn run(args: Args) -> anyhow::Result<()> {
     let (p50_ratio, p99_ratio) = (ratio(ours.p50, floor.p50), ratio(ours.p99, floor.p99));
     let verdict = |met: bool| if met { "met" } else { "missed" };
     println!(
-        "tools/call: riverse mcp takes {p50_ratio:.2}x the minimal child at p50 ({}), {p99_ratio:.2}x at p99 ({}); goal <= 2x",
+        "tools/call: riverse mcp takes {p50_ratio:.2}x the minimal child at p50 ({}), {p99_ratio:.2}x at p99 ({}); issue 43's goal: <= 2x at p50, <= 3x at p99",
         verdict(p50_ratio <= 2.0),
-        verdict(p99_ratio <= 2.0)
+        verdict(p99_ratio <= 3.0)
     );
     println!(
         "tools/call: the two-hop floor (a bare relay before the minimal child) is {:.2}x the minimal child at p50; riverse mcp is {:.2}x the two-hop floor at p50, {:.2}x at p99",
