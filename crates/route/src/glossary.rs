@@ -7,17 +7,28 @@
 //! English while people ask in their own language; n-grams alone cannot see
 //! that 天気 and "weather" are one thing, and the model is too small to
 //! translate.
+//!
+//! A concept marked `[action]` names what is done ("cancel", キャンセル), not
+//! what about: [`glosses`] gives its words, for the similarity match, but
+//! [`subject_glosses`] and [`related_words`] leave them out, as the subject
+//! of an English request leaves out the verb it opens with ("Cancel the
+//! order" is about an order, not about everything that can be cancelled).
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use crate::words::data_lines;
 
-/// One concept: the English words added, and the terms that call for them.
+/// The mark a line of the data opens with when its concept is an action.
+const ACTION_MARK: &str = "[action]";
+
+/// One concept: the English words added, the terms that call for them, and
+/// whether it names an action rather than a subject.
 #[derive(Debug)]
 struct Concept {
     words: String,
     terms: Vec<String>,
+    action: bool,
 }
 
 static CONCEPTS: OnceLock<Vec<Concept>> = OnceLock::new();
@@ -30,9 +41,15 @@ fn parse(data: &str) -> Vec<Concept> {
     data_lines(data)
         .filter_map(|line| {
             let (words, terms) = line.split_once(':')?;
+            let words = words.trim();
+            let (words, action) = match words.strip_prefix(ACTION_MARK) {
+                Some(rest) => (rest.trim(), true),
+                None => (words, false),
+            };
             Some(Concept {
-                words: words.trim().to_owned(),
+                words: words.to_owned(),
                 terms: terms.split_whitespace().map(str::to_lowercase).collect(),
+                action,
             })
         })
         .collect()
@@ -41,8 +58,18 @@ fn parse(data: &str) -> Vec<Concept> {
 /// The English words of every concept `text` mentions, space-separated
 /// (empty when it mentions none). `text` should be lowercase.
 pub fn glosses(text: &str) -> String {
+    glosses_of(text, |_| true)
+}
+
+/// The English words of every concept `text` mentions that names a
+/// subject, not an action (see the module's documentation).
+pub fn subject_glosses(text: &str) -> String {
+    glosses_of(text, |concept| !concept.action)
+}
+
+fn glosses_of(text: &str, keep: impl Fn(&Concept) -> bool) -> String {
     let mut found: Vec<&str> = Vec::new();
-    for concept in concepts() {
+    for concept in concepts().iter().filter(|concept| keep(concept)) {
         if concept.terms.iter().any(|term| mentions(text, term)) {
             found.push(&concept.words);
         }
@@ -77,12 +104,13 @@ pub fn term_at(text: &str, wanted: impl Fn(&str) -> bool) -> Option<usize> {
         .max()
 }
 
-/// The English words of every concept whose own English words include
-/// `word` (lowercase): "sunny" gives "sunny sun weather", so a word of a
-/// concept meets the concept's other words.
+/// The English words of every subject concept whose own English words
+/// include `word` (lowercase): "sunny" gives "sunny sun weather", so a word
+/// of a concept meets the concept's other words.
 pub fn related_words(word: &str) -> impl Iterator<Item = &'static str> {
     concepts()
         .iter()
+        .filter(|concept| !concept.action)
         .filter(move |concept| concept.words.split_whitespace().any(|own| own == word))
         .flat_map(|concept| concept.words.split_whitespace())
 }
@@ -139,6 +167,24 @@ mod tests {
         assert_eq!(spans.len(), 1);
         assert_eq!(&text[spans[0].clone()], "時間");
         assert!(term_spans(text, |word| word == "weather").is_empty());
+    }
+
+    #[test]
+    fn an_action_concept_names_no_subject() {
+        let text = "注文をキャンセルしたい";
+        assert!(glosses(text).contains("cancel"));
+        assert!(glosses(text).contains("order"));
+        assert!(!subject_glosses(text).contains("cancel"));
+        assert!(subject_glosses(text).contains("order"));
+        assert!(related_words("order").any(|word| word == "order"));
+        assert_eq!(related_words("cancel").count(), 0);
+    }
+
+    #[test]
+    fn the_action_mark_is_no_word_of_its_concept() {
+        let concepts = parse("[action] cancel: キャンセル\norder: 注文\n");
+        assert!(concepts[0].action && concepts[0].words == "cancel");
+        assert!(!concepts[1].action && concepts[1].words == "order");
     }
 
     #[test]

@@ -72,6 +72,7 @@ mod scales;
 pub mod script;
 mod shapes;
 mod similarity;
+mod spelled;
 #[cfg(test)]
 mod test_tools;
 mod tool_texts;
@@ -103,8 +104,9 @@ pub use options::{param_options, snap_to_option};
 pub use parts::request_parts;
 pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
-pub use scales::{in_described_scale, unit_fits, writes_measure};
+pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure};
 pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
+pub use spelled::spelled_numbers;
 pub use tool_texts::tool_texts;
 pub use triggers::Triggers;

@@ -65,17 +65,53 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
     if let Some(option) = options.iter().find(|option| option.to_lowercase() == value) {
         return Some(option.clone());
     }
-    named_in(&value, options).or_else(|| named_in(&message.to_lowercase(), options))
+    named_in(&value, options)
+        .or_else(|| unit_of_a_number(message, options))
+        .or_else(|| named_in(&message.to_lowercase(), options))
+}
+
+/// The option written as the unit of a number ("500g", "2 kg" for a unit
+/// of g, kg, ml): short options are matched here, whole.
+fn unit_of_a_number(message: &str, options: &[String]) -> Option<String> {
+    let lower = message.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || ",;()".contains(c))
+        .filter(|token| !token.is_empty())
+        .collect();
+    for (at, token) in tokens.iter().enumerate() {
+        let unit = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if unit.len() == token.len() {
+            continue;
+        }
+        let unit = match unit.trim_end_matches(|c: char| c.is_ascii_punctuation()) {
+            "" => tokens.get(at + 1).map_or("", |next| {
+                next.trim_end_matches(|c: char| c.is_ascii_punctuation())
+            }),
+            unit => unit,
+        };
+        if let Some(option) = options.iter().find(|option| option.to_lowercase() == unit) {
+            return Some(option.clone());
+        }
+    }
+    None
 }
 
 /// The option whose name is a word of `text`, or a stem of one (at least
 /// three letters each way), earliest in `text` first.
 fn named_in(text: &str, options: &[String]) -> Option<String> {
-    let words = text.split(|c: char| !c.is_alphanumeric());
+    // A hyphenated word is tried whole first ("e-bikes" names `ebike`).
+    let words = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .flat_map(|word| {
+            let whole = word.replace('-', "");
+            let parts = word.split('-').map(str::to_owned);
+            std::iter::once(whole).chain(parts.filter(|_| word.contains('-')))
+        });
     for word in words.filter(|word| word.chars().count() >= 3) {
         let found = options.iter().find(|option| {
             let option = option.to_lowercase();
-            option.chars().count() >= 3 && (word.starts_with(&option) || option.starts_with(word))
+            option.chars().count() >= 3
+                && (word.starts_with(&option) || option.starts_with(word.as_str()))
         });
         if let Some(option) = found {
             return Some(option.clone());
@@ -145,5 +181,24 @@ mod tests {
             "the option the message names"
         );
         assert_eq!(snap_to_option("the den", "the den please", &options), None);
+        let units: Vec<String> = ["g", "kg", "ml", "pcs"].map(String::from).into();
+        assert_eq!(
+            snap_to_option("", "add 500g of flour", &units).as_deref(),
+            Some("g")
+        );
+        assert_eq!(
+            snap_to_option("", "add 2 kg of flour", &units).as_deref(),
+            Some("kg")
+        );
+        assert_eq!(snap_to_option("", "add flour, go", &units), None);
+        let vehicles: Vec<String> = ["scooter", "bike", "ebike"].map(String::from).into();
+        assert_eq!(
+            snap_to_option("e-bikes", "any e-bikes near", &vehicles).as_deref(),
+            Some("ebike")
+        );
+        assert_eq!(
+            snap_to_option("bikes", "any bikes near", &vehicles).as_deref(),
+            Some("bike")
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! "tell", "show", "thing"…), compared by its stem ("translations" meets
 //! "translate", "converter" meets "conversion"), or a concept of the
 //! [`glossary`] either side mentions (天気 meets "weather", "kg" meets
-//! "convert units"), or, between CJK texts, two CJK characters in a row that
+//! "convert units"; an action concept, キャンセル, names no subject), or, between CJK texts, two CJK characters in a row that
 //! hold no particle. The model scores every tool for almost any sentence; a
 //! tool that shares no subject with the message ("How many servings of
 //! vegetables should I eat a day?" and a word counter) is about something
@@ -44,12 +44,7 @@ impl Purpose {
         }
         texts.extend(tool.examples.iter().cloned());
         let mut purpose = Purpose {
-            name_stems: split_identifier(&tool.name)
-                .to_lowercase()
-                .split_whitespace()
-                .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
-                .map(stem)
-                .collect(),
+            name_stems: name_subject_stems(&tool.name),
             ..Purpose::default()
         };
         for text in &texts {
@@ -74,7 +69,7 @@ impl Purpose {
             .filter(|word| !is_action_verb(word.trim_matches(|c: char| !c.is_alphanumeric())))
             .collect();
         let kept = kept.join(" ");
-        let glosses = glossary::glosses(&kept);
+        let glosses = glossary::subject_glosses(&kept);
         kept.split(|c: char| !c.is_ascii_alphanumeric())
             .chain(glosses.split_whitespace())
             .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
@@ -88,7 +83,9 @@ impl Purpose {
         let mut stems = subject_stems(&without_leading_verbs(message));
         // The glossary's concepts are read in the whole message: a verb
         // that is a concept's term ("schedule") names its subject.
-        stems.extend(subject_stems(&glossary::glosses(&message.to_lowercase())));
+        stems.extend(subject_stems(&glossary::subject_glosses(
+            &message.to_lowercase(),
+        )));
         if writes_measure(message) {
             stems.insert(stem("units"));
         }
@@ -101,9 +98,25 @@ impl Purpose {
         // mostly values: codes, names): left to the scores.
         let incomparable = mostly_cjk(message)
             && self.cjk_pairs.is_empty()
-            && glossary::glosses(&message.to_lowercase()).is_empty();
+            && glossary::subject_glosses(&message.to_lowercase()).is_empty();
         shared_stem || incomparable || pairs.iter().any(|pair| self.cjk_pairs.contains(pair))
     }
+}
+
+/// The stems of the words of a tool's name that name a subject: not the
+/// verb of the action classes it opens with (`book_appointment` is about
+/// appointments: "booking", or 预约 read as "reservation booking", names
+/// `cancel_booking` but not every tool that books).
+fn name_subject_stems(name: &str) -> HashSet<String> {
+    let words = split_identifier(name).to_lowercase();
+    words
+        .split_whitespace()
+        .enumerate()
+        .filter(|(at, word)| *at > 0 || !is_action_verb(word))
+        .map(|(_, word)| word)
+        .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
+        .map(stem)
+        .collect()
 }
 
 /// A parameter's description without the values it gives as examples
@@ -148,7 +161,7 @@ fn without_leading_verbs(message: &str) -> String {
 /// mentions.
 fn subject_stems(text: &str) -> HashSet<String> {
     let lower = text.to_lowercase();
-    let glosses = glossary::glosses(&lower);
+    let glosses = glossary::subject_glosses(&lower);
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
         .chain(glosses.split_whitespace())
@@ -261,6 +274,28 @@ mod tests {
     }
 
     #[test]
+    fn a_japanese_or_chinese_action_term_is_no_shared_subject() {
+        let hotel = tool(
+            "cancel_hotel",
+            "Cancel a hotel reservation.",
+            &[("reservation_id", "Reservation number")],
+        );
+        let orders = tool(
+            "cancel_order",
+            "Cancel an order that has not shipped.",
+            &[("order_id", "Order number")],
+        );
+        assert!(!Purpose::of(&hotel).covers("注文をキャンセルしたい"));
+        assert!(Purpose::of(&orders).covers("注文をキャンセルしたい"));
+        assert!(!Purpose::of(&hotel).covers("取消我的订单"));
+        assert!(Purpose::of(&hotel).covers("取消酒店预订"));
+        assert!(
+            !Purpose::of(&hotel).named_by("注文をキャンセルしたい"),
+            "the name's verb is the action classes' to judge"
+        );
+    }
+
+    #[test]
     fn a_shared_verb_or_a_value_example_is_no_shared_subject() {
         let hotel = tool(
             "book_hotel",
@@ -298,6 +333,16 @@ mod tests {
         );
         let calories = tool("calorie_needs", "Estimate daily needs.", &[]);
         assert!(Purpose::of(&calories).covers("How many calories should I eat?"));
+    }
+
+    #[test]
+    fn the_verb_a_name_opens_with_does_not_name_it() {
+        let book = tool("book_appointment", "Books a dental appointment.", &[]);
+        let cancel = tool("cancel_booking", "Cancels a booking.", &[]);
+        assert!(!Purpose::of(&book).named_by("帮我取消预约号B-207"));
+        assert!(!Purpose::of(&book).named_by("what's my booking reference?"));
+        assert!(Purpose::of(&book).named_by("my next appointment"));
+        assert!(Purpose::of(&cancel).named_by("帮我取消预约号B-207"));
     }
 
     #[test]

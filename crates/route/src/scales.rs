@@ -212,6 +212,12 @@ pub fn unit_fits(after: &str, name: &str, description: &str) -> bool {
     }
 }
 
+/// Whether `text` is nothing but the name of a unit ("min", "kg", 小时).
+pub fn is_unit_name(text: &str) -> bool {
+    let text = text.trim().to_lowercase();
+    UNITS.iter().any(|unit| unit.names.contains(&text.as_str()))
+}
+
 /// Whether `text` writes a number with a unit after it ("3 kg", "2-hour").
 pub fn writes_measure(text: &str) -> bool {
     numbers(text)
@@ -351,6 +357,15 @@ mod tests {
         ));
         assert!(unit_fits(" kg in pounds", "value", "The value to convert"));
         assert!(unit_fits(" people", "people", "Number of people"));
+    }
+
+    #[test]
+    fn a_unit_name_alone_is_known() {
+        assert!(is_unit_name("min"));
+        assert!(is_unit_name(" Hours "));
+        assert!(is_unit_name("小时"));
+        assert!(!is_unit_name("curry"));
+        assert!(!is_unit_name("30 min"));
     }
 
     #[test]

@@ -2,9 +2,29 @@
 //! candidate span, no span serves two parameters, and the assignment with
 //! the best total score wins. Filled one after another, the first parameter
 //! takes whatever fits it best, even what fits the next one better ("call
-//! mom at 6pm" as the text leaves the time nothing).
+//! mom at 6pm" as the text leaves the time nothing). [`assign_strings`]
+//! scores every candidate for every parameter (the model's likelihood and
+//! the candidate's fit to the parameter's words), [`best_assignment`]
+//! chooses.
 
 use std::ops::Range;
+
+use riverse_route::{
+    Candidate, Fit, MessageSpans, ParamAffinity, SlotWords, answers, identifier_kind,
+    number_before_name,
+};
+use riverse_tool::ToolManifest;
+
+use crate::error::Result;
+use crate::inference::engine::{Engine, State};
+use crate::route::fill::{CLOSE, param_name};
+use crate::route::forms::{inside_token, opens_with_request_verb, written_as_described};
+use crate::route::values::ValueTokens;
+use crate::route::written::only_a_unit_or_flag;
+use crate::tuning::{
+    CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
+    PARAM_SIMILARITY_WEIGHT, SHAPE_FIT_BONUS, SKIP_PENALTY,
+};
 
 /// The best assignment of `spans` to parameters: `scores[p][c]` is how well
 /// candidate `c` (whose message bytes are `spans[c]`) fits parameter `p`,
@@ -108,6 +128,192 @@ impl Search<'_> {
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
+}
+
+/// The string parameters to fill, and where they are asked for.
+pub(super) struct StringSlots<'a> {
+    /// Their indices in the manifest.
+    pub(super) strings: &'a [usize],
+    /// Whether each is declared a list.
+    pub(super) lists: &'a [bool],
+    /// The state before their keys: the prompt and the object's numbers.
+    pub(super) before: &'a State,
+    /// Each one's key, as tokens.
+    pub(super) keys: &'a [Vec<u32>],
+    /// The last number value's bytes, if any.
+    pub(super) anchor: Option<Range<usize>>,
+}
+
+/// For each string parameter of `slots`, the index of its value in `found`,
+/// or `None` for `null`.
+///
+/// A value's score is the model's log-probability of the whole
+/// continuation after the key (` "`, the value, `"}`), plus its fit to the
+/// parameter's description and the content it covers; `null`'s is the
+/// log-probability of ` null}`.
+pub(super) fn assign_strings(
+    engine: &Engine,
+    tokens: &ValueTokens,
+    tool: &ToolManifest,
+    slots: &StringSlots<'_>,
+    found: &[Candidate],
+    enumerated: &[bool],
+    spans: &MessageSpans<'_>,
+) -> Result<Vec<Option<usize>>> {
+    let StringSlots {
+        strings,
+        lists,
+        before,
+        keys,
+        anchor,
+    } = slots;
+    let close = engine.tokenizer.encode(CLOSE)?;
+    let values: Vec<Vec<u32>> = found
+        .iter()
+        .map(|candidate| engine.tokenizer.encode(&candidate.value))
+        .collect::<Result<_>>()?;
+    // Every option of every parameter after its key, in one token tree:
+    // `null`, then each value opened, then each value opened and closed.
+    let mut sequences = Vec::with_capacity(keys.len() * (1 + 2 * values.len()));
+    for key in *keys {
+        sequences.push([key.as_slice(), &tokens.null_closed].concat());
+        let opened = [key.as_slice(), &tokens.open_string].concat();
+        sequences.extend(
+            values
+                .iter()
+                .map(|value| [opened.as_slice(), value].concat()),
+        );
+        sequences.extend(
+            values
+                .iter()
+                .map(|value| [opened.as_slice(), value, &close].concat()),
+        );
+    }
+    let all = engine.score_many(before, &sequences)?;
+    let affinity = ParamAffinity::new(tool);
+    let fits: Vec<Vec<Fit>> = found
+        .iter()
+        .map(|candidate| affinity.fits(candidate))
+        .collect();
+    let coverage: Vec<f32> = found
+        .iter()
+        .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
+        .collect();
+    let weight = CLOSE_WEIGHT;
+    let slot_words = SlotWords::of(tool);
+    // Only a list takes an enumeration, whole or as its text ("flour and
+    // yeast" is items, not a list's name).
+    let only_lists = only_for_lists(found, enumerated);
+    let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
+    let mut nulls = Vec::with_capacity(strings.len());
+    for ((&index, &list), options) in strings
+        .iter()
+        .zip(lists.iter())
+        .zip(all.chunks(1 + 2 * found.len()))
+    {
+        let (null, values) = options.split_at(1);
+        let (copied, closed) = values.split_at(found.len());
+        nulls.push(null[0] - NULL_PENALTY);
+        scores.push(
+            copied
+                .iter()
+                .zip(closed)
+                .zip(&fits)
+                .zip(&coverage)
+                .zip(&only_lists)
+                .zip(found)
+                .map(
+                    |(((((copied, closed), fits), coverage), &only_list), candidate)| {
+                        if only_list && !list {
+                            return f32::NEG_INFINITY;
+                        }
+                        if !may_take(tool, &slot_words, index, candidate, spans) {
+                            return f32::NEG_INFINITY;
+                        }
+                        let fit = fits[index];
+                        let shape = if fit.shape {
+                            SHAPE_FIT_BONUS
+                        } else if fit.sibling_shape {
+                            -SHAPE_FIT_BONUS
+                        } else {
+                            0.0
+                        };
+                        copied
+                            + weight * (closed - copied)
+                            + PARAM_SIMILARITY_WEIGHT * fit.similarity
+                            + shape
+                            + coverage
+                    },
+                )
+                .collect(),
+        );
+    }
+    if let (Some(anchor), Some(first)) = (anchor.as_ref(), scores.first_mut()) {
+        for (score, candidate) in first.iter_mut().zip(found) {
+            *score -= after_number_penalty(spans, anchor, &candidate.bytes);
+        }
+    }
+    let spans: Vec<Range<usize>> = found.iter().map(|c| c.bytes.clone()).collect();
+    Ok(best_assignment(
+        &scores,
+        &nulls,
+        &spans,
+        JOINT_ORDER_PENALTY,
+    ))
+}
+
+/// Whether the parameter at `index` may take `candidate`: a value answers
+/// what its parameter means (no time for a place, no word naming a slot),
+/// is written the way its description says, and is neither the request's
+/// opening verb nor a piece of a longer token.
+fn may_take(
+    tool: &ToolManifest,
+    slot_words: &SlotWords,
+    index: usize,
+    candidate: &Candidate,
+    spans: &MessageSpans<'_>,
+) -> bool {
+    let name = param_name(tool, index);
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    let number_of_a_name = identifier_kind(name, description).is_some()
+        && number_before_name(spans.text, &candidate.bytes);
+    answers(tool, slot_words, name, &candidate.value)
+        && written_as_described(description, &candidate.value)
+        && !opens_with_request_verb(spans.text, candidate.bytes.start)
+        && !inside_token(spans.text, &candidate.bytes)
+        && !only_a_unit_or_flag(tool, name, &candidate.value)
+        && !number_of_a_name
+}
+
+/// Per candidate, whether only a list may take it: an enumeration, or a
+/// span with an enumeration's text.
+fn only_for_lists(found: &[Candidate], enumerated: &[bool]) -> Vec<bool> {
+    let enumeration_text: Vec<&Range<usize>> = found
+        .iter()
+        .zip(enumerated)
+        .filter(|(_, enumeration)| **enumeration)
+        .map(|(candidate, _)| &candidate.bytes)
+        .collect();
+    found
+        .iter()
+        .map(|candidate| enumeration_text.contains(&&candidate.bytes))
+        .collect()
+}
+
+/// The order prior of the first string value after a number value (`3
+/// meters`: the unit after the number is the one it is in): the content it
+/// skips after the number, at [`SKIP_PENALTY`] a unit, up to
+/// [`ORDER_PENALTY`], which a value before the number pays.
+fn after_number_penalty(
+    spans: &MessageSpans<'_>,
+    number: &Range<usize>,
+    value: &Range<usize>,
+) -> f32 {
+    if value.start < number.start {
+        return ORDER_PENALTY;
+    }
+    let skipped = spans.content_units(number.end..value.start.max(number.end));
+    (skipped * SKIP_PENALTY).min(ORDER_PENALTY)
 }
 
 #[cfg(test)]

@@ -25,9 +25,12 @@ pub(crate) fn as_iso_date(description: &str, value: &str, message: &str) -> Opti
     let date = iso_date(value)
         .or_else(|| {
             let (month, day) = month_day(value)?;
-            let year = iso_date(message)?;
-            Some(format!("{}-{month:02}-{day:02}", &year[..4]))
+            let year = iso_date(message)
+                .map(|date| date[..4].to_owned())
+                .or_else(|| lone_year(message).map(|year| year.to_string()))?;
+            Some(format!("{year}-{month:02}-{day:02}"))
         })
+        .or_else(|| day_after(value, &iso_date(message)?))
         .or_else(|| iso_date(message))?;
     if !description.to_ascii_uppercase().contains("HH:MM") {
         return Some(date);
@@ -116,6 +119,113 @@ fn month_day(text: &str) -> Option<(u32, u32)> {
     let day_end = rest.find(['日', '号'])?;
     let day: u32 = rest[..day_end].parse().ok()?;
     ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some((month, day))
+}
+
+/// A value that writes no date, kept for a date parameter only when the
+/// parameter is required (the call needs it) or the value is a word the
+/// description offers ('today', a weekday); an optional one is left out
+/// ("journal" is no `from_date`).
+pub(crate) fn no_date_kept(description: &str, value: String) -> Option<String> {
+    let lower = description.to_lowercase();
+    let optional = lower.contains("optional");
+    let offered = value
+        .to_lowercase()
+        .split_whitespace()
+        .any(|word| word.len() >= 3 && lower.contains(word));
+    let digits = value.chars().any(|c| c.is_ascii_digit());
+    (!optional || offered || digits).then_some(value)
+}
+
+/// Whether a parameter's description asks for a month as `YYYY-MM`.
+pub(crate) fn wants_year_month(description: &str) -> bool {
+    let upper = description.to_ascii_uppercase();
+    upper.contains("YYYY-MM") && !upper.contains("YYYY-MM-DD")
+}
+
+/// The month `value` (or else the message) writes with its year, as
+/// `YYYY-MM`: "October 2026", "Oct 2026", `2026-10`, 2026年10月.
+pub(crate) fn as_year_month(value: &str, message: &str) -> Option<String> {
+    year_month(value).or_else(|| year_month(message))
+}
+
+fn year_month(text: &str) -> Option<String> {
+    if let Some(date) = iso_date(text) {
+        return Some(date[..7].to_owned());
+    }
+    let lower = text.to_lowercase();
+    let tokens = date_tokens(&lower);
+    for (at, token) in tokens.iter().enumerate() {
+        let numeric: Vec<&str> = token
+            .trim_matches(|c: char| !c.is_ascii_digit())
+            .split(['-', '/'])
+            .collect();
+        if let [year, month] = numeric.as_slice()
+            && year.len() == 4
+            && let (Ok(year), Ok(month)) = (year.parse::<u32>(), month.parse::<u32>())
+            && (1..=12).contains(&month)
+        {
+            return Some(format!("{year:04}-{month:02}"));
+        }
+        let Some(month) = month_of(token) else {
+            continue;
+        };
+        let year = tokens
+            .get(at + 1)
+            .and_then(|t| year_of(t))
+            .or_else(|| at.checked_sub(1).and_then(|i| year_of(tokens[i])));
+        if let Some(year) = year {
+            return Some(format!("{year:04}-{month:02}"));
+        }
+    }
+    let year_at = text.find('年')?;
+    let year: u32 = riverse_route::trailing_digits(&text[..year_at])
+        .parse()
+        .ok()?;
+    let rest = &text[year_at + '年'.len_utf8()..];
+    let month: u32 = rest[..rest.find('月')?].parse().ok()?;
+    (year >= 1000 && (1..=12).contains(&month)).then(|| format!("{year:04}-{month:02}"))
+}
+
+/// A year the message writes alone ("for all of 2024").
+fn lone_year(message: &str) -> Option<u32> {
+    date_tokens(&message.to_lowercase())
+        .into_iter()
+        .filter_map(|token| {
+            let digits = token.trim_matches(|c: char| !c.is_ascii_digit());
+            (digits.len() == token.trim_matches(|c: char| c.is_ascii_punctuation()).len())
+                .then(|| year_of(digits))
+                .flatten()
+        })
+        .find(|year| (1900..2200).contains(year))
+}
+
+/// The date of a day written alone ("the 5th", "5th") in the month of
+/// the message's full date `known` (`YYYY-MM-DD`), or the month after
+/// when the day is earlier ("in on 3 March 2027, out on the 5th" is
+/// `2027-03-05`).
+fn day_after(value: &str, known: &str) -> Option<String> {
+    let lower = value.to_lowercase();
+    let tokens: Vec<&str> = date_tokens(&lower)
+        .into_iter()
+        .filter(|token| !matches!(*token, "the" | "on" | "of"))
+        .collect();
+    let [token] = tokens.as_slice() else {
+        return None;
+    };
+    // An ordinal: a bare number is no day.
+    if token.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let day = day_of(token)?;
+    let year: u32 = known.get(..4)?.parse().ok()?;
+    let month: u32 = known.get(5..7)?.parse().ok()?;
+    let known_day: u32 = known.get(8..10)?.parse().ok()?;
+    let (year, month) = match (day < known_day, month) {
+        (false, _) => (year, month),
+        (true, 12) => (year + 1, 1),
+        (true, _) => (year, month + 1),
+    };
+    Some(format!("{year:04}-{month:02}-{day:02}"))
 }
 
 /// `2027-01-08` or `2027/1/8` (with trailing punctuation).
@@ -242,6 +352,64 @@ mod tests {
             Some("2027-01-14")
         );
         assert!(wants_iso_date("payment date, YYYY-MM-DD"));
+    }
+
+    #[test]
+    fn an_optional_date_without_a_date_is_left_out() {
+        let optional = "optional; start date, YYYY-MM-DD";
+        assert_eq!(no_date_kept(optional, "日记".into()), None);
+        assert_eq!(no_date_kept(optional, "journal".into()), None);
+        assert_eq!(
+            no_date_kept("YYYY-MM-DD, 'today' or 'tomorrow'", "tomorrow".into()).as_deref(),
+            Some("tomorrow")
+        );
+        assert_eq!(
+            no_date_kept("start date, YYYY-MM-DD", "journal".into()).as_deref(),
+            Some("journal"),
+            "a required one stays"
+        );
+    }
+
+    #[test]
+    fn a_month_is_written_as_its_description_asks() {
+        assert!(wants_year_month("the month in YYYY-MM format"));
+        assert!(!wants_year_month("date in YYYY-MM-DD format"));
+        let month = |value| as_year_month(value, "");
+        assert_eq!(month("October 2026").as_deref(), Some("2026-10"));
+        assert_eq!(month("payslip for oct 2026").as_deref(), Some("2026-10"));
+        assert_eq!(month("2026-10").as_deref(), Some("2026-10"));
+        assert_eq!(month("2026年10月の給与").as_deref(), Some("2026-10"));
+        assert_eq!(month("October"), None);
+        let described = "start date in YYYY-MM-DD format";
+        assert_eq!(
+            as_iso_date(
+                described,
+                "Jan 1",
+                "a PDF for all of 2024 (Jan 1 through Dec 31)"
+            )
+            .as_deref(),
+            Some("2024-01-01"),
+            "a year written alone"
+        );
+    }
+
+    #[test]
+    fn a_day_alone_takes_the_month_of_the_date_beside_it() {
+        let message = "book a double, in on 3 March 2027 and out on the 5th";
+        let described = "departure date in YYYY-MM-DD format";
+        assert_eq!(
+            as_iso_date(described, "the 5th", message).as_deref(),
+            Some("2027-03-05")
+        );
+        assert_eq!(
+            as_iso_date(described, "2nd", "in on 30 December 2027, out on the 2nd").as_deref(),
+            Some("2028-01-02")
+        );
+        assert_eq!(
+            as_iso_date(described, "5", message).as_deref(),
+            Some("2027-03-03"),
+            "a bare number is no day"
+        );
     }
 
     #[test]

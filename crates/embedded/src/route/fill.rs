@@ -13,29 +13,25 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, NumberSpan, ParamAffinity, SlotWords, answers, as_clock_time,
-    candidates, currency_code, currency_mentions, enumerations, identifier_kind, implied_flag,
-    in_described_scale, labelled_number, number_before_name, number_labels, param_options,
-    snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
+    Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, candidates, currency_code,
+    currency_mentions, enumerations, implied_flag, in_described_scale, labelled_number,
+    number_labels, param_options, snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
-use crate::route::assign::best_assignment;
-use crate::route::dates::{as_iso_date, wants_iso_date};
-use crate::route::forms::{
-    inside_token, list_items, opens_with_request_verb, said_as_change, takes_change,
-    word_quantities, written_as_described,
+use crate::route::assign::{StringSlots, assign_strings};
+use crate::route::dates::{
+    as_iso_date, as_year_month, no_date_kept, wants_iso_date, wants_year_month,
 };
+use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
-use crate::route::values::{ValueTokens, decode_value};
-use crate::tuning::{
-    CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
-    PARAM_SIMILARITY_WEIGHT, SHAPE_FIT_BONUS, SKIP_PENALTY, WHOLE_REQUEST,
-};
+use crate::route::values::{ValueTokens, decode_value, order_anchor};
+use crate::route::written::{labelled_value, tidied, with_spelled_numbers, without_tool_words};
+use crate::tuning::WHOLE_REQUEST;
 
 /// Which numbers of the message may be `name`'s: a number followed by a
 /// word of a parameter's name ("4 nights") is that parameter's, and when
@@ -76,8 +72,21 @@ fn number_fits<'a>(
         numeric(true),
         numeric(false),
     );
+    let integer = tool.param_type(name) == ParamType::Int;
     move |number: &NumberSpan| {
         let after = &message[number.bytes.end..];
+        // A fraction for an integer only in a unit it converts from into
+        // a whole number ("half an hour" for minutes is 30).
+        if integer && !number.is_integer {
+            let scaled = number
+                .text
+                .parse::<f64>()
+                .ok()
+                .and_then(|value| in_described_scale(value, after, name, description));
+            if !scaled.is_some_and(|value| value.fract() == 0.0) {
+                return false;
+            }
+        }
         let said = said_as_change(&message[..number.bytes.start]);
         let against_saying = match said {
             Some(true) => !this_changes && has_change,
@@ -139,7 +148,7 @@ fn written_as_money(message: &str, bytes: &Range<usize>) -> bool {
 }
 
 /// What closes a value scored as the only key of the object.
-const CLOSE: &str = "\"}";
+pub(super) const CLOSE: &str = "\"}";
 
 /// The parameters of `tool` for `message`, and the tokens of the parameter
 /// prompt they were filled after (0 for a tool without parameters, which
@@ -156,7 +165,8 @@ pub(crate) fn fill_params(
         return Ok((params, 0));
     }
     let base = engine.extend(prefix, &prompt::params_suffix(message))?;
-    let spans = MessageSpans::new(message, tool);
+    let mut spans = MessageSpans::new(message, tool);
+    with_spelled_numbers(&mut spans);
     let slot_words = SlotWords::of(tool);
     let tool_texts = format!("{} {}", tool.name, tool.description);
     let mut taken: Vec<Range<usize>> = Vec::new();
@@ -193,6 +203,53 @@ pub(crate) fn fill_params(
         )?;
     }
     with_word_quantities(tool, message, &mut values);
+    let filling = Filling {
+        engine,
+        tokens,
+        tool,
+        message,
+        spans: &spans,
+        base: &base,
+    };
+    fill_strings(&filling, &taken, &object, &mut values)?;
+    with_labelled_values(tool, message, &mut values);
+    with_currency_codes(tool, message, &mut values);
+    for (name, value) in tool.parameters.keys().zip(values) {
+        if let Some(value) = as_asked(tool, name, message, value) {
+            params.insert(name.clone(), value);
+        }
+    }
+    Ok((params, base.tokens()))
+}
+
+/// What a call's parameters are filled from.
+struct Filling<'a> {
+    engine: &'a Engine,
+    tokens: &'a ValueTokens,
+    tool: &'a ToolManifest,
+    message: &'a str,
+    spans: &'a MessageSpans<'a>,
+    /// The parameter prompt, forked for each value scored.
+    base: &'a State,
+}
+
+/// The text parameters of `filling`'s tool, lists among them, into
+/// `values`: candidate spans scored after `object` (the numbers and
+/// booleans already filled), none of them in `taken`.
+fn fill_strings(
+    filling: &Filling<'_>,
+    taken: &[Range<usize>],
+    object: &str,
+    values: &mut [Option<Value>],
+) -> Result<()> {
+    let Filling {
+        engine,
+        tokens,
+        tool,
+        message,
+        spans,
+        base,
+    } = *filling;
     // Text parameters, lists among them; an object's keys and values are
     // beyond span copying, so an object parameter is left out.
     let strings: Vec<usize> = tool
@@ -209,7 +266,7 @@ pub(crate) fn fill_params(
         .map(|&index| declared(tool, param_name(tool, index)) == Some(Kind::List))
         .collect();
     if !strings.is_empty() {
-        let mut found = candidates(&spans, &taken, WHOLE_REQUEST);
+        let mut found = candidates(spans, taken, WHOLE_REQUEST);
         // A list parameter may also take an enumeration ("coffee and oat
         // milk"), scored as its text and given as its items.
         let mut items: Vec<Option<Vec<String>>> = vec![None; found.len()];
@@ -223,7 +280,7 @@ pub(crate) fn fill_params(
                 items.push(Some(enumeration.items));
             }
         }
-        let before = engine.extend(&base, &object)?;
+        let before = engine.extend(base, object)?;
         let keys: Vec<Vec<u32>> = strings
             .iter()
             .map(|&index| {
@@ -232,7 +289,7 @@ pub(crate) fn fill_params(
                 engine.tokenizer.encode(&key)
             })
             .collect::<Result<_>>()?;
-        let anchor = taken.last().cloned();
+        let anchor = order_anchor(message, taken).cloned();
         let slots = StringSlots {
             strings: &strings,
             lists: &lists,
@@ -241,23 +298,23 @@ pub(crate) fn fill_params(
             anchor,
         };
         let enumerated: Vec<bool> = items.iter().map(Option::is_some).collect();
-        let chosen = assign_strings(engine, tokens, tool, &slots, &found, &enumerated, &spans)?;
+        let chosen = assign_strings(engine, tokens, tool, &slots, &found, &enumerated, spans)?;
         let chosen = widened_to_enumerations(&found, &items, &lists, chosen);
         for ((index, choice), list) in strings.iter().zip(chosen).zip(&lists) {
             values[*index] = choice.map(|c| match (list, items_of(&found, &items, c)) {
                 (true, Some(items)) => Value::from(items),
                 (true, None) => Value::from(list_items(&found[c].value)),
-                (false, _) => Value::String(found[c].value.clone()),
+                (false, _) => tidied(
+                    param_name(tool, *index),
+                    Value::String(
+                        without_tool_words(spans, &found[c].bytes)
+                            .unwrap_or_else(|| found[c].value.clone()),
+                    ),
+                ),
             });
         }
     }
-    with_currency_codes(tool, message, &mut values);
-    for (name, value) in tool.parameters.keys().zip(values) {
-        if let Some(value) = as_asked(tool, name, message, value) {
-            params.insert(name.clone(), value);
-        }
-    }
-    Ok((params, base.tokens()))
+    Ok(())
 }
 
 /// A number parameter being filled, and what the message offers it.
@@ -306,6 +363,7 @@ fn fill_number(
         value
             .as_f64()
             .is_none_or(|number| in_described_range(description, number))
+            && !(kind == ParamType::Int && value.is_f64())
     });
     if value.is_some() {
         taken.extend(decoded.taken);
@@ -350,6 +408,20 @@ fn with_word_quantities(tool: &ToolManifest, message: &str, values: &mut [Option
             ParamType::Int => None,
             _ => serde_json::Number::from_f64(value).map(Value::Number),
         };
+    }
+}
+
+/// `values` with each text parameter (no list, no options) that the
+/// message labels with its name taking the value written after the label
+/// (see [`labelled_value`]).
+fn with_labelled_values(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    for (index, name) in tool.parameters.keys().enumerate() {
+        let text = tool.param_type(name) == ParamType::String
+            && declared(tool, name).is_none_or(|kind| kind == Kind::String)
+            && param_options(tool, name).is_empty();
+        if let Some(value) = labelled_value(message, name).filter(|_| text) {
+            values[index] = Some(Value::String(value));
+        }
     }
 }
 
@@ -453,9 +525,15 @@ fn as_asked(tool: &ToolManifest, name: &str, message: &str, value: Option<Value>
         None if !options.is_empty() && tool.param_type(name) == ParamType::String => {
             snap_to_option("", message, &options).map(Value::String)
         }
-        Some(Value::String(text)) if wants_iso_date(description) => Some(Value::String(
-            as_iso_date(description, &text, message).unwrap_or(text),
-        )),
+        Some(Value::String(text)) if wants_iso_date(description) => {
+            match as_iso_date(description, &text, message) {
+                Some(date) => Some(Value::String(date)),
+                None => no_date_kept(description, text).map(Value::String),
+            }
+        }
+        Some(Value::String(text)) if wants_year_month(description) => {
+            Some(Value::String(as_year_month(&text, message).unwrap_or(text)))
+        }
         Some(Value::String(text)) if wants_clock_time(description) => {
             as_clock_time(&text, message).map(Value::String)
         }
@@ -513,7 +591,7 @@ fn rescaled(
 }
 
 /// The name of `tool`'s parameter at `index` in its manifest.
-fn param_name(tool: &ToolManifest, index: usize) -> &str {
+pub(super) fn param_name(tool: &ToolManifest, index: usize) -> &str {
     tool.parameters
         .get_index(index)
         .map_or("", |(name, _)| name)
@@ -522,190 +600,6 @@ fn param_name(tool: &ToolManifest, index: usize) -> &str {
 /// The single kind `name` is declared as, if it is one.
 fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
     tool.parameter_types.get(name)?.conversion()
-}
-
-/// The string parameters to fill, and where they are asked for.
-struct StringSlots<'a> {
-    /// Their indices in the manifest.
-    strings: &'a [usize],
-    /// Whether each is declared a list.
-    lists: &'a [bool],
-    /// The state before their keys: the prompt and the object's numbers.
-    before: &'a State,
-    /// Each one's key, as tokens.
-    keys: &'a [Vec<u32>],
-    /// The last number value's bytes, if any.
-    anchor: Option<Range<usize>>,
-}
-
-/// For each string parameter of `slots`, the index of its value in `found`,
-/// or `None` for `null`.
-///
-/// A value's score is the model's log-probability of the whole
-/// continuation after the key (` "`, the value, `"}`), plus its fit to the
-/// parameter's description and the content it covers; `null`'s is the
-/// log-probability of ` null}`.
-fn assign_strings(
-    engine: &Engine,
-    tokens: &ValueTokens,
-    tool: &ToolManifest,
-    slots: &StringSlots<'_>,
-    found: &[Candidate],
-    enumerated: &[bool],
-    spans: &MessageSpans<'_>,
-) -> Result<Vec<Option<usize>>> {
-    let StringSlots {
-        strings,
-        lists,
-        before,
-        keys,
-        anchor,
-    } = slots;
-    let close = engine.tokenizer.encode(CLOSE)?;
-    let values: Vec<Vec<u32>> = found
-        .iter()
-        .map(|candidate| engine.tokenizer.encode(&candidate.value))
-        .collect::<Result<_>>()?;
-    // Every option of every parameter after its key, in one token tree:
-    // `null`, then each value opened, then each value opened and closed.
-    let mut sequences = Vec::with_capacity(keys.len() * (1 + 2 * values.len()));
-    for key in *keys {
-        sequences.push([key.as_slice(), &tokens.null_closed].concat());
-        let opened = [key.as_slice(), &tokens.open_string].concat();
-        sequences.extend(
-            values
-                .iter()
-                .map(|value| [opened.as_slice(), value].concat()),
-        );
-        sequences.extend(
-            values
-                .iter()
-                .map(|value| [opened.as_slice(), value, &close].concat()),
-        );
-    }
-    let all = engine.score_many(before, &sequences)?;
-    let affinity = ParamAffinity::new(tool);
-    let fits: Vec<Vec<Fit>> = found
-        .iter()
-        .map(|candidate| affinity.fits(candidate))
-        .collect();
-    let coverage: Vec<f32> = found
-        .iter()
-        .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
-        .collect();
-    let weight = CLOSE_WEIGHT;
-    let slot_words = SlotWords::of(tool);
-    // Only a list takes an enumeration, whole or as its text ("flour and
-    // yeast" is items, not a list's name).
-    let only_lists = only_for_lists(found, enumerated);
-    let mut scores: Vec<Vec<f32>> = Vec::with_capacity(strings.len());
-    let mut nulls = Vec::with_capacity(strings.len());
-    for ((&index, &list), options) in strings
-        .iter()
-        .zip(lists.iter())
-        .zip(all.chunks(1 + 2 * found.len()))
-    {
-        let (null, values) = options.split_at(1);
-        let (copied, closed) = values.split_at(found.len());
-        nulls.push(null[0] - NULL_PENALTY);
-        scores.push(
-            copied
-                .iter()
-                .zip(closed)
-                .zip(&fits)
-                .zip(&coverage)
-                .zip(&only_lists)
-                .zip(found)
-                .map(
-                    |(((((copied, closed), fits), coverage), &only_list), candidate)| {
-                        if only_list && !list {
-                            return f32::NEG_INFINITY;
-                        }
-                        if !may_take(tool, &slot_words, index, candidate, spans) {
-                            return f32::NEG_INFINITY;
-                        }
-                        let fit = fits[index];
-                        let shape = if fit.shape {
-                            SHAPE_FIT_BONUS
-                        } else if fit.sibling_shape {
-                            -SHAPE_FIT_BONUS
-                        } else {
-                            0.0
-                        };
-                        copied
-                            + weight * (closed - copied)
-                            + PARAM_SIMILARITY_WEIGHT * fit.similarity
-                            + shape
-                            + coverage
-                    },
-                )
-                .collect(),
-        );
-    }
-    if let (Some(anchor), Some(first)) = (anchor.as_ref(), scores.first_mut()) {
-        for (score, candidate) in first.iter_mut().zip(found) {
-            *score -= after_number_penalty(spans, anchor, &candidate.bytes);
-        }
-    }
-    let spans: Vec<Range<usize>> = found.iter().map(|c| c.bytes.clone()).collect();
-    Ok(best_assignment(
-        &scores,
-        &nulls,
-        &spans,
-        JOINT_ORDER_PENALTY,
-    ))
-}
-
-/// Whether the parameter at `index` may take `candidate`: a value answers
-/// what its parameter means (no time for a place, no word naming a slot),
-/// is written the way its description says, and is neither the request's
-/// opening verb nor a piece of a longer token.
-fn may_take(
-    tool: &ToolManifest,
-    slot_words: &SlotWords,
-    index: usize,
-    candidate: &Candidate,
-    spans: &MessageSpans<'_>,
-) -> bool {
-    let name = param_name(tool, index);
-    let description = tool.parameters.get(name).map_or("", String::as_str);
-    answers(tool, slot_words, name, &candidate.value)
-        && written_as_described(description, &candidate.value)
-        && !opens_with_request_verb(spans.text, candidate.bytes.start)
-        && !inside_token(spans.text, &candidate.bytes)
-        && !(identifier_kind(name, description).is_some()
-            && number_before_name(spans.text, &candidate.bytes))
-}
-
-/// Per candidate, whether only a list may take it: an enumeration, or a
-/// span with an enumeration's text.
-fn only_for_lists(found: &[Candidate], enumerated: &[bool]) -> Vec<bool> {
-    let enumeration_text: Vec<&Range<usize>> = found
-        .iter()
-        .zip(enumerated)
-        .filter(|(_, enumeration)| **enumeration)
-        .map(|(candidate, _)| &candidate.bytes)
-        .collect();
-    found
-        .iter()
-        .map(|candidate| enumeration_text.contains(&&candidate.bytes))
-        .collect()
-}
-
-/// The order prior of the first string value after a number value (`3
-/// meters`: the unit after the number is the one it is in): the content it
-/// skips after the number, at [`SKIP_PENALTY`] a unit, up to
-/// [`ORDER_PENALTY`], which a value before the number pays.
-fn after_number_penalty(
-    spans: &MessageSpans<'_>,
-    number: &Range<usize>,
-    value: &Range<usize>,
-) -> f32 {
-    if value.start < number.start {
-        return ORDER_PENALTY;
-    }
-    let skipped = spans.content_units(number.end..value.start.max(number.end));
-    (skipped * SKIP_PENALTY).min(ORDER_PENALTY)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub(crate) mod reach;
 mod signs;
 mod speech;
 mod values;
+mod written;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};

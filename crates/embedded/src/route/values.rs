@@ -57,7 +57,7 @@ pub(crate) fn decode_value(
         taken: None,
     };
     // Where the previous parameter's value ended.
-    let anchor = taken.last().map_or(0, |span| span.end);
+    let anchor = order_anchor(message.text, taken).map_or(0, |span| span.end);
     let close_tokens = engine.tokenizer.encode(close)?;
     let closed = |text: &str| -> Result<Vec<u32>> {
         let mut sequence = engine.tokenizer.encode(text)?;
@@ -70,7 +70,8 @@ pub(crate) fn decode_value(
             let numbers: Vec<&NumberSpan> = message
                 .numbers
                 .iter()
-                .filter(|number| kind == ParamType::Float || number.is_integer)
+                .filter(|number| kind == ParamType::Float || number.is_integer || usable(number))
+                .filter(|number| !is_ordinal(message.text, &number.bytes))
                 .filter(|number| !taken.iter().any(|span| overlaps(span, &number.bytes)))
                 .filter(|number| !in_time_or_date(message.text, &number.bytes))
                 .filter(|number| usable(number))
@@ -93,6 +94,11 @@ pub(crate) fn decode_value(
                 Some(index) if scores[index + 1] >= scores[0] => {
                     let number = numbers[index];
                     let value = match kind {
+                        // A fraction the caller accepts for an integer
+                        // is one it rescales ("half an hour" in minutes).
+                        ParamType::Int if !number.is_integer => {
+                            number.text.parse::<f64>().ok().map(Value::from)
+                        }
                         ParamType::Int => number.text.parse::<i64>().ok().map(Value::from),
                         _ => number.text.parse::<f64>().ok().map(Value::from),
                     };
@@ -107,6 +113,18 @@ pub(crate) fn decode_value(
         // Booleans are read from the message's words (see `fill`).
         ParamType::Bool => Ok(omitted()),
     }
+}
+
+/// The span of the last value taken that orders the ones after it: one
+/// written in digits. A number written in words ("two adults") is read
+/// wherever it stands, and orders nothing.
+pub(crate) fn order_anchor<'a>(text: &str, taken: &'a [Range<usize>]) -> Option<&'a Range<usize>> {
+    taken.iter().rev().find(|span| {
+        text[span.start..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_numeric() || matches!(c, '-' | '−' | '－'))
+    })
 }
 
 /// The order prior for a value starting at `start`, given that the previous
@@ -155,7 +173,7 @@ fn in_time_or_date(text: &str, bytes: &Range<usize>) -> bool {
         .iter()
         .any(|mark| after.starts_with(mark))
         && !after.chars().nth(2).is_some_and(char::is_alphabetic);
-    if is_month(word_before) || is_month(word_after) || meridiem {
+    if is_month(word_before) || is_month(word_after) || meridiem || cjk_date_part(text, bytes) {
         return true;
     }
     let joined = |joint: Option<char>, digit: Option<char>| {
@@ -166,6 +184,32 @@ fn in_time_or_date(text: &str, bytes: &Range<usize>) -> bool {
     let (joint_before, digit_before) = (before.next(), before.next());
     let (joint_after, digit_after) = (after.next(), after.next());
     joined(joint_before, digit_before) || joined(joint_after, digit_after)
+}
+
+/// Whether the number at `bytes` is a year, a month, a day or an hour
+/// written with its CJK mark (2027年4月1日, 3号, 8点, 9時), not a span
+/// of them (3日間, 2時間).
+fn cjk_date_part(text: &str, bytes: &Range<usize>) -> bool {
+    let after = &text[bytes.end..];
+    let mark = after.chars().next();
+    let span = ["日間", "時間", "个月", "か月", "ヶ月", "年間", "点钟"]
+        .iter()
+        .any(|span| after.starts_with(span));
+    matches!(
+        mark,
+        Some('年' | '月' | '日' | '号' | '點' | '点' | '時' | '时')
+    ) && !span
+}
+
+/// Whether the number at `bytes` is an ordinal ("the 5th", "3rd"): a
+/// position or a day of a month, no quantity.
+fn is_ordinal(text: &str, bytes: &Range<usize>) -> bool {
+    let suffix: String = text[bytes.end..]
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_lowercase();
+    matches!(suffix.as_str(), "st" | "nd" | "rd" | "th")
 }
 
 fn best_index(scores: &[f32]) -> Option<usize> {
@@ -209,5 +253,40 @@ mod tests {
         );
         let two = text.rfind("2 hours").unwrap();
         assert!(!in_time_or_date(text, &(two..two + 1)));
+    }
+
+    #[test]
+    fn a_number_marked_as_a_cjk_date_is_no_quantity() {
+        let text = "2027年4月1日から3日間、3人です";
+        let at = |number: &str| {
+            let start = text.find(number).unwrap();
+            start..start + number.chars().next().unwrap().len_utf8()
+        };
+        assert!(in_time_or_date(text, &(0..4)));
+        assert!(in_time_or_date(text, &at("4月")));
+        assert!(in_time_or_date(text, &at("1日")));
+        assert!(!in_time_or_date(text, &at("3日間")));
+        assert!(!in_time_or_date(text, &at("3人")));
+    }
+
+    #[test]
+    fn only_a_number_in_digits_orders_the_values_after_it() {
+        let text = "two adults, 3 nights, four rooms";
+        let taken = [0..3, 12..13, 22..26];
+        assert_eq!(order_anchor(text, &taken), Some(&(12..13)));
+        assert_eq!(order_anchor(text, &taken[..1]), None);
+    }
+
+    #[test]
+    fn an_ordinal_is_no_quantity() {
+        let text = "in on 3 March and out on the 5th, 2nd floor, 4 guests";
+        let at = |number: &str| {
+            let start = text.find(number).unwrap();
+            start..start + 1
+        };
+        assert!(is_ordinal(text, &at("5th")));
+        assert!(is_ordinal(text, &at("2nd")));
+        assert!(!is_ordinal(text, &at("4 guests")));
+        assert!(!is_ordinal(text, &at("3 March")));
     }
 }
