@@ -105,7 +105,7 @@ pub use parts::request_parts;
 pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
 pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure};
-pub use shapes::{Shape, Shaped, shaped_tokens, tool_shapes};
+pub use shapes::{QUOTE_PAIRS, Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use spelled::spelled_numbers;
 pub use tool_texts::tool_texts;

@@ -7,8 +7,8 @@
 //! "tell", "show", "thing"…), compared by its stem ("translations" meets
 //! "translate", "converter" meets "conversion"), or a concept of the
 //! [`glossary`] either side mentions (天気 meets "weather", "kg" meets
-//! "convert units"; an action concept, キャンセル, names no subject), or, between CJK texts, two CJK characters in a row that
-//! hold no particle. The model scores every tool for almost any sentence; a
+//! "convert units"; an action concept, キャンセル, names no subject), or,
+//! between CJK texts, two CJK characters in a row that hold no particle. The model scores every tool for almost any sentence; a
 //! tool that shares no subject with the message ("How many servings of
 //! vegetables should I eat a day?" and a word counter) is about something
 //! else, however well its name scored.

@@ -199,23 +199,25 @@ fn cjk_numeral_times(text: &str) -> Vec<Shaped> {
     found
 }
 
+/// Quotation marks, each with its closing mark.
+pub const QUOTE_PAIRS: [(char, char); 7] = [
+    ('\'', '\''),
+    ('"', '"'),
+    ('「', '」'),
+    ('『', '』'),
+    ('“', '”'),
+    ('‘', '’'),
+    ('《', '》'),
+];
+
 /// Pairs of quotation marks and the text between them. An ASCII quote opens
 /// only after a space, a bracket or the start, and closes only before a
 /// non-letter, so the apostrophe of "what's" is neither.
 fn quoted(text: &str) -> Vec<Shaped> {
-    const PAIRS: [(char, char); 7] = [
-        ('\'', '\''),
-        ('"', '"'),
-        ('「', '」'),
-        ('『', '』'),
-        ('“', '”'),
-        ('‘', '’'),
-        ('《', '》'),
-    ];
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut found = Vec::new();
     for (index, &(at, c)) in chars.iter().enumerate() {
-        let Some(&(_, close)) = PAIRS.iter().find(|(open, _)| *open == c) else {
+        let Some(&(_, close)) = QUOTE_PAIRS.iter().find(|(open, _)| *open == c) else {
             continue;
         };
         let ascii = c.is_ascii();

@@ -256,14 +256,15 @@ fn month_of(token: &str) -> Option<u32> {
         .map(|index| index as u32 + 1)
 }
 
+/// What an English ordinal's digits end with (`1st`, `14th`).
+pub(crate) const ORDINAL_SUFFIXES: [&str; 4] = ["st", "nd", "rd", "th"];
+
 /// A day of the month: `14`, `14th`, `1st`.
 fn day_of(token: &str) -> Option<u32> {
     let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
     let rest = &token[digits.len()..];
-    let suffix_ok = matches!(
-        rest.trim_end_matches(|c: char| !c.is_alphanumeric()),
-        "" | "st" | "nd" | "rd" | "th"
-    );
+    let suffix = rest.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let suffix_ok = suffix.is_empty() || ORDINAL_SUFFIXES.contains(&suffix);
     let day: u32 = digits.parse().ok()?;
     (digits.len() <= 2 && suffix_ok && (1..=31).contains(&day)).then_some(day)
 }

@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::tuning::{ORDER_PENALTY, SKIP_PENALTY};
 
+use super::dates::ORDINAL_SUFFIXES;
 use super::reach::MONTHS;
 
 /// Token ids the value decoder needs, looked up once per model.
@@ -209,7 +210,7 @@ fn is_ordinal(text: &str, bytes: &Range<usize>) -> bool {
         .take_while(char::is_ascii_alphabetic)
         .collect::<String>()
         .to_lowercase();
-    matches!(suffix.as_str(), "st" | "nd" | "rd" | "th")
+    ORDINAL_SUFFIXES.contains(&suffix.as_str())
 }
 
 fn best_index(scores: &[f32]) -> Option<usize> {

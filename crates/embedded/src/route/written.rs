@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use riverse_route::script::mostly_cjk;
-use riverse_route::{MessageSpans, NumberSpan, is_unit_name, spelled_numbers};
+use riverse_route::{MessageSpans, NumberSpan, QUOTE_PAIRS, is_unit_name, spelled_numbers};
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::Value;
 
@@ -129,17 +129,6 @@ pub(crate) fn without_tool_words(spans: &MessageSpans<'_>, bytes: &Range<usize>)
     (!kept.is_empty()).then(|| kept.to_owned())
 }
 
-/// Quotes a labelled value may be written in, and each one's closing
-/// quote.
-const QUOTES: &[(char, char)] = &[
-    ('"', '"'),
-    ('\'', '\''),
-    ('“', '”'),
-    ('‘', '’'),
-    ('「', '」'),
-    ('『', '』'),
-];
-
 /// The value the message writes after parameter `name`'s own name as a
 /// label: quoted (`subject "Missing homework"`) or after a colon up to the
 /// end of the message (`description: for when the city is asleep`).
@@ -164,7 +153,7 @@ pub(crate) fn labelled_value(message: &str, name: &str) -> Option<String> {
             Some(after) => (true, after.trim_start()),
             None => (false, rest),
         };
-        if let Some(&(_, close)) = QUOTES.iter().find(|(open, _)| rest.starts_with(*open)) {
+        if let Some(&(_, close)) = QUOTE_PAIRS.iter().find(|(open, _)| rest.starts_with(*open)) {
             let inner = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
             if let Some(end) = inner.find(close) {
                 let quoted = inner[..end].trim();
