@@ -343,11 +343,17 @@ fn expected(call: &Value) -> Option<Expected> {
     })
 }
 
-/// The candidates' scores of `report`, best first: what the choice weighed.
+/// The candidates' scores of `report`, best first, and `none`'s last: what
+/// the choice weighed.
 fn print_scores(report: &RouteReport) {
-    let mut scores: Vec<_> = report.scores.iter().collect();
+    let Some((none, tools)) = report.scores.split_last() else {
+        return;
+    };
+    let mut scores: Vec<_> = tools.iter().collect();
     scores.sort_by(|a, b| b.combined.total_cmp(&a.combined));
-    for score in scores.iter().take(4) {
+    scores.truncate(4);
+    scores.push(none);
+    for score in scores {
         println!(
             "       {:<20} combined {:6.2} model {:6.2} similarity {:.2}{}{}{}{}{}{} ({:?})",
             score.name,

@@ -3,10 +3,12 @@
 //! its topic.
 //!
 //! Actions are a few coarse classes (create, modify, remove, stop, trade,
-//! send, read, compute), named by the words in `data/actions.txt`. A request
-//! names its action with a verb at the start of a clause, after words such as
-//! "please" or "can you" (`data/request_lead_ins.txt`), or, in Chinese and
-//! Japanese, with a term anywhere. A manifest offers the classes that its
+//! send, read, compute) and narrower changes (move, rename, restore,
+//! export, dispute, refund), named by the words in `data/actions.txt`. A
+//! request names its action with a verb at the start of a clause, after
+//! words such as "please" or "can you" (`data/request_lead_ins.txt`), or,
+//! in Chinese and Japanese, with a term anywhere outside quoted content.
+//! A manifest offers the classes that its
 //! name's first word, its description's clauses' first words (inflected or
 //! not: "Creates an issue", "Searches the web and returns") and the requests
 //! among its examples name; one that names no changing action (a "Latest
@@ -20,6 +22,7 @@ use std::sync::LazyLock;
 use riverse_tool::ToolManifest;
 
 use crate::script::is_cjk;
+use crate::shapes::{Shape, shaped_tokens};
 use crate::words::{NEGATIONS, REQUEST_LEAD_INS, data_lines};
 
 /// Classes that change nothing: what a manifest without a changing action
@@ -101,15 +104,75 @@ fn parse(data: &'static str) -> Vec<Class> {
 
 /// The actions `message` asks for: the classes of each clause's leading verb
 /// (a negated clause asks for nothing) and of the CJK terms it contains.
+///
+/// Quoted text, and what a colon introduces after a clause that names an
+/// action, is content to send or write, not the request: "给李明发条消息：
+/// 会议改到下午三点" asks to send, not to move a meeting.
 pub fn requested_actions(message: &str) -> Actions {
-    let lower = message.to_lowercase();
-    let mut found = cjk_actions(&lower);
-    for clause in clauses(&lower) {
+    let lower = without_quotes(&message.to_lowercase());
+    if let Some(head) = before_content(&lower) {
+        let asked = actions_named_in(head);
+        if !asked.is_empty() {
+            return asked;
+        }
+    }
+    actions_named_in(&lower)
+}
+
+/// The text before the first colon that introduces content: one not
+/// inside a clock time ("10:30").
+fn before_content(text: &str) -> Option<&str> {
+    text.char_indices()
+        .find(|&(at, c)| {
+            (c == ':' || c == '：')
+                && !text[at + c.len_utf8()..].starts_with(|next: char| next.is_ascii_digit())
+        })
+        .map(|(at, _)| &text[..at])
+}
+
+fn actions_named_in(lower: &str) -> Actions {
+    let mut found = cjk_actions(lower);
+    let conditional = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| CONDITIONS.contains(&word));
+    for clause in clauses(lower) {
         if let Some(verb) = leading_verb(&clause) {
             found = found.union(classes_of(verb));
+            if conditional && asks_to_be_told(&clause, verb) {
+                found = found.union(classes_of("create"));
+            }
         }
     }
     found
+}
+
+/// Words that make a message to the user wait for something.
+const CONDITIONS: [&str; 5] = ["if", "when", "whenever", "once", "until"];
+
+/// Whether `clause` asks to be told ("ping me", "notify us"): beside a
+/// condition ("…if flights go under $350") that sets up an alert, which
+/// a tool that creates one serves.
+fn asks_to_be_told(clause: &[&str], verb: &str) -> bool {
+    let told = classes_of(verb).meets(classes_of("notify"));
+    let to_me = clause
+        .iter()
+        .skip_while(|word| word.trim_matches(|c: char| !c.is_alphanumeric()) != verb)
+        .nth(1)
+        .is_some_and(|word| matches!(*word, "me" | "us"));
+    told && to_me
+}
+
+/// `text` with what its quotation marks hold blanked out.
+fn without_quotes(text: &str) -> String {
+    let mut kept = text.to_owned();
+    for quoted in shaped_tokens(text)
+        .into_iter()
+        .filter(|token| token.shape == Shape::Quoted)
+    {
+        let blank = " ".repeat(quoted.bytes.len());
+        kept.replace_range(quoted.bytes, &blank);
+    }
+    kept
 }
 
 /// The verb of an action class the message's first clause opens with,
@@ -125,11 +188,11 @@ pub fn leading_action_verb(message: &str) -> Option<String> {
 /// The actions `tool` offers (see the module's documentation).
 pub fn offered_actions(tool: &ToolManifest) -> Actions {
     let name = tool.name.replace(['_', '-'], " ").to_lowercase();
-    let description = tool.description.to_lowercase();
+    let description = without_asides(&tool.description.to_lowercase());
     let mut found = cjk_actions(&name).union(cjk_actions(&description));
     let name_words: Vec<&str> = name.split_whitespace().collect();
     for clause in std::iter::once(name_words).chain(clauses(&description)) {
-        if let Some(verb) = leading_verb(&clause) {
+        if let Some(verb) = leading_verb(&clause).filter(|word| !is_participle(word)) {
             found = found.union(word_actions(verb));
         }
     }
@@ -154,6 +217,29 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
         found = found.union(read_only);
     }
     found
+}
+
+/// `description` without its parenthesised asides: "(on time, delayed,
+/// cancelled)" lists states a tool reports, not what it does.
+fn without_asides(description: &str) -> String {
+    let mut kept = String::with_capacity(description.len());
+    let mut depth = 0usize;
+    for c in description.chars() {
+        match c {
+            '(' | '（' => depth += 1,
+            ')' | '）' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => kept.push(c),
+            _ => {}
+        }
+    }
+    kept
+}
+
+/// Whether a clause's first word is a past participle ("delayed", "booked
+/// rooms"): a state or a list's item, not what the tool does. A listed verb
+/// that ends so ("embed") is none.
+fn is_participle(word: &str) -> bool {
+    word.ends_with("ed") && classes_of(word).is_empty()
 }
 
 /// Whether a tool's name opens with the word its description opens with
@@ -211,6 +297,10 @@ fn classes_of(verb: &str) -> Actions {
 
 /// The classes of a manifest's word, inflected or not ("creates",
 /// "updated", "tracking", "order's").
+pub fn verb_actions(word: &str) -> Actions {
+    word_actions(&word.to_lowercase())
+}
+
 fn word_actions(word: &str) -> Actions {
     let word = word.strip_suffix("'s").unwrap_or(word);
     let mut bases = vec![word.to_owned()];
@@ -377,8 +467,8 @@ mod tests {
         let contacts = tool("contacts", "Edits entries", &[("favorite", "Delete it")]);
         assert_eq!(
             offered_actions(&contacts).names(),
-            ["modify"],
-            "a parameter's description tells of no action"
+            ["modify", "move", "rename"],
+            "a parameter's description tells of no action; editing is any change"
         );
         let reader = tool("read_file", "Read a text file and return it", &[]);
         assert_eq!(
@@ -389,6 +479,96 @@ mod tests {
         let mut remind = tool("remind", "Reminders", &[]);
         remind.examples = vec!["Set a reminder for 6pm".into()];
         assert!(offered_actions(&remind).names().contains(&"create"));
+    }
+
+    #[test]
+    fn states_a_tool_reports_are_not_what_it_does() {
+        let status = tool(
+            "get_flight_status",
+            "Looks up the live status of a flight (on time, delayed, cancelled, gate).",
+            &[("flight_number", "Flight number")],
+        );
+        assert!(!offered_actions(&status).changes());
+        let rooms = tool("rooms", "Lists rooms, booked rooms first.", &[]);
+        assert!(!offered_actions(&rooms).changes());
+    }
+
+    #[test]
+    fn asking_to_be_told_when_something_happens_sets_up_an_alert() {
+        let alert = requested_actions("ping me if flights to Reykjavik go under $350");
+        assert!(alert.meets(requested_actions("create")));
+        assert!(alert.meets(requested_actions("send")));
+        assert_eq!(requested_actions("ping me the report").names(), ["send"]);
+        assert_eq!(
+            requested_actions("ping Dana if the build breaks").names(),
+            ["send"]
+        );
+    }
+
+    #[test]
+    fn content_to_send_names_no_action() {
+        assert_eq!(
+            requested_actions("给李明发条消息：会议改到下午三点").names(),
+            ["send"]
+        );
+        assert_eq!(
+            requested_actions("Send Li a message: cancel the 3pm meeting").names(),
+            ["send"]
+        );
+        assert_eq!(
+            requested_actions("把“删除”翻译成英语").names(),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            requested_actions("Two things: cancel the 3pm meeting").names(),
+            ["stop"],
+            "a colon after no action introduces the request itself"
+        );
+        assert_eq!(
+            requested_actions("delete the 9:00 alarm and add a 10:00 one").names(),
+            ["create", "remove"],
+            "a clock time's colon introduces nothing"
+        );
+    }
+
+    #[test]
+    fn a_narrow_change_is_served_by_its_own_verb_or_a_verb_of_any_change() {
+        let volume = tool(
+            "set_volume",
+            "Sets the playback volume.",
+            &[("level", "0-100")],
+        );
+        let playlist = tool(
+            "update_playlist",
+            "Updates a playlist.",
+            &[("name", "Name")],
+        );
+        let create = tool("create_task", "Creates a task.", &[("title", "Title")]);
+        let rename = requested_actions("Rename my Road Trip playlist to Summer");
+        assert!(
+            !offered_actions(&volume).serve(rename),
+            "setting a level renames nothing"
+        );
+        assert!(offered_actions(&playlist).serve(rename));
+        let push = requested_actions("Push the due date on TASK-142 back a week");
+        assert_eq!(push.names(), ["move"]);
+        assert!(!offered_actions(&create).serve(push));
+        assert!(offered_actions(&playlist).serve(requested_actions("change the name")));
+        assert_eq!(requested_actions("把会议推迟到周五").names(), ["move"]);
+        assert_eq!(
+            requested_actions("restore the photos I deleted").names(),
+            ["restore"]
+        );
+        assert_eq!(
+            requested_actions("export all closed issues").names(),
+            ["export"]
+        );
+        let buy = tool(
+            "buy_tickets",
+            "Buys tickets for an event.",
+            &[("event_id", "Event")],
+        );
+        assert!(!offered_actions(&buy).serve(requested_actions("refund ticket TK-5567")));
     }
 
     #[test]

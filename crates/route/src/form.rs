@@ -10,8 +10,9 @@
 
 use std::sync::LazyLock;
 
+use crate::actions::is_changing_verb;
 use crate::script::{is_cjk, mostly_cjk};
-use crate::words::data_lines;
+use crate::words::{REQUEST_LEAD_INS, data_lines};
 
 /// What a message does, as its grammar shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -209,19 +210,37 @@ fn english_form(sentence: &str) -> MessageForm {
             MessageForm::Question
         };
     }
-    if exclaims || ENGLISH.of("subject").any(|word| word == first) {
-        return MessageForm::Statement;
+    let states = exclaims
+        || ENGLISH.of("subject").any(|word| word == first)
+        || words.iter().skip(1).take(VERB_WITHIN).any(|word| {
+            ENGLISH
+                .of("verb")
+                .any(|verb| word == verb || (verb.starts_with('\'') && word.ends_with(verb)))
+        });
+    match states {
+        true if has_imperative_clause(sentence) => MessageForm::Request,
+        true => MessageForm::Statement,
+        false => MessageForm::Fragment,
     }
-    let verb = words.iter().skip(1).take(VERB_WITHIN).any(|word| {
-        ENGLISH
-            .of("verb")
-            .any(|verb| word == verb || (verb.starts_with('\'') && word.ends_with(verb)))
-    });
-    if verb {
-        MessageForm::Statement
-    } else {
-        MessageForm::Fragment
-    }
+}
+
+/// Verbs that only read but open a request as surely as a changing one
+/// ("…, show me the rest").
+const IMPERATIVE_READS: [&str; 6] = ["show", "find", "search", "check", "tell", "list"];
+
+/// Whether a clause after the first opens with a verb that asks for
+/// something: "We're out of eggs, put a dozen on the list" states, then
+/// asks. Verbs that read as often close a remark ("…, see you") are left
+/// out.
+fn has_imperative_clause(sentence: &str) -> bool {
+    sentence.split([',', ';', '—', '–']).skip(1).any(|clause| {
+        let words = english_words(clause);
+        let opening = words
+            .iter()
+            .find(|word| !REQUEST_LEAD_INS.contains(word.as_str()) && word.as_str() != "then");
+        opening
+            .is_some_and(|word| is_changing_verb(word) || IMPERATIVE_READS.contains(&word.as_str()))
+    })
 }
 
 fn cjk_form(message: &str) -> MessageForm {
@@ -313,6 +332,22 @@ mod tests {
             (
                 "My train leaves at 6. How cold is it in Bern?",
                 MessageForm::Question,
+            ),
+            (
+                "The printer is jammed again, book a repair for Monday",
+                MessageForm::Request,
+            ),
+            (
+                "We're low on coffee; please add two bags",
+                MessageForm::Request,
+            ),
+            (
+                "It was a lovely evening, see you soon",
+                MessageForm::Statement,
+            ),
+            (
+                "The museum was packed, lines everywhere.",
+                MessageForm::Statement,
             ),
         ] {
             assert_eq!(message_form(message), form, "{message}");

@@ -132,12 +132,18 @@ pub fn number_labels(description: &str) -> Vec<NumberLabel> {
     let mut labels = Vec::new();
     let mut rest = description;
     while let Some(open) = rest.find('(') {
-        let number = trailing_digits(rest[..open].trim_end());
+        let before = rest[..open].trim_end();
+        let number = trailing_digits(before);
+        // "0.0 (closed) to 1.0 (fully open)" labels a scale's ends, not
+        // numbers to choose among.
+        let decimal = before[..before.len() - number.len()].ends_with('.');
         let Some(close) = rest[open..].find(')') else {
             break;
         };
         let label = &rest[open + 1..open + close];
-        if let Ok(number) = number.parse() {
+        if let Ok(number) = number.parse()
+            && !decimal
+        {
             let words = label
                 .split(|c: char| !c.is_alphanumeric())
                 .filter(|word| word.chars().count() >= 3)
@@ -182,6 +188,13 @@ pub fn labelled_number(labels: &[NumberLabel], message: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decimal_scales_ends_are_no_labelled_numbers() {
+        let labels = number_labels("a decimal from 0.0 (closed) to 1.0 (fully open)");
+        assert!(labels.is_empty());
+        assert_eq!(number_labels("1 (urgent) to 4 (low)").len(), 2);
+    }
 
     #[test]
     fn a_description_asks_for_a_clock_time() {

@@ -79,7 +79,7 @@ mod tool_texts;
 mod triggers;
 pub mod words;
 
-pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions};
+pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions, verb_actions};
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
@@ -104,7 +104,7 @@ pub use options::{param_options, snap_to_option};
 pub use parts::request_parts;
 pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
-pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure};
+pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure, written_in_unit_of};
 pub use shapes::{QUOTE_PAIRS, Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use spelled::spelled_numbers;

@@ -42,8 +42,10 @@ impl<'a> MessageSpans<'a> {
         let mut action = vec![false; text.len() + 1];
         let mut trigger = triggers.glossary_mask(text);
         let mut filler = Vec::new();
+        let mut previous: Option<Range<usize>> = None;
         for word in latin_words(text) {
             let lower = text[word.clone()].to_lowercase();
+            let names_letter = is_name_letter(text, &word, previous.replace(word.clone()));
             action[word.start] = triggers.recurring.contains(&lower);
             if action[word.start] {
                 trigger[word.clone()].fill(true);
@@ -52,7 +54,10 @@ impl<'a> MessageSpans<'a> {
             if preposition {
                 boundaries.starts[word.start] = false;
             }
-            if action[word.start] || preposition || FUNCTION_WORDS.contains(&lower) {
+            if action[word.start]
+                || preposition
+                || (FUNCTION_WORDS.contains(&lower) && !names_letter)
+            {
                 filler.push(word);
             }
         }
@@ -150,6 +155,16 @@ impl<'a> MessageSpans<'a> {
     }
 }
 
+/// Whether `word` is a capital letter that ends a name ("Greenhouse A",
+/// "Gate A"), not the article: it follows a capitalised word.
+fn is_name_letter(text: &str, word: &Range<usize>, previous: Option<Range<usize>>) -> bool {
+    &text[word.clone()] == "A"
+        && previous.is_some_and(|previous| {
+            text[previous.clone()].starts_with(|c: char| c.is_uppercase())
+                && text[previous.end..word.start].trim().is_empty()
+        })
+}
+
 /// Whether the character before `at` continues the same spaced-script word.
 fn prev_in_word(text: &str, at: usize) -> bool {
     text[..at]
@@ -187,6 +202,22 @@ mod tests {
         assert!(spans.action[message.find("timer").unwrap()]);
         assert!(spans.action[0], "set is in the name and an example");
         assert!(!spans.action[message.find("tea").unwrap()]);
+    }
+
+    #[test]
+    fn a_capital_letter_after_a_name_is_part_of_it() {
+        let vents: ToolManifest = serde_json::from_value(serde_json::json!({
+            "name": "set_vent_opening",
+            "description": "Moves roof vents to given position",
+            "parameters": {"zone": "Greenhouse zone"}
+        }))
+        .unwrap();
+        let message = "open the vents in Greenhouse A to 25%";
+        let spans = MessageSpans::new(message, &vents);
+        let end = message.find(" to").unwrap();
+        assert!(!spans.ends_on_function_word(end), "Greenhouse A");
+        let article = "open a vent";
+        assert!(MessageSpans::new(article, &vents).ends_on_function_word(6));
     }
 
     #[test]

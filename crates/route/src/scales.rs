@@ -212,6 +212,17 @@ pub fn unit_fits(after: &str, name: &str, description: &str) -> bool {
     }
 }
 
+/// Whether a number followed by `after` is written in a unit of the kind
+/// parameter `name` asks for ("两个小时" for a length in minutes; not
+/// "5星", nor a bare number).
+pub fn written_in_unit_of(after: &str, name: &str, description: &str) -> bool {
+    let (Some(written), Some(wanted)) = (unit_after(after), described_unit(name, description))
+    else {
+        return false;
+    };
+    written.kind == wanted.kind
+}
+
 /// Whether `text` is nothing but the name of a unit ("min", "kg", 小时).
 pub fn is_unit_name(text: &str) -> bool {
     let text = text.trim().to_lowercase();
@@ -249,6 +260,11 @@ fn percent_as_fraction(number: f64, after: &str, description: &str) -> Option<f6
         })
     });
     (percent && fraction).then(|| tidy(number / 100.0))
+}
+
+/// Whether a unit is named right after a number ("个小时" of "一个小时").
+pub(crate) fn starts_with_unit(after: &str) -> bool {
+    unit_after(after).is_some()
 }
 
 /// The unit named right after a number: a word, or CJK characters.
@@ -364,6 +380,10 @@ mod tests {
         assert!(is_unit_name("min"));
         assert!(is_unit_name(" Hours "));
         assert!(is_unit_name("小时"));
+        let minutes = ("duration_minutes", "length of the meeting in minutes");
+        assert!(written_in_unit_of("个小时，打5星", minutes.0, minutes.1));
+        assert!(!written_in_unit_of("星", minutes.0, minutes.1));
+        assert!(!written_in_unit_of(" people", minutes.0, minutes.1));
         assert!(!is_unit_name("curry"));
         assert!(!is_unit_name("30 min"));
     }

@@ -3,6 +3,7 @@
 //! digits, for a number parameter to take.
 
 use crate::numbers::{NumberSpan, cjk_number, cjk_numeral};
+use crate::scales::starts_with_unit;
 
 /// English number words below twenty, and their values.
 const UNITS: [&str; 20] = [
@@ -49,7 +50,8 @@ const CJK_WEEKDAY: &[&str] = &["星期", "周", "週", "礼拜", "禮拜", "曜"
 /// The numbers `message` writes in words: English number words up to
 /// ninety-nine ("two", "twenty-five", "a dozen"), "half an"/"half a" as
 /// 0.5 (so "half an hour" is half of the unit after it) and Chinese
-/// numerals (二十四, 两, 五 but not a lone 一, which is mostly "a"), in
+/// numerals (二十四, 两, 五 but not a lone 一 before no unit, which is
+/// mostly "a"), in
 /// order. "one" as a pronoun ("the one", "one of") is none, and neither
 /// is a numeral of a date, a clock time or a weekday.
 pub fn spelled_numbers(message: &str) -> Vec<NumberSpan> {
@@ -252,7 +254,10 @@ fn chinese_numbers(message: &str) -> Vec<NumberSpan> {
         let from = chars[start].0;
         let to = chars.get(index).map_or(message.len(), |(at, _)| *at);
         let after = message[to..].chars().next();
-        let quantity = run != "一"
+        // A lone 一 is mostly "a" (一个任务), but a quantity before a unit
+        // (一个小时, 一天).
+        let counts = run != "一" || starts_with_unit(&message[to..]);
+        let quantity = counts
             && !after.is_some_and(|c| CJK_NOT_QUANTITY.contains(&c))
             && !CJK_WEEKDAY
                 .iter()
@@ -368,6 +373,11 @@ mod tests {
         assert_eq!(
             read("转五百块，两千五百元，一万"),
             pairs(&[("五百", "500"), ("两千五百", "2500"), ("一万", "10000")])
+        );
+        assert_eq!(
+            read("开一个小时的会"),
+            pairs(&[("一", "1")]),
+            "一 before a unit"
         );
     }
 }

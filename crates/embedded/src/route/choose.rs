@@ -344,17 +344,18 @@ impl ChoicePrefix {
     }
 
     /// Whether tool `index` takes a record by its identifier and its name
-    /// or description opens with the verb the request opens with: "close
-    /// 4471" or "add a note to INC-20931" names the tool's own action and
-    /// the record it acts on, in whatever words its author described the
-    /// record ("ticket", "comment"). For a message that writes an
-    /// identifier (see [`names_record`]).
+    /// or description opens with the verb the request opens with, or one
+    /// of its action class: "close 4471", "add a note to INC-20931" or
+    /// "trash IMG_1200.jpg" (for `delete_photo`) names the tool's own
+    /// action and the record it acts on, in whatever words its author
+    /// described the record ("ticket", "comment"). For a message that
+    /// writes an identifier (see [`names_record`]).
     fn acts_on_record(&self, index: usize, asked: &Asked) -> bool {
         let takes = self.records.get(index).copied().unwrap_or(false);
         let own_verb = asked.action_verb.as_deref().is_some_and(|verb| {
             self.reach
                 .get(index)
-                .is_some_and(|reach| reach.opens_with(verb))
+                .is_some_and(|reach| reach.opens_with_kindred(verb))
         });
         takes && own_verb
     }

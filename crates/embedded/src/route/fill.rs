@@ -16,6 +16,7 @@ use riverse_route::{
     Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, candidates, currency_code,
     currency_mentions, enumerations, implied_flag, in_described_scale, labelled_number,
     number_labels, param_options, snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
+    written_in_unit_of,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -67,6 +68,13 @@ fn number_fits<'a>(
             .numbers
             .iter()
             .any(|number| written_as_money(message, &number.bytes));
+    // A parameter in a unit takes a number the message writes in a unit of
+    // its kind ("用了两个小时，打5星" for a length in minutes), when it
+    // writes one.
+    let measured_here = spans
+        .numbers
+        .iter()
+        .any(|number| written_in_unit_of(&message[number.bytes.end..], name, description));
     let (this_changes, has_change, has_level) = (
         takes_change(name, description),
         numeric(true),
@@ -98,6 +106,9 @@ fn number_fits<'a>(
             return named == name;
         }
         if money_here && !written_as_money(message, &number.bytes) {
+            return false;
+        }
+        if measured_here && !written_in_unit_of(after, name, description) {
             return false;
         }
         match slot_words.named_after_number(after) {

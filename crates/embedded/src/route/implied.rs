@@ -2,9 +2,11 @@
 //! list it: one made of a listed verb and a prefix that acts on something
 //! already there asks for that change ("Reopen issue 231" modifies an
 //! issue, so a tool that only creates issues does not serve it; "Unassign
-//! Tom" modifies or removes; "Take Priya's shift off the rota" removes),
+//! Tom" modifies or removes; "Take Priya's shift off the rota" and "take
+//! the posting down" remove, "bring it back" restores, "sign me up"
+//! creates),
 //! and a few unlisted verbs change or halt what exists ("extend",
-//! "pause").
+//! "halt").
 
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
 use riverse_route::{Actions, requested_actions};
@@ -23,15 +25,10 @@ const UNLISTED_CHANGES: &[&str] = &[
     "extend",
     "prolong",
     "shorten",
-    "postpone",
-    "delay",
     "upgrade",
     "downgrade",
     "renew",
     "merge",
-    "restore",
-    "revert",
-    "rollback",
     "snooze",
     "approve",
     "reject",
@@ -45,7 +42,7 @@ const UNLISTED_CHANGES: &[&str] = &[
 ];
 
 /// Verbs the action classes leave out that halt something running.
-const UNLISTED_STOPS: &[&str] = &["pause", "suspend", "halt", "kill", "freeze"];
+const UNLISTED_STOPS: &[&str] = &["halt", "kill"];
 
 /// The actions implied by a request's opening verb when the action classes
 /// do not list it (see the module's documentation).
@@ -105,11 +102,20 @@ pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
         return vec![modify, remove];
     }
     let takes_off = rest.contains(&"off")
+        || (matches!(verb, "take" | "pull") && rest.contains(&"down"))
         || rest
             .windows(2)
             .any(|pair| pair == ["out", "of"] || pair == ["rid", "of"]);
     if matches!(verb, "take" | "cross" | "strike" | "knock" | "pull" | "get") && takes_off {
         return vec![remove];
+    }
+    // "Sign me up for SEC-101" enrols.
+    if verb == "sign" && rest.contains(&"up") {
+        return vec![requested_actions("create")];
+    }
+    // "Can you bring it back?" of a thing deleted asks for it restored.
+    if verb == "bring" && rest.contains(&"back") {
+        return vec![requested_actions("restore")];
     }
     Vec::new()
 }
@@ -169,9 +175,30 @@ mod tests {
             "an unlisted stop is served by a tool that stops"
         );
         assert_eq!(
-            Asked::of("pause the nightly backup").implied,
+            Asked::of("halt the nightly backup").implied,
             vec![requested_actions("cancel")]
         );
+        let delete_entry = tool(
+            "delete_entry",
+            "Deletes a journal entry.",
+            &[("entry_id", "Entry number")],
+        );
+        assert_eq!(
+            Asked::of("we filled the role, take the posting down").implied,
+            Vec::new(),
+            "the asking clause, here the first, is read"
+        );
+        assert_eq!(
+            Asked::of("take the posting down, we filled the role").implied,
+            vec![requested_actions("remove")]
+        );
+        assert_eq!(
+            Asked::of("Sign me up for SEC-101").implied,
+            vec![requested_actions("create")]
+        );
+        let bring_back = Asked::of("I deleted entry 87 by accident, can you bring it back?");
+        assert_eq!(bring_back.implied, vec![requested_actions("restore")]);
+        assert!(!bring_back.served_by(offered_actions(&delete_entry)));
         // A listed verb, or none, implies nothing more.
         for plain in [
             "Open an issue in acme/web",

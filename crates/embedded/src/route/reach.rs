@@ -294,7 +294,7 @@ impl Asked {
     pub fn of(message: &str) -> Self {
         Asked {
             past: asks_past(request_clause(message)),
-            implied: implied_actions(message),
+            implied: implied_actions(request_clause(message)),
             advice: speech::asks_advice(message),
             object: speech::changed_object(message),
             verb: speech::unlisted_verb(message),
@@ -429,6 +429,12 @@ impl Reach {
     /// Whether the tool's name or description opens with `verb`.
     pub fn opens_with(&self, verb: &str) -> bool {
         speech::opens_with_verb(&self.tool, verb)
+    }
+
+    /// Whether the tool's name or description opens with a verb of
+    /// `verb`'s action classes.
+    pub fn opens_with_kindred(&self, verb: &str) -> bool {
+        speech::opens_with_kindred_verb(&self.tool, verb)
     }
 }
 

@@ -20,8 +20,8 @@
 //!   name or description opens with that verb (`waive_fine`, "Lends a book
 //!   to a member"); see [`unlisted_verb`].
 
-use riverse_route::requested_actions;
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
+use riverse_route::{requested_actions, verb_actions};
 use riverse_tool::{Kind, ParamType, ToolManifest};
 
 /// Adjectives that judge, after a copula ("what's a good…", "is it safe…").
@@ -411,6 +411,19 @@ pub(crate) fn unlisted_verb(message: &str) -> Option<String> {
 /// Whether `tool`'s name or description opens with `verb`, inflected or
 /// not ("waive" of `waive_fine`, "lend" of "Lends a book").
 pub(crate) fn opens_with_verb(tool: &ToolManifest, verb: &str) -> bool {
+    opening_words(tool).any(|word| same_verb(&word, verb))
+}
+
+/// Whether `tool`'s name or description opens with a verb of an action
+/// class `verb` is in ("delete" of `delete_photo` for "trash", "update"
+/// for "mark").
+pub(crate) fn opens_with_kindred_verb(tool: &ToolManifest, verb: &str) -> bool {
+    let asked = requested_actions(verb);
+    !asked.is_empty() && opening_words(tool).any(|word| verb_actions(&word).meets(asked))
+}
+
+/// The first words of `tool`'s name and description, lowercase.
+fn opening_words(tool: &ToolManifest) -> impl Iterator<Item = String> {
     let first = |text: &str| {
         text.split(|c: char| !c.is_ascii_alphabetic())
             .find(|word| !word.is_empty())
@@ -419,7 +432,6 @@ pub(crate) fn opens_with_verb(tool: &ToolManifest, verb: &str) -> bool {
     [first(&tool.name), first(&tool.description)]
         .into_iter()
         .flatten()
-        .any(|word| same_verb(&word, verb))
 }
 
 /// Whether `word`, a tool's, is `verb` or an inflection of it ("lends",
