@@ -8,11 +8,11 @@
 //! request names its action with a verb at the start of a clause, after
 //! words such as "please" or "can you" (`data/request_lead_ins.txt`), or,
 //! in Chinese and Japanese, with a term anywhere outside quoted content.
-//! A manifest offers the classes that its
-//! name's first word, its description's clauses' first words (inflected or
-//! not: "Creates an issue", "Searches the web and returns") and the requests
-//! among its examples name; one that names no changing action (a "Latest
-//! stock quotes" tool) offers reading and computing. A manifest's other
+//! A manifest offers the classes that its name's first word, its
+//! description's clauses' first words (inflected or not: "Creates an
+//! issue", "Searches the web and returns") and the requests among its
+//! examples name; one that names no changing action (a "Latest stock
+//! quotes" tool) offers reading and computing. A manifest's other
 //! words are not read: they are mostly nouns ("Read a text file", "Start
 //! time", "Items to add"), not what the tool does. A request is served by
 //! a tool that offers one of its actions, or by any tool when it names none.
@@ -295,12 +295,14 @@ fn classes_of(verb: &str) -> Actions {
         })
 }
 
-/// The classes of a manifest's word, inflected or not ("creates",
-/// "updated", "tracking", "order's").
+/// The classes of a verb as a manifest writes it, inflected or not
+/// ("Deletes", "update").
 pub fn verb_actions(word: &str) -> Actions {
     word_actions(&word.to_lowercase())
 }
 
+/// The classes of a manifest's lowercase word, inflected or not
+/// ("creates", "updated", "tracking", "order's").
 fn word_actions(word: &str) -> Actions {
     let word = word.strip_suffix("'s").unwrap_or(word);
     let mut bases = vec![word.to_owned()];

@@ -626,4 +626,39 @@ mod tests {
         assert!(!written_as_money(message, &(18..23)));
         assert!(written_as_money("Pay €950 today", &(7..10)));
     }
+
+    #[test]
+    fn a_length_in_minutes_takes_the_number_written_as_a_time() {
+        let tool: ToolManifest = serde_json::from_value(serde_json::json!({
+            "name": "log_hike",
+            "description": "Records a completed hike.",
+            "parameters": {"duration_minutes": "time taken, in minutes", "rating": "from 1 to 5"},
+            "parameter_types": {"duration_minutes": "int", "rating": "int"}
+        }))
+        .unwrap();
+        let message = "用了两个小时，打5星";
+        let mut spans = MessageSpans::new(message, &tool);
+        with_spelled_numbers(&mut spans);
+        let slot_words = SlotWords::of(&tool);
+        let minutes = "duration_minutes";
+        let fits = number_fits(
+            &tool,
+            message,
+            &spans,
+            &slot_words,
+            minutes,
+            "time taken, in minutes",
+        );
+        let written = |text: &str| {
+            spans
+                .numbers
+                .iter()
+                .find(|number| &message[number.bytes.clone()] == text)
+                .unwrap()
+        };
+        assert!(fits(written("两")));
+        assert!(!fits(written("5")), "5 stars is no length of time");
+        let rating = number_fits(&tool, message, &spans, &slot_words, "rating", "from 1 to 5");
+        assert!(rating(written("5")));
+    }
 }

@@ -580,4 +580,18 @@ mod tests {
             "fed"
         ));
     }
+
+    #[test]
+    fn a_verb_of_the_same_class_is_kindred() {
+        let delete = tool("delete_photo", "Deletes a photo or video.");
+        assert!(opens_with_kindred_verb(&delete, "trash"));
+        assert!(!opens_with_verb(&delete, "trash"));
+        let update = tool("update_task_status", "Changes a task's status.");
+        assert!(opens_with_kindred_verb(&update, "mark"));
+        assert!(!opens_with_kindred_verb(&update, "trash"));
+        assert!(
+            !opens_with_kindred_verb(&delete, "lend"),
+            "an unlisted verb"
+        );
+    }
 }
