@@ -21,8 +21,8 @@ use std::sync::LazyLock;
 
 use riverse_tool::ToolManifest;
 
+use crate::form::without_quotations;
 use crate::script::is_cjk;
-use crate::shapes::{Shape, shaped_tokens};
 use crate::words::{NEGATIONS, REQUEST_LEAD_INS, data_lines};
 
 /// Classes that change nothing: what a manifest without a changing action
@@ -109,7 +109,7 @@ fn parse(data: &'static str) -> Vec<Class> {
 /// action, is content to send or write, not the request: "给李明发条消息：
 /// 会议改到下午三点" asks to send, not to move a meeting.
 pub fn requested_actions(message: &str) -> Actions {
-    let lower = without_quotes(&message.to_lowercase());
+    let lower = without_quotations(&message.to_lowercase());
     if let Some(head) = before_content(&lower) {
         let asked = actions_named_in(head);
         if !asked.is_empty() {
@@ -160,19 +160,6 @@ fn asks_to_be_told(clause: &[&str], verb: &str) -> bool {
         .nth(1)
         .is_some_and(|word| matches!(*word, "me" | "us"));
     told && to_me
-}
-
-/// `text` with what its quotation marks hold blanked out.
-fn without_quotes(text: &str) -> String {
-    let mut kept = text.to_owned();
-    for quoted in shaped_tokens(text)
-        .into_iter()
-        .filter(|token| token.shape == Shape::Quoted)
-    {
-        let blank = " ".repeat(quoted.bytes.len());
-        kept.replace_range(quoted.bytes, &blank);
-    }
-    kept
 }
 
 /// The verb of an action class the message's first clause opens with,

@@ -142,7 +142,7 @@ fn has_phrase(words: &[String], phrase: &str, anchored: bool) -> bool {
 
 /// `text` with its quoted phrases ('…', "…", “…”, 「…」) left out. An
 /// apostrophe inside a word ("don't", "IBM's") opens no quotation.
-fn without_quotations(text: &str) -> String {
+pub(crate) fn without_quotations(text: &str) -> String {
     let mut kept = String::with_capacity(text.len());
     let mut closing: Option<char> = None;
     let mut previous = ' ';

@@ -206,12 +206,11 @@ mod tests {
 
     #[test]
     fn a_capital_letter_after_a_name_is_part_of_it() {
-        let vents: ToolManifest = serde_json::from_value(serde_json::json!({
-            "name": "set_vent_opening",
-            "description": "Moves roof vents to given position",
-            "parameters": {"zone": "Greenhouse zone"}
-        }))
-        .unwrap();
+        let vents = crate::test_tools::tool(
+            "set_vent_opening",
+            "Moves roof vents to given position",
+            &[("zone", "Greenhouse zone")],
+        );
         let message = "open the vents in Greenhouse A to 25%";
         let spans = MessageSpans::new(message, &vents);
         let end = message.find(" to").unwrap();

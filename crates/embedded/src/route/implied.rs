@@ -44,6 +44,20 @@ const UNLISTED_CHANGES: &[&str] = &[
 /// Verbs the action classes leave out that halt something running.
 const UNLISTED_STOPS: &[&str] = &["halt", "kill"];
 
+/// Verbs whose particle, later in the clause, names what they do ("Take
+/// Priya's shift off the rota", "bring it back"): the verbs, their
+/// particles, and a verb of the class they name.
+const PARTICLE_VERBS: &[(&[&str], &[&str], &str)] = &[
+    (
+        &["take", "cross", "strike", "knock", "pull", "get"],
+        &["off", "out of", "rid of"],
+        "remove",
+    ),
+    (&["take", "pull"], &["down"], "remove"),
+    (&["bring"], &["back"], "restore"),
+    (&["sign"], &["up"], "create"),
+];
+
 /// The actions implied by a request's opening verb when the action classes
 /// do not list it (see the module's documentation).
 pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
@@ -101,21 +115,15 @@ pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
     {
         return vec![modify, remove];
     }
-    let takes_off = rest.contains(&"off")
-        || (matches!(verb, "take" | "pull") && rest.contains(&"down"))
-        || rest
-            .windows(2)
-            .any(|pair| pair == ["out", "of"] || pair == ["rid", "of"]);
-    if matches!(verb, "take" | "cross" | "strike" | "knock" | "pull" | "get") && takes_off {
-        return vec![remove];
-    }
-    // "Sign me up for SEC-101" enrols.
-    if verb == "sign" && rest.contains(&"up") {
-        return vec![requested_actions("create")];
-    }
-    // "Can you bring it back?" of a thing deleted asks for it restored.
-    if verb == "bring" && rest.contains(&"back") {
-        return vec![requested_actions("restore")];
+    let names_particle = |particle: &str| {
+        let wanted: Vec<&str> = particle.split(' ').collect();
+        rest.windows(wanted.len())
+            .any(|window| window == wanted.as_slice())
+    };
+    for (verbs, particles, class) in PARTICLE_VERBS {
+        if verbs.contains(&verb) && particles.iter().any(|particle| names_particle(particle)) {
+            return vec![requested_actions(class)];
+        }
     }
     Vec::new()
 }

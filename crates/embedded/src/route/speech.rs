@@ -418,7 +418,7 @@ pub(crate) fn opens_with_verb(tool: &ToolManifest, verb: &str) -> bool {
 /// class `verb` is in ("delete" of `delete_photo` for "trash", "update"
 /// for "mark").
 pub(crate) fn opens_with_kindred_verb(tool: &ToolManifest, verb: &str) -> bool {
-    let asked = requested_actions(verb);
+    let asked = verb_actions(verb);
     !asked.is_empty() && opening_words(tool).any(|word| verb_actions(&word).meets(asked))
 }
 
