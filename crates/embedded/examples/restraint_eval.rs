@@ -24,6 +24,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use chrono::NaiveDate;
 use clap::{Parser, ValueEnum};
 use riverse_embedded::{EmbeddedModel, EmbeddedOptions, Route, RouteReport};
 use riverse_tool::{Kind, ToolManifest};
@@ -50,6 +51,10 @@ struct Args {
     /// Multi-part cases (default: eval/multipart-cases.json).
     #[arg(long, value_name = "FILE")]
     multipart: Option<PathBuf>,
+    /// The day the cases were written on: the days they name relative to
+    /// today ("tomorrow", "next Tuesday") are dated as of it.
+    #[arg(long, value_name = "YYYY-MM-DD", default_value = "2026-12-05")]
+    today: NaiveDate,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,7 +124,9 @@ fn main() {
             .unwrap_or_else(|| dir.join("multipart-cases.json")),
         args.split,
     );
-    let model = EmbeddedModel::load(&EmbeddedOptions::default()).expect("load the model");
+    let model = EmbeddedModel::load(&EmbeddedOptions::default())
+        .expect("load the model")
+        .on_day(args.today);
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for (case, is_multipart) in restraint
         .iter()

@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use chrono::NaiveDate;
 use clap::{Parser, ValueEnum};
 use riverse_embedded::{EmbeddedModel, EmbeddedOptions, Route};
 use riverse_llm::{Message, ToolCall};
@@ -64,6 +65,10 @@ struct Args {
     /// Time one cold turn on MESSAGE instead: load, route and answer.
     #[arg(long, value_name = "MESSAGE")]
     cold: Option<String>,
+    /// The day the cases were written on: the days they name relative to
+    /// today ("tomorrow", "next Tuesday") are dated as of it.
+    #[arg(long, value_name = "YYYY-MM-DD", default_value = "2026-12-05")]
+    today: NaiveDate,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -138,7 +143,9 @@ fn main() {
         options.prompt_cache_dir = None;
     }
     let started = Instant::now();
-    let model = EmbeddedModel::load(&options).expect("load the model");
+    let model = EmbeddedModel::load(&options)
+        .expect("load the model")
+        .on_day(args.today);
     let load_time = started.elapsed();
     if let Some(message) = &args.cold {
         cold(&model, load_time, &tools, message);

@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::NaiveDate;
 use riverse_llm::{Message, Usage};
 use riverse_tool::ToolManifest;
 
@@ -112,6 +113,10 @@ pub struct EmbeddedModel {
     /// Whether English replies are generated (and checked) rather than
     /// fixed; off by default (see [`EmbeddedModel::with_generated_replies`]).
     generated_replies: bool,
+    /// The day that days a message names relative to today ("tomorrow",
+    /// "next Tuesday") are dated from; the machine's local date when unset
+    /// (see [`EmbeddedModel::on_day`]).
+    today: Option<NaiveDate>,
 }
 
 struct Inner {
@@ -154,6 +159,7 @@ impl EmbeddedModel {
                 router: Router::new(disk),
             }),
             generated_replies: false,
+            today: None,
         })
     }
 
@@ -165,6 +171,20 @@ impl EmbeddedModel {
     pub fn with_generated_replies(mut self, generated: bool) -> Self {
         self.generated_replies = generated;
         self
+    }
+
+    /// This model, dating the days a message names relative to today
+    /// ("tomorrow", "next Tuesday", 下周二) as of `day` instead of the
+    /// machine's local date: for evaluations written against a day.
+    pub fn on_day(mut self, day: NaiveDate) -> Self {
+        self.today = Some(day);
+        self
+    }
+
+    /// The day relative days are dated from.
+    fn today(&self) -> NaiveDate {
+        self.today
+            .unwrap_or_else(|| chrono::Local::now().date_naive())
     }
 
     /// The GGUF file the model was loaded from.
@@ -190,7 +210,7 @@ impl EmbeddedModel {
     pub fn route_report(&self, message: &str, tools: &[ToolManifest]) -> Result<RouteReport> {
         self.inner
             .router
-            .route(&self.inner.engine, message, tools, false)
+            .route(&self.inner.engine, message, tools, false, self.today())
     }
 
     /// [`EmbeddedModel::route_report`] for a request that must call one of
@@ -203,7 +223,7 @@ impl EmbeddedModel {
     ) -> Result<RouteReport> {
         self.inner
             .router
-            .route(&self.inner.engine, message, tools, true)
+            .route(&self.inner.engine, message, tools, true, self.today())
     }
 
     /// Writes the reply to the conversation's last user message, passing it

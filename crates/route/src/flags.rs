@@ -17,6 +17,28 @@ const MIN_DESCRIPTION_WORD: usize = 5;
 /// Prefixes that make a word the negation of the word it is put before.
 const NEGATING_PREFIXES: [&str; 3] = ["un", "non", "dis"];
 
+/// Words each of which says the other is false ("keep it private" of
+/// `is_public`).
+const OPPOSITES: &[(&str, &str)] = &[
+    ("public", "private"),
+    ("visible", "hidden"),
+    ("show", "hide"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("open", "closed"),
+    ("include", "exclude"),
+    ("automatic", "manual"),
+    ("automatically", "manually"),
+    ("active", "inactive"),
+];
+
+/// Whether message word `word` is the opposite of `named`.
+fn opposes(word: &str, named: &str) -> bool {
+    OPPOSITES
+        .iter()
+        .any(|&(one, other)| (word == one && named == other) || (word == other && named == one))
+}
+
 /// English words before a mention that can negate it.
 const NEGATION_REACH: usize = 3;
 
@@ -52,6 +74,9 @@ pub fn implied_flag(
             if mentions(word, named) {
                 return Some((at, false));
             }
+            if opposes(word, named) {
+                return Some((at, true));
+            }
             NEGATING_PREFIXES
                 .iter()
                 .any(|prefix| {
@@ -68,8 +93,9 @@ pub fn implied_flag(
             .any(|negation| !negation.is_ascii() && message.contains(negation))
     } else {
         let before = &words[at.saturating_sub(NEGATION_REACH)..at];
+        // A negated opposite is the flag itself ("don't keep it private").
         negated_word
-            || NEGATIONS.entries().iter().any(|negation| {
+            != NEGATIONS.entries().iter().any(|negation| {
                 let wanted: Vec<&str> = negation.split_whitespace().collect();
                 before
                     .windows(wanted.len())
@@ -137,6 +163,15 @@ mod tests {
         assert_eq!(
             implied_flag("unfavourite her", "favourite", "Starred contact", ""),
             Some(false)
+        );
+        let public = ("is_public", "Whether anyone can see it");
+        assert_eq!(
+            implied_flag("keep it private though", public.0, public.1, ""),
+            Some(false)
+        );
+        assert_eq!(
+            implied_flag("don't keep it private", public.0, public.1, ""),
+            Some(true)
         );
     }
 

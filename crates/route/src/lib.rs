@@ -96,7 +96,8 @@ pub use identifiers::{
 };
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
-    SlotWords, answers, missing_required, names_time_only, required_params, wants_time,
+    SlotWords, answers, described_optional, missing_required, names_time_only, required_params,
+    wants_time,
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};

@@ -85,6 +85,13 @@ const OPTIONAL_MARKERS: [&str; 6] = [
     "if empty",
 ];
 
+/// Whether a parameter's description says it may be left out ("optional;
+/// …", "defaults to 10").
+pub fn described_optional(description: &str) -> bool {
+    let lower = description.to_lowercase();
+    OPTIONAL_MARKERS.iter().any(|marker| lower.contains(marker))
+}
+
 /// Whether `text` names a time and nothing else: every word a time word, a
 /// number or a function word, and one at least a time word.
 pub fn names_time_only(text: &str) -> bool {
@@ -301,13 +308,12 @@ pub fn required_params(tool: &ToolManifest) -> Vec<String> {
     // The record a call works on: an identifier its description does not
     // call optional ("the booking reference" of a cancellation).
     let identifiers = tool.parameters.iter().filter(|(name, description)| {
-        let lower = description.to_lowercase();
         // An email or a phone is as often a value to set as a key.
         matches!(
             identifier_kind(name, description),
             Some(IdentifierKind::Record | IdentifierKind::Code)
         ) && tool.param_type(name) == ParamType::String
-            && !OPTIONAL_MARKERS.iter().any(|marker| lower.contains(marker))
+            && !described_optional(description)
     });
     let mut required: Vec<String> = identifiers.map(|(name, _)| name.clone()).collect();
     if offered_actions(tool).changes() {
@@ -320,11 +326,10 @@ pub fn required_params(tool: &ToolManifest) -> Vec<String> {
         .parameter_types
         .get(name)
         .and_then(|declared| declared.conversion());
-    let lower = description.to_lowercase();
     let optional = tool.param_type(name) == ParamType::Bool
         || matches!(declared, Some(Kind::List | Kind::Object))
         || !param_options(tool, name).is_empty()
-        || OPTIONAL_MARKERS.iter().any(|marker| lower.contains(marker));
+        || described_optional(description);
     if !optional && !required.contains(name) {
         required.insert(0, name.clone());
     }

@@ -9,6 +9,7 @@ use std::ops::Range;
 use riverse_tool::ToolManifest;
 
 use crate::arithmetic::extend_expression;
+use crate::formats::wants_clock_time;
 use crate::numbers::{cjk_numeral, numbers};
 use crate::runs::runs;
 use crate::script::is_cjk;
@@ -58,15 +59,24 @@ pub fn shaped_tokens(text: &str) -> Vec<Shaped> {
 
 /// The shapes a tool's manifest writes in its parameter descriptions and
 /// examples, quotes left out (a quoted example is how people write any
-/// text, not a sign of one tool).
+/// text, not a sign of one tool), and a clock time where a parameter asks
+/// for `HH:MM`.
 pub fn tool_shapes(tool: &ToolManifest) -> BTreeSet<Shape> {
-    tool.parameters
+    let written = tool
+        .parameters
         .values()
         .chain(&tool.examples)
         .flat_map(|text| shaped_tokens(text))
         .map(|shaped| shaped.shape)
-        .filter(|&shape| shape != Shape::Quoted)
-        .collect()
+        .filter(|&shape| shape != Shape::Quoted);
+    // A parameter that asks for `HH:MM` takes a clock time, however the
+    // message writes it ("at 10:30 am").
+    let asked = tool
+        .parameters
+        .values()
+        .filter(|description| wants_clock_time(description))
+        .map(|_| Shape::ClockTime);
+    written.chain(asked).collect()
 }
 
 /// Runs of ASCII non-space characters (CJK text and spaces end them), less
@@ -359,5 +369,12 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(tool_shapes(&tool), BTreeSet::from([Shape::Path]));
+        let booking: ToolManifest = serde_json::from_value(serde_json::json!({
+            "name": "book_visit",
+            "description": "Book a visit",
+            "parameters": {"time": "start time, HH:MM in 24-hour format"}
+        }))
+        .unwrap();
+        assert_eq!(tool_shapes(&booking), BTreeSet::from([Shape::ClockTime]));
     }
 }

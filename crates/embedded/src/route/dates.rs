@@ -4,12 +4,16 @@
 //! together ("on 2027-01-08 at 06:00", 2027年3月1日晚上8点). A date
 //! written without its year takes the year of the full date the message
 //! writes beside it, as a range writes it once ("from June 12 to June 15,
-//! 2027": the start is `2027-06-12`, not the end's date); a message that
-//! writes no year leaves it as written: the year is not the message's to
-//! guess.
+//! 2027": the start is `2027-06-12`, not the end's date); one the message
+//! writes without any year, and a day it names relative to today
+//! ("tomorrow", "next Tuesday", 下周二), are read as of today (see
+//! [`crate::route::days`]), unless the description offers such words
+//! itself ("YYYY-MM-DD, 'today' or a weekday"): its tool reads them.
 
+use chrono::NaiveDate;
 use riverse_route::as_clock_time;
 
+use crate::route::days::{day_of_value, named_days, named_month};
 use crate::route::reach::MONTHS;
 
 /// Whether a parameter's description asks for an ISO date.
@@ -20,18 +24,39 @@ pub(crate) fn wants_iso_date(description: &str) -> bool {
 /// `value` as its parameter's description asks (see the module's
 /// documentation): the date `value` writes, else the message's first;
 /// with the clock time of `value` or the message when the description
-/// asks for one. `None` when the message writes no full date.
-pub(crate) fn as_iso_date(description: &str, value: &str, message: &str) -> Option<String> {
+/// asks for one. `None` when the message names no date.
+pub(crate) fn as_iso_date(
+    description: &str,
+    value: &str,
+    message: &str,
+    today: NaiveDate,
+    gone: bool,
+) -> Option<String> {
+    let relative = !offers_day_words(description);
+    // A month and day `text` writes, in the year the message writes.
+    let in_written_year = |text: &str| {
+        let (month, day) = month_day(text)?;
+        let year = iso_date(message)
+            .map(|date| date[..4].to_owned())
+            .or_else(|| lone_year(message).map(|year| year.to_string()))?;
+        Some(format!("{year}-{month:02}-{day:02}"))
+    };
     let date = iso_date(value)
-        .or_else(|| {
-            let (month, day) = month_day(value)?;
-            let year = iso_date(message)
-                .map(|date| date[..4].to_owned())
-                .or_else(|| lone_year(message).map(|year| year.to_string()))?;
-            Some(format!("{year}-{month:02}-{day:02}"))
-        })
+        .or_else(|| in_written_year(value))
         .or_else(|| day_after(value, &iso_date(message)?))
-        .or_else(|| iso_date(message))?;
+        .or_else(|| {
+            let day = day_of_value(value, message, today, gone).filter(|_| relative)?;
+            Some(day.to_string())
+        })
+        .or_else(|| iso_date(message))
+        .or_else(|| in_written_year(message))
+        .or_else(|| {
+            let day = named_days(message, today, gone)
+                .into_iter()
+                .next()
+                .filter(|_| relative)?;
+            Some(day.date.to_string())
+        })?;
     if !description.to_ascii_uppercase().contains("HH:MM") {
         return Some(date);
     }
@@ -40,6 +65,59 @@ pub(crate) fn as_iso_date(description: &str, value: &str, message: &str) -> Opti
         as_clock_time("", message)
     })?;
     Some(format!("{date} {time}"))
+}
+
+/// Whether the date parameter `description` describes, of tool `tool`, is
+/// the day of something done: its description says so in the past tense
+/// ("the day that was missed", "day you volunteered"), or the tool logs or
+/// records what was done (`log_hike`). Its weekday or day alone is then
+/// the last one gone ("log 3 hours from Thursday").
+pub(crate) fn looks_back(tool: &str, description: &str) -> bool {
+    let lower = description.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let past = words
+        .iter()
+        .any(|word| matches!(*word, "was" | "were" | "happened"))
+        || words.windows(2).any(|pair| {
+            matches!(pair[0], "you" | "i" | "we" | "they")
+                && pair[1].len() > 4
+                && pair[1].ends_with("ed")
+        });
+    let logs = ["log_", "record_"]
+        .iter()
+        .any(|verb| tool.starts_with(verb));
+    past || logs
+}
+
+/// Whether a date parameter's description offers words for days
+/// ("'today', 'tomorrow' or a weekday name"): its tool reads them itself.
+fn offers_day_words(description: &str) -> bool {
+    let lower = description.to_lowercase();
+    ["today", "tomorrow", "weekday"]
+        .iter()
+        .any(|word| lower.contains(word))
+}
+
+/// The date a required date parameter takes when the model gave it no
+/// value: the one day the message names, if it names exactly one.
+pub(crate) fn only_named_date(
+    description: &str,
+    message: &str,
+    today: NaiveDate,
+    gone: bool,
+) -> Option<String> {
+    if offers_day_words(description) {
+        return None;
+    }
+    let days = named_days(message, today, gone);
+    match days.as_slice() {
+        [day] => Some(day.date.to_string()),
+        [] => iso_date(message),
+        _ => None,
+    }
 }
 
 /// The first full date `text` writes, as `YYYY-MM-DD`: `2027-01-08`,
@@ -143,9 +221,13 @@ pub(crate) fn wants_year_month(description: &str) -> bool {
 }
 
 /// The month `value` (or else the message) writes with its year, as
-/// `YYYY-MM`: "October 2026", "Oct 2026", `2026-10`, 2026年10月.
-pub(crate) fn as_year_month(value: &str, message: &str) -> Option<String> {
-    year_month(value).or_else(|| year_month(message))
+/// `YYYY-MM`: "October 2026", "Oct 2026", `2026-10`, 2026年10月; else the
+/// one it names as of today ("last month", "November").
+pub(crate) fn as_year_month(value: &str, message: &str, today: NaiveDate) -> Option<String> {
+    year_month(value)
+        .or_else(|| year_month(message))
+        .or_else(|| named_month(value, today))
+        .or_else(|| named_month(message, today))
 }
 
 fn year_month(text: &str) -> Option<String> {
@@ -245,7 +327,7 @@ fn numeric_date(token: &str) -> Option<String> {
 }
 
 /// A month's number from its name or its first three letters ("jan.").
-fn month_of(token: &str) -> Option<u32> {
+pub(super) fn month_of(token: &str) -> Option<u32> {
     let word = token.trim_matches(|c: char| !c.is_alphabetic());
     if word.len() < 3 {
         return None;
@@ -260,7 +342,7 @@ fn month_of(token: &str) -> Option<u32> {
 pub(crate) const ORDINAL_SUFFIXES: [&str; 4] = ["st", "nd", "rd", "th"];
 
 /// A day of the month: `14`, `14th`, `1st`.
-fn day_of(token: &str) -> Option<u32> {
+pub(super) fn day_of(token: &str) -> Option<u32> {
     let digits: String = token.chars().take_while(char::is_ascii_digit).collect();
     let rest = &token[digits.len()..];
     let suffix = rest.trim_end_matches(|c: char| !c.is_alphanumeric());
@@ -270,7 +352,7 @@ fn day_of(token: &str) -> Option<u32> {
 }
 
 /// A four-digit year.
-fn year_of(token: &str) -> Option<u32> {
+pub(super) fn year_of(token: &str) -> Option<u32> {
     let digits = token.trim_matches(|c: char| !c.is_ascii_digit());
     (digits.len() == 4 && digits.chars().all(|c| c.is_ascii_digit()))
         .then(|| digits.parse().ok())
@@ -322,6 +404,11 @@ mod tests {
         assert_eq!(iso_date("may I ask 2 things"), None);
     }
 
+    /// A Saturday.
+    fn today() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 12, 5).unwrap()
+    }
+
     #[test]
     fn a_date_and_time_description_takes_both() {
         let description = "release date and time, YYYY-MM-DD HH:MM, 24-hour";
@@ -329,7 +416,9 @@ mod tests {
             as_iso_date(
                 description,
                 "06:00",
-                "Release episode 55 on 2027-01-08 at 06:00"
+                "Release episode 55 on 2027-01-08 at 06:00",
+                today(),
+                false
             )
             .as_deref(),
             Some("2027-01-08 06:00")
@@ -338,7 +427,9 @@ mod tests {
             as_iso_date(
                 description,
                 "20:00",
-                "把第56期安排在2027年3月1日晚上8点发布"
+                "把第56期安排在2027年3月1日晚上8点发布",
+                today(),
+                false
             )
             .as_deref(),
             Some("2027-03-01 20:00")
@@ -347,12 +438,26 @@ mod tests {
             as_iso_date(
                 "appointment date, YYYY-MM-DD",
                 "14 January 2027",
-                "on 14 January 2027"
+                "on 14 January 2027",
+                today(),
+                false
             )
             .as_deref(),
             Some("2027-01-14")
         );
         assert!(wants_iso_date("payment date, YYYY-MM-DD"));
+    }
+
+    #[test]
+    fn the_day_of_a_doing_is_one_gone() {
+        assert!(looks_back(
+            "report_missed_pickup",
+            "the collection day that was missed"
+        ));
+        assert!(looks_back("add_hours", "day you volunteered, YYYY-MM-DD"));
+        assert!(looks_back("log_hike", "day of the hike, YYYY-MM-DD"));
+        assert!(!looks_back("book_visit", "requested day, YYYY-MM-DD"));
+        assert!(!looks_back("book_visit", "the day you want, YYYY-MM-DD"));
     }
 
     #[test]
@@ -375,18 +480,21 @@ mod tests {
     fn a_month_is_written_as_its_description_asks() {
         assert!(wants_year_month("the month in YYYY-MM format"));
         assert!(!wants_year_month("date in YYYY-MM-DD format"));
-        let month = |value| as_year_month(value, "");
+        let month = |value| as_year_month(value, "", today());
         assert_eq!(month("October 2026").as_deref(), Some("2026-10"));
         assert_eq!(month("payslip for oct 2026").as_deref(), Some("2026-10"));
         assert_eq!(month("2026-10").as_deref(), Some("2026-10"));
         assert_eq!(month("2026年10月の給与").as_deref(), Some("2026-10"));
-        assert_eq!(month("October"), None);
+        assert_eq!(month("October").as_deref(), Some("2026-10"), "the one gone");
+        assert_eq!(month("next month").as_deref(), Some("2027-01"));
         let described = "start date in YYYY-MM-DD format";
         assert_eq!(
             as_iso_date(
                 described,
                 "Jan 1",
-                "a PDF for all of 2024 (Jan 1 through Dec 31)"
+                "a PDF for all of 2024 (Jan 1 through Dec 31)",
+                today(),
+                false
             )
             .as_deref(),
             Some("2024-01-01"),
@@ -399,15 +507,29 @@ mod tests {
         let message = "book a double, in on 3 March 2027 and out on the 5th";
         let described = "departure date in YYYY-MM-DD format";
         assert_eq!(
-            as_iso_date(described, "the 5th", message).as_deref(),
+            as_iso_date(described, "the 5th", message, today(), false).as_deref(),
             Some("2027-03-05")
         );
         assert_eq!(
-            as_iso_date(described, "2nd", "in on 30 December 2027, out on the 2nd").as_deref(),
+            as_iso_date(
+                described,
+                "2nd",
+                "in on 30 December 2027, out on the 2nd",
+                today(),
+                false
+            )
+            .as_deref(),
             Some("2028-01-02")
         );
         assert_eq!(
-            as_iso_date(described, "5", message).as_deref(),
+            as_iso_date(
+                described,
+                "2",
+                "a double for 2, in on 3 March 2027 and out on the 5th",
+                today(),
+                false
+            )
+            .as_deref(),
             Some("2027-03-03"),
             "a bare number is no day"
         );
@@ -416,7 +538,7 @@ mod tests {
     #[test]
     fn a_date_without_its_year_takes_the_year_written_beside_it() {
         let start = "check-in date, YYYY-MM-DD";
-        let asked = |value: &str, message: &str| as_iso_date(start, value, message);
+        let asked = |value: &str, message: &str| as_iso_date(start, value, message, today(), false);
         let range = "Find me hotels in Lisbon from June 12 to June 15, 2027";
         assert_eq!(asked("June 12", range).as_deref(), Some("2027-06-12"));
         assert_eq!(asked("June 15, 2027", range).as_deref(), Some("2027-06-15"));
@@ -426,7 +548,21 @@ mod tests {
             asked("the 3rd of May", "between the 3rd of May and 9 May 2027").as_deref(),
             Some("2027-05-03")
         );
-        assert_eq!(asked("June 12", "from June 12 to June 15"), None, "no year");
+        assert_eq!(
+            asked("June 12", "from June 12 to June 15").as_deref(),
+            Some("2027-06-12"),
+            "no year: the next to come"
+        );
+        assert_eq!(
+            asked("Tuesday", "any openings next Tuesday?").as_deref(),
+            Some("2026-12-08")
+        );
+        let offered = "YYYY-MM-DD, 'today', 'tomorrow' or a weekday name";
+        assert_eq!(
+            as_iso_date(offered, "tomorrow", "book it for tomorrow", today(), false),
+            None,
+            "its tool reads the word"
+        );
         assert_eq!(month_day("tomorrow"), None);
     }
 }

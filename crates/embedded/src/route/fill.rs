@@ -12,11 +12,12 @@
 
 use std::ops::Range;
 
+use chrono::NaiveDate;
 use riverse_route::{
     Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, candidates, currency_code,
-    currency_mentions, enumerations, implied_flag, in_described_scale, labelled_number,
-    number_labels, param_options, snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
-    written_in_unit_of,
+    currency_mentions, described_optional, enumerations, implied_flag, in_described_scale,
+    labelled_number, number_labels, param_options, snap_to_option, unit_fits, wants_clock_time,
+    wants_currency_code, written_in_unit_of,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -25,7 +26,8 @@ use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::route::assign::{StringSlots, assign_strings};
 use crate::route::dates::{
-    as_iso_date, as_year_month, no_date_kept, wants_iso_date, wants_year_month,
+    as_iso_date, as_year_month, looks_back, no_date_kept, only_named_date, wants_iso_date,
+    wants_year_month,
 };
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::prompt;
@@ -163,13 +165,15 @@ pub(super) const CLOSE: &str = "\"}";
 
 /// The parameters of `tool` for `message`, and the tokens of the parameter
 /// prompt they were filled after (0 for a tool without parameters, which
-/// runs none); `prefix` is the tool's prefilled parameter prompt.
+/// runs none); `prefix` is the tool's prefilled parameter prompt, and
+/// days the message names relative to `today` are dated as of it.
 pub(crate) fn fill_params(
     engine: &Engine,
     tokens: &ValueTokens,
     prefix: &State,
     tool: &ToolManifest,
     message: &str,
+    today: NaiveDate,
 ) -> Result<(Params, usize)> {
     let mut params = Params::new();
     if tool.parameters.is_empty() {
@@ -226,7 +230,7 @@ pub(crate) fn fill_params(
     with_labelled_values(tool, message, &mut values);
     with_currency_codes(tool, message, &mut values);
     for (name, value) in tool.parameters.keys().zip(values) {
-        if let Some(value) = as_asked(tool, name, message, value) {
+        if let Some(value) = as_asked(tool, name, message, value, today) {
             params.insert(name.clone(), value);
         }
     }
@@ -366,7 +370,7 @@ fn fill_number(
     let value = labelled_or_decoded(tool, name, message, decoded.value);
     let value = match (&value, &decoded.taken) {
         (Some(Value::Number(number)), Some(span)) => {
-            rescaled(tool, name, number, &message[span.end..]).or(value)
+            rescaled(tool, name, number, message, span).or(value)
         }
         _ => value,
     };
@@ -524,9 +528,18 @@ fn widened_to_enumerations(
 
 /// `value` written as parameter `name` asks: a parameter of a few options
 /// takes the one the value names, or the one the message names when no
-/// span was given ("a Mexican recipe"), and one that asks for an `HH:MM`
-/// time gets the time written so.
-fn as_asked(tool: &ToolManifest, name: &str, message: &str, value: Option<Value>) -> Option<Value> {
+/// span was given ("a Mexican recipe"), one that asks for an `HH:MM`
+/// time gets the time written so, and one that asks for a date gets it
+/// as its description writes it (see [`crate::route::dates`]); a
+/// required date the model gave no value takes the one day the message
+/// names.
+fn as_asked(
+    tool: &ToolManifest,
+    name: &str,
+    message: &str,
+    value: Option<Value>,
+    today: NaiveDate,
+) -> Option<Value> {
     let options = param_options(tool, name);
     let description = tool.parameters.get(name).map_or("", String::as_str);
     match value {
@@ -537,14 +550,19 @@ fn as_asked(tool: &ToolManifest, name: &str, message: &str, value: Option<Value>
             snap_to_option("", message, &options).map(Value::String)
         }
         Some(Value::String(text)) if wants_iso_date(description) => {
-            match as_iso_date(description, &text, message) {
+            let gone = looks_back(&tool.name, description);
+            match as_iso_date(description, &text, message, today, gone) {
                 Some(date) => Some(Value::String(date)),
                 None => no_date_kept(description, text).map(Value::String),
             }
         }
-        Some(Value::String(text)) if wants_year_month(description) => {
-            Some(Value::String(as_year_month(&text, message).unwrap_or(text)))
+        None if wants_iso_date(description) && !described_optional(description) => {
+            let gone = looks_back(&tool.name, description);
+            only_named_date(description, message, today, gone).map(Value::String)
         }
+        Some(Value::String(text)) if wants_year_month(description) => Some(Value::String(
+            as_year_month(&text, message, today).unwrap_or(text),
+        )),
         Some(Value::String(text)) if wants_clock_time(description) => {
             as_clock_time(&text, message).map(Value::String)
         }
@@ -582,23 +600,51 @@ fn labelled_or_decoded(
 }
 
 /// A number put in the unit or scale its parameter asks for ("2 hours" for
-/// a delay in minutes is 120; see [`in_described_scale`]), an integer for
-/// an integer parameter; `None` when it stays as written.
+/// a delay in minutes is 120; see [`in_described_scale`]; "€2" for a price
+/// in cents is 200), an integer for an integer parameter; `None` when it
+/// stays as written. `bytes` is where `message` writes the number.
 fn rescaled(
     tool: &ToolManifest,
     name: &str,
     number: &serde_json::Number,
-    after: &str,
+    message: &str,
+    bytes: &Range<usize>,
 ) -> Option<Value> {
     let description = tool.parameters.get(name).map_or("", String::as_str);
     let number = number.as_f64()?;
+    let after = &message[bytes.end..];
     let scaled = in_described_scale(number, after, name, description)
-        .or_else(|| percent_as_example_decimal(number, after, description))?;
+        .or_else(|| percent_as_example_decimal(number, after, description))
+        .or_else(|| {
+            let major = in_cents(name, description) && written_in_major_unit(message, bytes);
+            major.then(|| (number * 100.0).round())
+        })?;
     match tool.param_type(name) {
         ParamType::Int if scaled.fract() == 0.0 => Some(Value::from(scaled as i64)),
         ParamType::Int => None,
         _ => serde_json::Number::from_f64(scaled).map(Value::Number),
     }
+}
+
+/// Whether parameter `name` takes a sum in cents ("price in cents",
+/// `max_rate_cents`, pence).
+fn in_cents(name: &str, description: &str) -> bool {
+    let own = format!("{name} {description}").to_lowercase();
+    own.split(|c: char| !c.is_alphanumeric())
+        .any(|word| matches!(word, "cent" | "cents" | "pence" | "penny"))
+}
+
+/// Whether the number at `bytes` of `message` is a sum written in a
+/// currency's main unit ("€2", "28 dollars"), one that has cents: not in
+/// cents themselves, nor in yen.
+fn written_in_major_unit(message: &str, bytes: &Range<usize>) -> bool {
+    let after = message[bytes.end..].trim_start().to_lowercase();
+    let before = message[..bytes.start].trim_end();
+    let no_cents = ["yen", "jpy", "¥", "円"];
+    written_as_money(message, bytes)
+        && !no_cents
+            .iter()
+            .any(|sign| after.starts_with(sign) || before.ends_with(sign))
 }
 
 /// The name of `tool`'s parameter at `index` in its manifest.
@@ -616,6 +662,22 @@ fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sum_for_a_parameter_in_cents_is_written_in_its_main_unit() {
+        assert!(in_cents("max_rate_cents", "optional; highest hourly rate"));
+        assert!(in_cents("price", "price in cents"));
+        assert!(!in_cents("discount", "a percentage, 0-100"));
+        let message = "under 2 euros an hour, or $1.50, or 300 yen, or 80 cents";
+        let at = |number: &str| {
+            let start = message.find(number).unwrap();
+            start..start + number.len()
+        };
+        assert!(written_in_major_unit(message, &at("2")));
+        assert!(written_in_major_unit(message, &at("1.50")));
+        assert!(!written_in_major_unit(message, &at("300")));
+        assert!(!written_in_major_unit(message, &at("80")));
+    }
 
     #[test]
     fn a_sum_in_a_currency_is_the_number_written_as_money() {

@@ -14,6 +14,7 @@
 mod assign;
 mod choose;
 mod dates;
+mod days;
 mod doings;
 mod fill;
 mod forms;
@@ -29,6 +30,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+use chrono::NaiveDate;
 use riverse_llm::Usage;
 use riverse_route::{
     Actions, MessageForm, message_form, missing_required, offered_actions, request_parts,
@@ -105,7 +107,8 @@ impl Router {
         }
     }
 
-    /// `must_call`: one of `tools` is called even when `none` wins.
+    /// `must_call`: one of `tools` is called even when `none` wins; days
+    /// the message names relative to `today` are dated as of it.
     ///
     /// A message that joins several requests ("X, and Y?") has each routed
     /// on its own: the first call is the report's route, the others its
@@ -117,16 +120,17 @@ impl Router {
         message: &str,
         tools: &[ToolManifest],
         must_call: bool,
+        today: NaiveDate,
     ) -> Result<RouteReport> {
         let message = routed_part(message);
         let parts = request_parts(message);
         if must_call || tools.is_empty() || parts.len() < 2 {
-            return self.route_one(engine, message, tools, must_call);
+            return self.route_one(engine, message, tools, must_call, today);
         }
         let mut first: Option<RouteReport> = None;
         let mut usage = Usage::default();
         for part in parts {
-            let report = self.route_one(engine, part, tools, false)?;
+            let report = self.route_one(engine, part, tools, false, today)?;
             usage = Usage::sum(Some(usage), Some(report.usage)).unwrap_or_default();
             match &mut first {
                 None if report.route != Route::None => first = Some(report),
@@ -141,7 +145,7 @@ impl Router {
                 report.usage = usage;
                 Ok(report)
             }
-            None => self.route_one(engine, message, tools, false),
+            None => self.route_one(engine, message, tools, false, today),
         }
     }
 
@@ -152,6 +156,7 @@ impl Router {
         message: &str,
         tools: &[ToolManifest],
         must_call: bool,
+        today: NaiveDate,
     ) -> Result<RouteReport> {
         if tools.is_empty() {
             return Ok(RouteReport {
@@ -191,7 +196,7 @@ impl Router {
             };
             reply_tokens += choice.reply_tokens(index);
             let tool = &tools[index];
-            let (params, params_prompt) = self.fill_params(engine, tool, message)?;
+            let (params, params_prompt) = self.fill_params(engine, tool, message, today)?;
             if params_prompt > 0 {
                 let arguments = Value::Object(params.clone()).to_string();
                 prompt_tokens += params_prompt;
@@ -262,6 +267,7 @@ impl Router {
         engine: &Engine,
         tool: &ToolManifest,
         message: &str,
+        today: NaiveDate,
     ) -> Result<(Params, usize)> {
         if tool.parameters.is_empty() {
             return Ok((Params::new(), 0));
@@ -274,7 +280,7 @@ impl Router {
             }
         };
         let prefix = self.params_prefix(engine, tool)?;
-        fill::fill_params(engine, tokens, &prefix, tool, message)
+        fill::fill_params(engine, tokens, &prefix, tool, message, today)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Routing: always a valid call of an offered tool with declared parameters
 //! only, and `none` for small talk.
 
+use chrono::NaiveDate;
 use riverse_embedded::Route;
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::{Value, json};
@@ -216,6 +217,39 @@ fn values_are_written_as_their_parameters_ask() {
     assert_eq!(
         params("Add the team lunch to my calendar at 1pm")["start"],
         json!("13:00")
+    );
+}
+
+#[test]
+fn days_named_relative_to_today_are_dated_as_of_it() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "book_table",
+        "description": "Book a table at the restaurant.",
+        "parameters": {
+            "date": "day of the booking, YYYY-MM-DD",
+            "time": "start time, HH:MM",
+            "guests": "number of people"
+        },
+        "parameter_types": {"guests": "int"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    let date = |message| match model.route(message, &tools).unwrap() {
+        Route::Call { params, .. } => params["date"].clone(),
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    assert_eq!(
+        date("Book a table for 4 next Friday at 7pm"),
+        json!("2026-12-11")
+    );
+    assert_eq!(
+        date("Book a table for two tomorrow at 8pm"),
+        json!("2026-12-06")
+    );
+    assert_eq!(
+        date("帮我订12月20日晚上7点的桌子，三个人"),
+        json!("2026-12-20")
     );
 }
 
