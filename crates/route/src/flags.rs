@@ -30,7 +30,56 @@ const OPPOSITES: &[(&str, &str)] = &[
     ("automatic", "manual"),
     ("automatically", "manually"),
     ("active", "inactive"),
+    ("upcoming", "past"),
+    ("upcoming", "old"),
+    ("future", "past"),
 ];
+
+/// The value a description labels with words the message writes: "true
+/// for colour, false for black and white" is false for "A4, black and
+/// white". Every word of a label but the tool's own (`own`) and function
+/// words must be written; `None` when no label, or both, are.
+fn labelled_flag(words: &[String], description: &str, own: &[String]) -> Option<bool> {
+    let lower = description.to_lowercase();
+    let written = |value: &str| {
+        let label = lower
+            .match_indices(value)
+            .filter_map(|(at, _)| {
+                let rest = &lower[at + value.len()..];
+                let rest = ["for ", "to ", "if ", "when "]
+                    .iter()
+                    .find_map(|lead| rest.strip_prefix(lead))?;
+                Some(rest.split([',', ';', '.', '(']).next().unwrap_or(rest))
+            })
+            .next()?;
+        let wanted: Vec<String> = english_words(label)
+            .into_iter()
+            .filter(|word| !FUNCTION_WORDS.contains(word.as_str()) && word != "and")
+            .filter(|word| !own.iter().any(|own| mentions(word, own)))
+            .collect();
+        Some(!wanted.is_empty() && wanted.iter().all(|word| words.contains(word)))
+    };
+    match (written("true ")?, written("false ")?) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// Words of a flag's name that others stand for ("old ones too" for
+/// `include_past`).
+const SYNONYMS: &[(&str, &[&str])] = &[
+    ("past", &["old", "older", "previous", "earlier", "ended"]),
+    ("colour", &["color", "colours", "colors"]),
+    ("color", &["colour", "colours", "colors"]),
+];
+
+/// Whether message word `word` stands for `named` (see [`SYNONYMS`]).
+fn stands_for(word: &str, named: &str) -> bool {
+    SYNONYMS
+        .iter()
+        .any(|(name, others)| *name == named && others.contains(&word))
+}
 
 /// Whether message word `word` is the opposite of `named`.
 fn opposes(word: &str, named: &str) -> bool {
@@ -59,6 +108,9 @@ pub fn implied_flag(
         true => english_words(&glosses(message)),
         false => english_words(message),
     };
+    if let Some(labelled) = labelled_flag(&words, description, &own) {
+        return Some(labelled);
+    }
     let named: Vec<String> = english_words(name)
         .into_iter()
         .filter(|word| word.chars().count() >= 3)
@@ -71,7 +123,7 @@ pub fn implied_flag(
     // A mention, and whether its word is a negated form ("unfavourite").
     let (at, negated_word) = words.iter().enumerate().find_map(|(at, word)| {
         named.iter().find_map(|named| {
-            if mentions(word, named) {
+            if mentions(word, named) || stands_for(word, named) {
                 return Some((at, false));
             }
             if opposes(word, named) {
@@ -164,6 +216,21 @@ mod tests {
             implied_flag("unfavourite her", "favourite", "Starred contact", ""),
             Some(false)
         );
+        let past = ("include_past", "optional; true to include past visits");
+        assert_eq!(
+            implied_flag("show my visits, old ones too", past.0, past.1, ""),
+            Some(true)
+        );
+        let upcoming = ("upcoming_only", "optional; true to leave out past ones");
+        assert_eq!(
+            implied_flag(
+                "all my tickets, including past ones",
+                upcoming.0,
+                upcoming.1,
+                ""
+            ),
+            Some(false)
+        );
         let public = ("is_public", "Whether anyone can see it");
         assert_eq!(
             implied_flag("keep it private though", public.0, public.1, ""),
@@ -172,6 +239,24 @@ mod tests {
         assert_eq!(
             implied_flag("don't keep it private", public.0, public.1, ""),
             Some(true)
+        );
+    }
+
+    #[test]
+    fn a_flag_takes_the_value_whose_label_is_written() {
+        let color = ("color", "true for colour, false for black and white");
+        let printer = "create_print_order Send a file to print.";
+        assert_eq!(
+            implied_flag("3 copies, A4, black and white", color.0, color.1, printer),
+            Some(false)
+        );
+        assert_eq!(
+            implied_flag("20 colour copies of flyer.png", color.0, color.1, printer),
+            Some(true)
+        );
+        assert_eq!(
+            implied_flag("print flyer.png", color.0, color.1, printer),
+            None
         );
     }
 

@@ -40,13 +40,18 @@ impl MessageForm {
 }
 
 /// The form of `message`: a question or request if any of its sentences is
-/// one (English puts the ask anywhere: "My flight lands at 8. What time is
-/// it there?"); for Japanese and Chinese, whose sentences end in their form,
-/// the form of how the message ends.
+/// one (the ask may come anywhere: "My flight lands at 8. What time is it
+/// there?", "パスワードをリセットして。ユーザー名はtanaka01です"); else,
+/// for Japanese and Chinese, whose sentences end in their form, the form
+/// of how the message ends.
 pub fn message_form(message: &str) -> MessageForm {
     let message = message.trim();
     if mostly_cjk(message) {
-        return cjk_form(message);
+        let forms: Vec<MessageForm> = cjk_sentences(message).map(cjk_form).collect();
+        return [MessageForm::Question, MessageForm::Request]
+            .into_iter()
+            .find(|asking| forms.contains(asking))
+            .unwrap_or_else(|| cjk_form(message));
     }
     let sentences: Vec<(&str, MessageForm)> = sentences(message)
         .map(|sentence| (sentence, english_form(sentence)))
@@ -106,6 +111,15 @@ static CJK: LazyLock<FormWords> =
 fn sentences(message: &str) -> impl Iterator<Item = &str> {
     message
         .split_inclusive(['.', '!', '?', '\n'])
+        .map(str::trim)
+        .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
+}
+
+/// The sentences of a Chinese or Japanese message, each with its final
+/// mark.
+fn cjk_sentences(message: &str) -> impl Iterator<Item = &str> {
+    message
+        .split_inclusive(['。', '！', '？', '!', '?', '\n'])
         .map(str::trim)
         .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
 }
@@ -374,6 +388,10 @@ mod tests {
             ("这几天广州很闷", MessageForm::Fragment),
             ("札幌の冬は長い", MessageForm::Statement),
             ("札幌の天気が知りたい", MessageForm::Request),
+            (
+                "パスワードをリセットして。ユーザー名はsato02です",
+                MessageForm::Request,
+            ),
         ] {
             assert_eq!(message_form(message), form, "{message}");
         }

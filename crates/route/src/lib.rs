@@ -102,7 +102,7 @@ pub use meaning::{
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};
 pub use options::{param_options, snap_to_option};
-pub use parts::request_parts;
+pub use parts::{asking_sentence, request_parts};
 pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
 pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure, written_in_unit_of};

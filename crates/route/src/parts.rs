@@ -43,13 +43,72 @@ const CJK_JOINERS: [&str; 11] = [
 /// one thing.
 pub fn request_parts(message: &str) -> Vec<&str> {
     let mut parts = Vec::new();
-    for sentence in sentences(message) {
-        parts.extend(joined(sentence));
+    for request in with_details_joined(message, &sentences(message)) {
+        parts.extend(joined(request));
     }
     if parts.len() < 2 || !parts.iter().all(|part| asks_something(part)) {
         return vec![message.trim()];
     }
     parts
+}
+
+/// The sentence of `message` that asks (see [`request_parts`]): its
+/// form is the request's, whatever the details around it say ("Put us on
+/// the waitlist. My number is 555-0142." is no remark). The message itself
+/// when no sentence asks, or it is one sentence.
+pub fn asking_sentence(message: &str) -> &str {
+    let sentences = sentences(message);
+    if sentences.len() < 2 {
+        return message;
+    }
+    // A leading fragment is no ask here: "Rain again. Of course it rains
+    // today." stays a remark.
+    sentences
+        .into_iter()
+        .find(|sentence| asks(sentence, false))
+        .unwrap_or(message)
+}
+
+/// Whether a sentence asks something of its own: it opens with a verb of
+/// an action, or is a question or a request, or it is a fragment that
+/// leads (`first`): "pickup friday evening, one bag. note for the driver:
+/// …" asks, where "… tomorrow? 3 bags, just wash and fold" gives details.
+fn asks(sentence: &str, first: bool) -> bool {
+    let form = message_form(sentence);
+    opens_request(sentence)
+        || form == MessageForm::Request
+        || (first && form == MessageForm::Fragment)
+}
+
+/// `sentences` (slices of `message`, in order) joined so that each holds
+/// one request: a sentence that asks nothing of its own gives details of
+/// the request before it ("Schedule a pickup for Wednesday. Two suits need
+/// dry cleaning.", "… tomorrow morning? 3 bags, just wash and fold"), or
+/// of the one after it when it leads. The message whole when no sentence
+/// asks.
+fn with_details_joined<'a>(message: &'a str, sentences: &[&'a str]) -> Vec<&'a str> {
+    // Each part is a slice of `message`: where it starts in it.
+    let start_of = |part: &str| part.as_ptr() as usize - message.as_ptr() as usize;
+    let mut requests: Vec<(usize, usize)> = Vec::new();
+    let mut leading: Option<usize> = None;
+    for sentence in sentences {
+        let (start, end) = (start_of(sentence), start_of(sentence) + sentence.len());
+        let asks = asks(sentence, requests.is_empty() && leading.is_none());
+        match requests.last_mut() {
+            Some(last) if !asks => last.1 = end,
+            _ if asks => requests.push((leading.take().unwrap_or(start), end)),
+            _ => {
+                leading.get_or_insert(start);
+            }
+        }
+    }
+    if requests.is_empty() {
+        return vec![message.trim()];
+    }
+    requests
+        .into_iter()
+        .map(|(start, end)| message[start..end].trim())
+        .collect()
 }
 
 /// `message` cut after each sentence end that more text follows.
@@ -156,6 +215,38 @@ mod tests {
         ] {
             assert_eq!(request_parts(whole), [whole]);
         }
+    }
+
+    #[test]
+    fn a_sentence_that_asks_nothing_gives_details_of_the_request() {
+        for whole in [
+            "Please schedule a delivery for Monday. Two boxes need to go upstairs.",
+            "can you collect my bike tomorrow? 2 wheels, just a tune-up",
+            "I'm in Oslo. Book me a taxi to the airport",
+        ] {
+            assert_eq!(request_parts(whole), [whole]);
+        }
+        assert_eq!(
+            request_parts("Book a table for two at 7. It's an anniversary. Also order flowers"),
+            [
+                "Book a table for two at 7. It's an anniversary.",
+                "Also order flowers"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_asking_sentence_of_a_request_with_details() {
+        assert_eq!(
+            asking_sentence("Put us on the waitlist at Rumi's. My number is 555-0100."),
+            "Put us on the waitlist at Rumi's."
+        );
+        let remark = "Rain again. Of course it rains today.";
+        assert_eq!(asking_sentence(remark), remark);
+        assert_eq!(
+            request_parts("明天上午订Atlas会议室，5个人；另外两小时后提醒我交报告"),
+            ["明天上午订Atlas会议室，5个人；", "另外两小时后提醒我交报告"]
+        );
     }
 
     #[test]

@@ -210,8 +210,12 @@ pub(crate) fn no_date_kept(description: &str, value: String) -> Option<String> {
         .to_lowercase()
         .split_whitespace()
         .any(|word| word.len() >= 3 && lower.contains(word));
-    let digits = value.chars().any(|c| c.is_ascii_digit());
-    (!optional || offered || digits).then_some(value)
+    // A date in a form not read here ("12/3"), not a bare number or an
+    // identifier ("8" of "8,900円", "S-77812").
+    let date_like = value.chars().any(|c| c.is_ascii_digit())
+        && value.contains(['/', '-', '.'])
+        && !value.chars().any(char::is_alphabetic);
+    (!optional || offered || date_like).then_some(value)
 }
 
 /// Whether a parameter's description asks for a month as `YYYY-MM`.
@@ -465,6 +469,12 @@ mod tests {
         let optional = "optional; start date, YYYY-MM-DD";
         assert_eq!(no_date_kept(optional, "日记".into()), None);
         assert_eq!(no_date_kept(optional, "journal".into()), None);
+        assert_eq!(no_date_kept(optional, "8".into()), None);
+        assert_eq!(no_date_kept(optional, "S-77812".into()), None);
+        assert_eq!(
+            no_date_kept(optional, "12/3".into()).as_deref(),
+            Some("12/3")
+        );
         assert_eq!(
             no_date_kept("YYYY-MM-DD, 'today' or 'tomorrow'", "tomorrow".into()).as_deref(),
             Some("tomorrow")

@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use chrono::NaiveDate;
 use riverse_llm::Usage;
 use riverse_route::{
-    Actions, MessageForm, message_form, missing_required, offered_actions, request_parts,
-    requested_actions,
+    Actions, MessageForm, asking_sentence, message_form, missing_required, offered_actions,
+    request_parts, requested_actions,
 };
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
@@ -173,7 +173,8 @@ impl Router {
             true => (Actions::default(), Asked::default()),
             false => (requested_actions(message), Asked::of(message)),
         };
-        let mut form = message_form(message);
+        // Details around the asking sentence do not make it a remark.
+        let mut form = message_form(asking_sentence(message));
         // A report of the person's own doing asks a recording tool to
         // record it: a request to create, not a remark.
         if !must_call && requested.is_empty() && reports_doing(message, form) {
