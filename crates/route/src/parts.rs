@@ -7,8 +7,11 @@
 //! 还有, 另外, 并且, あと, それから, それと) or after し、, but only where
 //! both sides are requests of their own: the side after a joining word must
 //! open with a verb that names an action (`data/actions.txt`) or be a
-//! question, and neither side may be too short to ask anything. So "add eggs, oat milk and basil to the list" stays whole,
-//! while "Set the lights to 20% and close the blinds" is two requests.
+//! question, and neither side may be too short to ask anything. So "add
+//! eggs, oat milk and basil to the list" stays whole, while "Set the lights
+//! to 20% and close the blinds" is two requests. A sentence that asks
+//! nothing of its own ("3 bags, just wash and fold", "My number is
+//! 555-0142.") is no request: it gives details of the one beside it.
 
 use crate::actions::requested_actions;
 use crate::form::{MessageForm, message_form};
@@ -233,6 +236,11 @@ mod tests {
                 "Also order flowers"
             ]
         );
+        assert_eq!(
+            request_parts("明天上午订Atlas会议室，5个人；另外两小时后提醒我交报告"),
+            ["明天上午订Atlas会议室，5个人；", "另外两小时后提醒我交报告"],
+            "a leading fragment asks"
+        );
     }
 
     #[test]
@@ -243,10 +251,6 @@ mod tests {
         );
         let remark = "Rain again. Of course it rains today.";
         assert_eq!(asking_sentence(remark), remark);
-        assert_eq!(
-            request_parts("明天上午订Atlas会议室，5个人；另外两小时后提醒我交报告"),
-            ["明天上午订Atlas会议室，5个人；", "另外两小时后提醒我交报告"]
-        );
     }
 
     #[test]

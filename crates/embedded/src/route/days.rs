@@ -289,7 +289,7 @@ fn english_day_at(
     let lead = if day_at > at {
         "the"
     } else {
-        text(at.wrapping_sub(1))
+        at.checked_sub(1).map_or("", text)
     };
     if let Some(day) = ordinal_day(text(day_at))
         && DAY_LEADS.contains(&lead)
@@ -398,10 +398,10 @@ fn month_and_day(
 ) -> Option<(NaiveDate, usize)> {
     let text = |index: usize| words.get(index).map_or("", |word| word.text.as_str());
     let (month, day, mut end) = if let Some(month) = month_of(text(at)) {
-        let day = day_number(text(at + 1))?;
+        let day = day_of(text(at + 1))?;
         (month, day, at + 2)
     } else {
-        let day = day_number(text(at))?;
+        let day = day_of(text(at))?;
         let of = usize::from(text(at + 1) == "of");
         let month = month_of(text(at + 1 + of))?;
         (month, day, at + 2 + of)
@@ -417,11 +417,6 @@ fn month_and_day(
         })?,
     };
     Some((date, end))
-}
-
-/// A day of the month written as a number or ordinal ("27", "3rd").
-fn day_number(word: &str) -> Option<u32> {
-    day_of(word)
 }
 
 /// A day of the month written as an ordinal ("10th"), not a bare number.
