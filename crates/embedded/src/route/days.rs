@@ -226,7 +226,7 @@ fn english_day_at(
     today: NaiveDate,
     known: Option<NaiveDate>,
 ) -> Option<(NaiveDate, usize)> {
-    let day_in_month = |day: u32| match known {
+    let of_month = |day: u32| match known {
         Some(known) => day_in_month(known, day, false),
         None => day_in_month(today, day, back),
     };
@@ -269,7 +269,7 @@ fn english_day_at(
             return Some((date, end));
         }
         if let Some(day) = ordinal_day(text(next)) {
-            return Some((day_in_month(day)?, next + 1));
+            return Some((of_month(day)?, next + 1));
         }
         let mut end = weekday_at + 1;
         // "Tuesday next week"
@@ -295,7 +295,7 @@ fn english_day_at(
         && DAY_LEADS.contains(&lead)
         && !followed_by_noun(words, day_at)
     {
-        return Some((day_in_month(day)?, day_at + 1));
+        return Some((of_month(day)?, day_at + 1));
     }
     None
 }
@@ -568,11 +568,12 @@ mod tests {
     use super::*;
 
     /// A Saturday.
-    fn today() -> NaiveDate {
+    pub(super) fn today() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 12, 5).unwrap()
     }
 
-    fn day(text: &str) -> Option<String> {
+    /// The first day `text` names as of [`today`].
+    pub(super) fn day(text: &str) -> Option<String> {
         named_days(text, today(), false)
             .first()
             .map(|day| day.date.to_string())

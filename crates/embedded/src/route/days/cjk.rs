@@ -185,18 +185,7 @@ fn cjk_month_day(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    /// A Saturday.
-    fn today() -> NaiveDate {
-        NaiveDate::from_ymd_opt(2026, 12, 5).unwrap()
-    }
-
-    fn day(text: &str) -> Option<String> {
-        cjk_days(text, today(), false)
-            .first()
-            .map(|day| day.date.to_string())
-    }
+    use crate::route::days::tests::day;
 
     #[test]
     fn weeks_written_in_chinese_and_japanese() {
