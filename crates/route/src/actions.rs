@@ -141,6 +141,9 @@ fn actions_named_in(lower: &str) -> Actions {
             if conditional && asks_to_be_told(&clause, verb) {
                 found = found.union(classes_of("create"));
             }
+            if tells_another(&clause, verb) {
+                found = found.union(classes_of("send"));
+            }
         }
     }
     found
@@ -160,6 +163,17 @@ fn asks_to_be_told(clause: &[&str], verb: &str) -> bool {
         .nth(1)
         .is_some_and(|word| matches!(*word, "me" | "us"));
     told && to_me
+}
+
+/// Whether `clause` asks to tell someone other than the user ("Tell Mr
+/// Patel that Noah will be late"): a message to send, not one to read.
+fn tells_another(clause: &[&str], verb: &str) -> bool {
+    verb == "tell"
+        && clause
+            .iter()
+            .skip_while(|word| word.trim_matches(|c: char| !c.is_alphanumeric()) != verb)
+            .nth(1)
+            .is_some_and(|word| !matches!(*word, "me" | "us" | "myself"))
 }
 
 /// The verb of an action class the message's first clause opens with,
@@ -492,6 +506,13 @@ mod tests {
             requested_actions("ping Dana if the build breaks").names(),
             ["send"]
         );
+    }
+
+    #[test]
+    fn telling_someone_else_sends_a_message() {
+        let told = requested_actions("Tell Mr Patel that Noah will be late");
+        assert!(told.meets(requested_actions("send")));
+        assert!(!requested_actions("tell me my balance").meets(requested_actions("send")));
     }
 
     #[test]

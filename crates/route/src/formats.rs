@@ -8,6 +8,7 @@ use crate::glossary::glosses;
 use crate::numbers::{cjk_number, cjk_numeral};
 use crate::script::is_cjk;
 use crate::shapes::{CLOCK_SUFFIXES, Shape, shaped_tokens};
+use crate::spoken_times::spoken_clock_times;
 
 /// Whether a parameter's description asks for a 24-hour `HH:MM` time.
 pub fn wants_clock_time(description: &str) -> bool {
@@ -18,18 +19,32 @@ pub fn wants_clock_time(description: &str) -> bool {
 /// time of `message`; `None` when neither writes one.
 pub fn as_clock_time(value: &str, message: &str) -> Option<String> {
     let before_value = message.find(value).map_or("", |at| &message[..at]);
-    clock_time(value, before_value).or_else(|| {
-        shaped_tokens(message)
+    clock_time(value, before_value).or_else(|| clock_times_in(message).into_iter().next())
+}
+
+/// Every clock time of `message` as `HH:MM`, in the order written: those
+/// written as times ("8am", "19:30", 四点) and those said in words ("ten
+/// in the morning", see [`spoken_clock_times`]).
+pub fn clock_times_in(message: &str) -> Vec<String> {
+    let mut times: Vec<(usize, String)> = shaped_tokens(message)
+        .into_iter()
+        .filter(|shaped| shaped.shape == Shape::ClockTime)
+        .filter_map(|shaped| {
+            let before = &message[..shaped.bytes.start];
+            // 7点半: the half hour follows the token.
+            let half = message[shaped.bytes.end..].starts_with('半');
+            let end = shaped.bytes.end + if half { '半'.len_utf8() } else { 0 };
+            let time = clock_time(&message[shaped.bytes.start..end], before)?;
+            Some((shaped.bytes.start, time))
+        })
+        .collect();
+    times.extend(
+        spoken_clock_times(message)
             .into_iter()
-            .filter(|shaped| shaped.shape == Shape::ClockTime)
-            .min_by_key(|shaped| shaped.bytes.start)
-            .and_then(|shaped| {
-                clock_time(
-                    &message[shaped.bytes.clone()],
-                    &message[..shaped.bytes.start],
-                )
-            })
-    })
+            .map(|(bytes, time)| (bytes.start, time)),
+    );
+    times.sort_by_key(|(at, _)| *at);
+    times.into_iter().map(|(_, time)| time).collect()
 }
 
 /// The words before a time that put it after noon, and those that keep it
@@ -221,6 +236,24 @@ mod tests {
         );
         assert_eq!(time("tomorrow", "lunch tomorrow"), None);
         assert_eq!(time("13pm", "at 13pm"), None);
+        assert_eq!(
+            time("the morning", "a court at ten in the morning").as_deref(),
+            Some("10:00")
+        );
+    }
+
+    #[test]
+    fn every_clock_time_of_a_message_in_order() {
+        assert_eq!(
+            clock_times_in("at 8am, 2pm and 10pm, starting tomorrow"),
+            ["08:00", "14:00", "22:00"]
+        );
+        assert_eq!(
+            clock_times_in("7:30 and nine in the evening"),
+            ["07:30", "21:00"]
+        );
+        assert!(clock_times_in("3 pills a day").is_empty());
+        assert_eq!(clock_times_in("取消12月8号早上7点半的车"), ["07:30"]);
     }
 
     #[test]

@@ -81,13 +81,22 @@ pub fn identifier_kind(name: &str, description: &str) -> Option<IdentifierKind> 
     if head.iter().any(|word| ALTERNATIVES.contains(word)) {
         return None;
     }
-    if head.iter().any(|word| matches!(*word, "email" | "e-mail")) {
+    // The name says it too when the description does not (`email`: "send
+    // to this address instead"): by its last word, or the one before
+    // "address" or "number" (`email_subject` is text).
+    let named = split_identifier(name).to_lowercase();
+    let mut named: Vec<&str> = named.split_whitespace().collect();
+    if named.len() >= 2 && matches!(named.last(), Some(&"address" | &"number")) {
+        named.pop();
+    }
+    let last = named.last().copied();
+    let says = |words: &[&str]| {
+        head.iter().any(|word| words.contains(word)) || last.is_some_and(|w| words.contains(&w))
+    };
+    if says(&["email", "e-mail"]) {
         return Some(IdentifierKind::Email);
     }
-    if head
-        .iter()
-        .any(|word| matches!(*word, "phone" | "telephone" | "mobile"))
-    {
+    if says(&["phone", "telephone", "mobile"]) {
         return Some(IdentifierKind::Phone);
     }
     let record = head.iter().enumerate().any(|(at, word)| {
@@ -272,6 +281,12 @@ mod tests {
             Some(Email)
         );
         assert_eq!(kind("phone", "Phone number"), Some(Phone));
+        assert_eq!(
+            kind("email", "optional; send to this address instead"),
+            Some(Email),
+            "the name says it"
+        );
+        assert_eq!(kind("email_subject", "optional; the subject line"), None);
         assert_eq!(
             kind("guests", "optional; number of guests, defaults to 1"),
             None

@@ -18,11 +18,16 @@
 //!   description and the shapes of its examples.
 //! - [`extend_expression`] and [`is_whole_request`]: what makes an arithmetic
 //!   expression whole, and a span that is the whole request.
-//! - [`param_options`] and [`snap_to_option`]: the options a string
-//!   parameter takes, and the one a copied value names.
+//! - [`param_options`], [`snap_to_option`] and [`options_named`]: the
+//!   options a string parameter takes, the one a copied value names, and
+//!   those a list's items name in their own words.
 //! - [`as_clock_time`] and [`labelled_number`]: a time written as the
 //!   `HH:MM` a parameter asks for, and a number its description labels
-//!   with a word ("1 (urgent) to 4 (low)") named by that word.
+//!   with a word ("1 (urgent) to 4 (low)") named by that word;
+//!   [`clock_times_in`]: every clock time of a message, those said in
+//!   words among them ([`spoken_clock_times`]: "ten in the morning").
+//! - [`opens_street_address`]: a number that is a house number ("12 Elm
+//!   Street"), no quantity.
 //! - [`currency_mentions`]: the currencies a message names, as the ISO
 //!   4217 codes a parameter asks for ([`wants_currency_code`]).
 //! - [`in_described_scale`]: a number put in the unit or scale its
@@ -40,7 +45,8 @@
 //!   naming the tool's slots none), a number the parameter its word names
 //!   ([`SlotWords`]), and the parameters a call cannot go without.
 //! - [`Purpose`]: whether a tool's texts and a message name a subject in
-//!   common, without which the tool does not serve the message.
+//!   common, without which the tool does not serve the message; a report
+//!   of something broken ([`reports_fault`]) is about repairs.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -49,11 +55,13 @@
 //! `riverse-embedded` does with these rules.
 
 mod actions;
+mod addresses;
 mod affinity;
 mod arithmetic;
 mod boundaries;
 mod candidates;
 mod currencies;
+mod faults;
 mod flags;
 mod form;
 mod formats;
@@ -73,6 +81,7 @@ pub mod script;
 mod shapes;
 mod similarity;
 mod spelled;
+mod spoken_times;
 #[cfg(test)]
 mod test_tools;
 mod tool_texts;
@@ -80,15 +89,18 @@ mod triggers;
 pub mod words;
 
 pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions, verb_actions};
+pub use addresses::{opens_street_address, writes_street_address};
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
 pub use currencies::{currency_code, currency_mentions, wants_currency_code};
+pub use faults::{FAULT_SUBJECTS, reports_fault};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{
-    NumberLabel, as_clock_time, labelled_number, number_labels, trailing_digits, wants_clock_time,
+    NumberLabel, as_clock_time, clock_times_in, labelled_number, number_labels, trailing_digits,
+    wants_clock_time,
 };
 pub use identifiers::{
     IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,
@@ -101,7 +113,7 @@ pub use meaning::{
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, numbers};
-pub use options::{param_options, snap_to_option};
+pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
 pub use purpose::Purpose;
 pub use request::{RequestLength, is_whole_request};
@@ -109,5 +121,6 @@ pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure, wr
 pub use shapes::{QUOTE_PAIRS, Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use spelled::spelled_numbers;
+pub use spoken_times::{names_time_of_day, spoken_clock_times};
 pub use tool_texts::tool_texts;
 pub use triggers::Triggers;

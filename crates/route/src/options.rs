@@ -70,6 +70,73 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .or_else(|| named_in(&message.to_lowercase(), options))
 }
 
+/// The options `text` names, in the order it names them: each whose every
+/// word ("ball" and "can" of `ball_can`) is a word of `text` within a few
+/// words of the others, as written or inflected ("a can of balls",
+/// "pressure washing"). A list of options ("racket, ball_can, shoes")
+/// takes these for the items the message writes in its own words.
+pub fn options_named(text: &str, options: &[String]) -> Vec<String> {
+    let words: Vec<String> = text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut named: Vec<(usize, &String)> = options
+        .iter()
+        .filter_map(|option| {
+            let lower = option.to_lowercase();
+            let option_words: Vec<&str> = lower
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|word| !word.is_empty())
+                .collect();
+            earliest_naming(&words, &option_words).map(|at| (at, option))
+        })
+        .collect();
+    named.sort_by_key(|(at, _)| *at);
+    named
+        .into_iter()
+        .map(|(_, option)| option.clone())
+        .collect()
+}
+
+/// Most words between the first and the last of an option's words.
+const OPTION_WORDS_SPREAD: usize = 4;
+
+/// Where `words` first name every one of `option_words` within
+/// [`OPTION_WORDS_SPREAD`] words of each other, at the first of them.
+fn earliest_naming(words: &[String], option_words: &[&str]) -> Option<usize> {
+    if option_words.is_empty() {
+        return None;
+    }
+    (0..words.len()).find(|&start| {
+        let window = &words[start..words.len().min(start + OPTION_WORDS_SPREAD + 1)];
+        inflected(&words[start], option_words)
+            && option_words
+                .iter()
+                .all(|option_word| window.iter().any(|word| inflected(word, &[option_word])))
+    })
+}
+
+/// Whether `word` is one of `option_words`, or an inflection of one: a
+/// word of three letters or fewer takes only a plural "s", a longer one
+/// up to three letters more or less ("wash", "washing"; "shoes", "shoe").
+fn inflected(word: &str, option_words: &[&str]) -> bool {
+    option_words.iter().any(|option_word| {
+        let (long, short) = match word.len() >= option_word.len() {
+            true => (word, *option_word),
+            false => (*option_word, word),
+        };
+        if long == short {
+            return true;
+        }
+        match short.chars().count() {
+            0..=3 => long.strip_suffix('s') == Some(short),
+            _ => long.starts_with(short) && long.len() - short.len() <= 3,
+        }
+    })
+}
+
 /// The option written as the unit of a number ("500g", "2 kg" for a unit
 /// of g, kg, ml): short options are matched here, whole.
 fn unit_of_a_number(message: &str, options: &[String]) -> Option<String> {
@@ -166,6 +233,33 @@ mod tests {
         ] {
             assert!(param_options(&tool(free), "mode").is_empty(), "{free}");
         }
+    }
+
+    #[test]
+    fn items_in_their_own_words_name_options() {
+        let gear: Vec<String> = ["racket", "ball_can", "shoes", "ball_machine"]
+            .map(String::from)
+            .into();
+        assert_eq!(options_named("a can of balls", &gear), ["ball_can"]);
+        assert_eq!(
+            options_named("I need a ball machine", &gear),
+            ["ball_machine"]
+        );
+        assert_eq!(
+            options_named("shoes, and a racket", &gear),
+            ["shoes", "racket"],
+            "in the order written"
+        );
+        assert!(options_named("a ball, then a long talk about cans", &gear).is_empty());
+        assert!(options_named("candles", &gear).is_empty());
+        let yard: Vec<String> = ["pressure_wash", "antifouling", "winter_storage"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            options_named("winter storage + new antifouling", &yard),
+            ["winter_storage", "antifouling"]
+        );
+        assert_eq!(options_named("pressure washing", &yard), ["pressure_wash"]);
     }
 
     #[test]

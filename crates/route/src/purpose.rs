@@ -18,9 +18,11 @@ use std::collections::HashSet;
 use riverse_tool::ToolManifest;
 
 use crate::actions::{is_action_verb, is_changing_verb};
+use crate::addresses::writes_street_address;
+use crate::faults::{FAULT_SUBJECTS, reports_fault};
 use crate::glossary;
 use crate::meaning::split_identifier;
-use crate::scales::writes_measure;
+use crate::scales::{measured_words, writes_measure};
 use crate::script::{is_cjk, mostly_cjk};
 use crate::words::{TOPIC_FREE_WORDS, is_particle};
 
@@ -70,8 +72,14 @@ impl Purpose {
             .collect();
         let kept = kept.join(" ");
         let glosses = glossary::subject_glosses(&kept);
+        // A report of something broken names the tool for its repair.
+        let fault_subjects = match reports_fault(message) {
+            true => &FAULT_SUBJECTS[..],
+            false => &[],
+        };
         kept.split(|c: char| !c.is_ascii_alphanumeric())
             .chain(glosses.split_whitespace())
+            .chain(fault_subjects.iter().copied())
             .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
             .map(stem)
             .any(|stem| self.name_stems.iter().any(|own| same_stem(&stem, own)))
@@ -88,6 +96,15 @@ impl Purpose {
         )));
         if writes_measure(message) {
             stems.insert(stem("units"));
+            stems.extend(measured_words(message).into_iter().map(stem));
+        }
+        // "The heating won't turn on" is about repairs, whatever it names.
+        if reports_fault(message) {
+            stems.extend(FAULT_SUBJECTS.map(stem));
+        }
+        // "400 Lakeview Ave" is a place, written as its address.
+        if writes_street_address(message) {
+            stems.extend(["address", "place", "location"].map(stem));
         }
         let shared_stem = stems
             .iter()

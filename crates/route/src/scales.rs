@@ -236,6 +236,29 @@ pub fn writes_measure(text: &str) -> bool {
         .any(|number| unit_after(&text[number.bytes.end..]).is_some())
 }
 
+/// The words that name what `text` measures, for each number it writes
+/// with a unit: the unit's full English names and its kind's ("3.5 hrs"
+/// names hour, hours and time).
+pub fn measured_words(text: &str) -> Vec<&'static str> {
+    numbers(text)
+        .iter()
+        .filter_map(|number| unit_after(&text[number.bytes.end..]))
+        .flat_map(|unit| {
+            let kind = match unit.kind {
+                Kind::Time => "time",
+                Kind::Length => "length",
+                Kind::Mass => "weight",
+                Kind::Volume => "volume",
+            };
+            unit.names
+                .iter()
+                .copied()
+                .filter(|name| name.is_ascii() && name.len() >= 4)
+                .chain([kind])
+        })
+        .collect()
+}
+
 /// "10%" as 0.1 for a description that asks for a decimal or a fraction.
 fn percent_as_fraction(number: f64, after: &str, description: &str) -> Option<f64> {
     let after = after.trim_start().to_lowercase();
@@ -320,6 +343,15 @@ fn tidy(number: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measure_names_its_unit_and_kind() {
+        assert_eq!(
+            measured_words("log 3.5 hrs for Acme"),
+            ["hour", "hours", "time"]
+        );
+        assert!(measured_words("room 12 please").is_empty());
+    }
 
     #[test]
     fn a_time_is_put_in_the_unit_the_parameter_asks_for() {

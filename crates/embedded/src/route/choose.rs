@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 
 use riverse_route::{
     Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
-    offered_actions, param_options, shaped_tokens, takes_record, tool_shapes, tool_texts,
+    offered_actions, param_options, reports_fault, shaped_tokens, takes_record, tool_shapes,
+    tool_texts,
 };
 use riverse_tool::ToolManifest;
 
@@ -288,8 +289,9 @@ impl ChoicePrefix {
                 .is_some_and(|shapes| !shapes.is_disjoint(&shaped))
         });
         // A remark that names a tool asks nothing of it ("The weather has
-        // been lovely lately"): the name counts for other forms only.
-        let remark = message_form(message) == MessageForm::Statement;
+        // been lovely lately"): the name counts for other forms only. A
+        // report of something broken asks for its repair.
+        let remark = message_form(message) == MessageForm::Statement && !reports_fault(message);
         let named = each(&|index| {
             !remark
                 && self

@@ -94,11 +94,22 @@ pub(crate) fn looks_back(tool: &str, description: &str) -> bool {
 
 /// Whether a date parameter's description offers words for days
 /// ("'today', 'tomorrow' or a weekday name"): its tool reads them itself.
+/// A default ("today if left out", "defaults to today") offers none.
 fn offers_day_words(description: &str) -> bool {
     let lower = description.to_lowercase();
-    ["today", "tomorrow", "weekday"]
+    let defaulted = lower.match_indices("today").all(|(at, _)| {
+        let before = lower[..at].trim_end();
+        let after = lower[at + "today".len()..].trim_start();
+        before.ends_with("default")
+            || before.ends_with("defaults to")
+            || ["if", "when", "by default", "unless"]
+                .iter()
+                .any(|word| after.starts_with(word))
+    });
+    ["tomorrow", "weekday"]
         .iter()
         .any(|word| lower.contains(word))
+        || lower.contains("today") && !defaulted
 }
 
 /// The date a required date parameter takes when the model gave it no
@@ -113,11 +124,16 @@ pub(crate) fn only_named_date(
         return None;
     }
     let days = named_days(message, today, gone);
-    match days.as_slice() {
+    let date = match days.as_slice() {
         [day] => Some(day.date.to_string()),
         [] => iso_date(message),
         _ => None,
+    }?;
+    if !description.to_ascii_uppercase().contains("HH:MM") {
+        return Some(date);
     }
+    let time = as_clock_time("", message)?;
+    Some(format!("{date} {time}"))
 }
 
 /// The first full date `text` writes, as `YYYY-MM-DD`: `2027-01-08`,
@@ -484,6 +500,31 @@ mod tests {
             Some("journal"),
             "a required one stays"
         );
+    }
+
+    #[test]
+    fn a_date_and_time_the_model_left_out_is_the_ones_the_message_names() {
+        let description = "optional; pickup time of the ride, YYYY-MM-DD HH:MM";
+        let named = |message| only_named_date(description, message, today(), false);
+        assert_eq!(
+            named("帮我取消12月8号早上7点半的车").as_deref(),
+            Some("2026-12-08 07:30")
+        );
+        assert_eq!(
+            named("cancel my ride on Monday at 6pm").as_deref(),
+            Some("2026-12-07 18:00")
+        );
+        assert_eq!(named("cancel my ride on Monday"), None, "no time");
+    }
+
+    #[test]
+    fn a_default_of_today_offers_no_day_words() {
+        assert!(offers_day_words("'today', 'tomorrow' or a weekday name"));
+        assert!(offers_day_words("a date, or today"));
+        assert!(!offers_day_words(
+            "optional; date the money arrived, YYYY-MM-DD; today if left out"
+        ));
+        assert!(!offers_day_words("day of delivery; defaults to today"));
     }
 
     #[test]

@@ -14,10 +14,11 @@ use std::ops::Range;
 
 use chrono::NaiveDate;
 use riverse_route::{
-    Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, candidates, currency_code,
-    currency_mentions, described_optional, enumerations, implied_flag, in_described_scale,
-    labelled_number, number_labels, param_options, snap_to_option, unit_fits, wants_clock_time,
-    wants_currency_code, written_in_unit_of,
+    Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, candidates, clock_times_in,
+    currency_code, currency_mentions, described_optional, enumerations, implied_flag,
+    in_described_scale, labelled_number, names_time_of_day, number_labels, opens_street_address,
+    param_options, snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
+    written_in_unit_of,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -30,9 +31,11 @@ use crate::route::dates::{
     wants_year_month,
 };
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
+use crate::route::listed::list_as_asked;
+use crate::route::money::{in_cents, in_currency, written_as_money, written_in_major_unit};
 use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
-use crate::route::values::{ValueTokens, decode_value, order_anchor};
+use crate::route::values::{Decoded, ValueTokens, decode_value, order_anchor, overlaps};
 use crate::route::written::{labelled_value, tidied, with_spelled_numbers, without_tool_words};
 use crate::tuning::WHOLE_REQUEST;
 
@@ -83,8 +86,14 @@ fn number_fits<'a>(
         numeric(false),
     );
     let integer = tool.param_type(name) == ParamType::Int;
+    let cents = in_cents(name, description);
     move |number: &NumberSpan| {
         let after = &message[number.bytes.end..];
+        // "ten in the morning" is an hour of the day, "12 Elm Street" a
+        // house number: no quantities.
+        if names_time_of_day(after) || opens_street_address(after) {
+            return false;
+        }
         // A fraction for an integer only in a unit it converts from into
         // a whole number ("half an hour" for minutes is 30).
         if integer && !number.is_integer {
@@ -103,6 +112,11 @@ fn number_fits<'a>(
             Some(false) => this_changes && has_level,
             None => false,
         };
+        // A sum in cents is written in the currency's main unit ("paid 500
+        // dollars"), which no unit of cents fits: it is rescaled after.
+        if cents && written_in_major_unit(message, &number.bytes) {
+            return !against_saying;
+        }
         let before = &message[..number.bytes.start];
         if let Some(named) = slot_words.named_before_number(before) {
             return named == name;
@@ -118,46 +132,6 @@ fn number_fits<'a>(
             None => !named_here && !against_saying && unit_fits(after, name, description),
         }
     }
-}
-
-/// Currency words and signs a sum is written with.
-const MONEY_WORDS: &[&str] = &[
-    "euro",
-    "eur",
-    "€",
-    "dollar",
-    "usd",
-    "$",
-    "pound",
-    "gbp",
-    "£",
-    "yen",
-    "jpy",
-    "¥",
-    "円",
-    "元",
-    "欧元",
-    "美元",
-    "ユーロ",
-    "ドル",
-];
-
-/// Whether a parameter's description names a currency ("amount to pay,
-/// in euros").
-fn in_currency(description: &str) -> bool {
-    let lower = description.to_lowercase();
-    MONEY_WORDS
-        .iter()
-        .filter(|word| word.chars().count() >= 3 || !word.is_ascii())
-        .any(|word| lower.contains(word))
-}
-
-/// Whether the number at `bytes` of `message` is written as a sum of money
-/// ("2 euros", "€950", "$17.99").
-fn written_as_money(message: &str, bytes: &Range<usize>) -> bool {
-    let after = message[bytes.end..].trim_start().to_lowercase();
-    let before = message[..bytes.start].trim_end();
-    MONEY_WORDS.iter().any(|word| after.starts_with(word)) || before.ends_with(['€', '$', '£', '¥'])
 }
 
 /// What closes a value scored as the only key of the object.
@@ -363,6 +337,10 @@ fn fill_number(
     let description = tool.parameters.get(name).map_or("", String::as_str);
     let usable = number_fits(tool, message, spans, slot_words, name, description);
     let decoded = decode_value(engine, &state, kind, spans, taken, "}", &usable)?;
+    let decoded = match decoded.value {
+        None => only_sum(tool, slot, message, taken, &usable).unwrap_or(decoded),
+        Some(_) => decoded,
+    };
     if let Some(value) = &decoded.value {
         object.push_str(&prompt::param_key(usize::from(!object.is_empty()), name));
         object.push_str(&format!(" {value}"));
@@ -384,6 +362,42 @@ fn fill_number(
         taken.extend(decoded.taken);
     }
     Ok(value.map(|value| signed(description, message, value)))
+}
+
+/// The sum a required parameter of money takes when the model gave it
+/// none: the one number the message writes as money that fits it ("pay
+/// january rent - twelve hundred and fifty dollars").
+fn only_sum(
+    tool: &ToolManifest,
+    slot: &NumberSlot<'_>,
+    message: &str,
+    taken: &[Range<usize>],
+    usable: &impl Fn(&NumberSpan) -> bool,
+) -> Option<Decoded> {
+    let description = tool.parameters.get(slot.name).map_or("", String::as_str);
+    let of_money = in_currency(description) || in_cents(slot.name, description);
+    if !of_money || described_optional(description) {
+        return None;
+    }
+    let sums: Vec<&NumberSpan> = slot
+        .spans
+        .numbers
+        .iter()
+        .filter(|number| !taken.iter().any(|span| overlaps(span, &number.bytes)))
+        .filter(|number| written_as_money(message, &number.bytes) && usable(number))
+        .collect();
+    let [sum] = sums.as_slice() else {
+        return None;
+    };
+    let value = match slot.kind {
+        ParamType::Int => sum.text.parse::<i64>().ok().map(Value::from),
+        _ => sum.text.parse::<f64>().ok().map(Value::from),
+    }
+    .or_else(|| sum.text.parse::<f64>().ok().map(Value::from))?;
+    Some(Decoded {
+        value: Some(value),
+        taken: Some(sum.bytes.clone()),
+    })
 }
 
 /// `values` with each number parameter the message gave no digits for
@@ -526,13 +540,14 @@ fn widened_to_enumerations(
     chosen
 }
 
-/// `value` written as parameter `name` asks: a parameter of a few options
-/// takes the one the value names, or the one the message names when no
+/// `value` written as parameter `name` asks: a list as
+/// [`list_as_asked`] writes it, a parameter of a few options takes the
+/// one the value names, or the one the message names when no
 /// span was given ("a Mexican recipe"), one that asks for an `HH:MM`
 /// time gets the time written so, and one that asks for a date gets it
 /// as its description writes it (see [`crate::route::dates`]); a
-/// required date the model gave no value takes the one day the message
-/// names.
+/// required date or time the model gave no value (or the tool's only
+/// date) takes the one day or time the message names.
 fn as_asked(
     tool: &ToolManifest,
     name: &str,
@@ -542,6 +557,9 @@ fn as_asked(
 ) -> Option<Value> {
     let options = param_options(tool, name);
     let description = tool.parameters.get(name).map_or("", String::as_str);
+    if declared(tool, name) == Some(Kind::List) {
+        return list_as_asked(description, &options, message, value);
+    }
     match value {
         Some(Value::String(text)) if !options.is_empty() => {
             snap_to_option(&text, message, &options).map(Value::String)
@@ -556,7 +574,9 @@ fn as_asked(
                 None => no_date_kept(description, text).map(Value::String),
             }
         }
-        None if wants_iso_date(description) && !described_optional(description) => {
+        None if wants_iso_date(description)
+            && (!described_optional(description) || only_date_param(tool)) =>
+        {
             let gone = looks_back(&tool.name, description);
             only_named_date(description, message, today, gone).map(Value::String)
         }
@@ -566,7 +586,35 @@ fn as_asked(
         Some(Value::String(text)) if wants_clock_time(description) => {
             as_clock_time(&text, message).map(Value::String)
         }
+        None if wants_clock_time(description) && !described_optional(description) => {
+            only_clock_time(tool, message).map(Value::String)
+        }
         other => other,
+    }
+}
+
+/// Whether `tool` takes one date only: the day a message names is that
+/// one's, optional or not ("paid on Thursday").
+fn only_date_param(tool: &ToolManifest) -> bool {
+    let dates = tool.parameters.values();
+    dates
+        .filter(|description| wants_iso_date(description))
+        .count()
+        == 1
+}
+
+/// The one clock time `message` gives ("at ten in the morning"), for the
+/// one parameter of `tool` that asks for a time; `None` when either is
+/// not one.
+fn only_clock_time(tool: &ToolManifest, message: &str) -> Option<String> {
+    let asking = tool
+        .parameters
+        .values()
+        .filter(|description| wants_clock_time(description))
+        .count();
+    match clock_times_in(message).as_slice() {
+        [time] if asking == 1 => Some(time.clone()),
+        _ => None,
     }
 }
 
@@ -626,27 +674,6 @@ fn rescaled(
     }
 }
 
-/// Whether parameter `name` takes a sum in cents ("price in cents",
-/// `max_rate_cents`, pence).
-fn in_cents(name: &str, description: &str) -> bool {
-    let own = format!("{name} {description}").to_lowercase();
-    own.split(|c: char| !c.is_alphanumeric())
-        .any(|word| matches!(word, "cent" | "cents" | "pence" | "penny"))
-}
-
-/// Whether the number at `bytes` of `message` is a sum written in a
-/// currency's main unit ("€2", "28 dollars"), one that has cents: not in
-/// cents themselves, nor in yen.
-fn written_in_major_unit(message: &str, bytes: &Range<usize>) -> bool {
-    let after = message[bytes.end..].trim_start().to_lowercase();
-    let before = message[..bytes.start].trim_end();
-    let no_cents = ["yen", "jpy", "¥", "円"];
-    written_as_money(message, bytes)
-        && !no_cents
-            .iter()
-            .any(|sign| after.starts_with(sign) || before.ends_with(sign))
-}
-
 /// The name of `tool`'s parameter at `index` in its manifest.
 pub(super) fn param_name(tool: &ToolManifest, index: usize) -> &str {
     tool.parameters
@@ -662,32 +689,6 @@ fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_sum_for_a_parameter_in_cents_is_written_in_its_main_unit() {
-        assert!(in_cents("max_rate_cents", "optional; highest hourly rate"));
-        assert!(in_cents("price", "price in cents"));
-        assert!(!in_cents("discount", "a percentage, 0-100"));
-        let message = "under 2 euros an hour, or $1.50, or 300 yen, or 80 cents";
-        let at = |number: &str| {
-            let start = message.find(number).unwrap();
-            start..start + number.len()
-        };
-        assert!(written_in_major_unit(message, &at("2")));
-        assert!(written_in_major_unit(message, &at("1.50")));
-        assert!(!written_in_major_unit(message, &at("300")));
-        assert!(!written_in_major_unit(message, &at("80")));
-    }
-
-    #[test]
-    fn a_sum_in_a_currency_is_the_number_written_as_money() {
-        assert!(in_currency("amount to waive, in euros"));
-        assert!(!in_currency("Number of guests"));
-        let message = "waive 2 euros for 66001";
-        assert!(written_as_money(message, &(6..7)));
-        assert!(!written_as_money(message, &(18..23)));
-        assert!(written_as_money("Pay €950 today", &(7..10)));
-    }
 
     #[test]
     fn a_length_in_minutes_takes_the_number_written_as_a_time() {

@@ -19,6 +19,8 @@ mod doings;
 mod fill;
 mod forms;
 mod implied;
+mod listed;
+mod money;
 mod prompt;
 pub(crate) mod reach;
 mod signs;
@@ -34,7 +36,7 @@ use chrono::NaiveDate;
 use riverse_llm::Usage;
 use riverse_route::{
     Actions, MessageForm, asking_sentence, message_form, missing_required, offered_actions,
-    request_parts, requested_actions,
+    reports_fault, request_parts, requested_actions,
 };
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
@@ -180,6 +182,13 @@ impl Router {
         if !must_call && requested.is_empty() && reports_doing(message, form) {
             form = MessageForm::Request;
             requested = requested_actions("record");
+        }
+        // A report of something broken asks for it to be reported: a
+        // request to create one (a repair request, a ticket).
+        let fault = form != MessageForm::Question && reports_fault(message);
+        if !must_call && requested.is_empty() && fault {
+            form = MessageForm::Request;
+            requested = requested_actions("submit");
         }
         let (mut scores, mut prompt_tokens) = choice.score(engine, message, requested, &asked)?;
         // `none` is the last candidate.

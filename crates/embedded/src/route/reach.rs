@@ -292,13 +292,19 @@ pub(crate) struct Asked {
 
 impl Asked {
     pub fn of(message: &str) -> Self {
+        let action_verb = riverse_route::leading_action_verb(message);
+        // "log 3.5 hrs for Acme yesterday" records what happened then: a
+        // record to create, no question about the past.
+        let records = action_verb
+            .as_deref()
+            .is_some_and(|verb| requested_actions(verb).meets(requested_actions("record")));
         Asked {
-            past: asks_past(request_clause(message)),
+            past: !records && asks_past(request_clause(message)),
             implied: implied_actions(request_clause(message)),
             advice: speech::asks_advice(message),
             object: speech::changed_object(message),
             verb: speech::unlisted_verb(message),
-            action_verb: riverse_route::leading_action_verb(message),
+            action_verb,
             focus: speech::question_focus(message),
             running: {
                 let lower = message.to_lowercase();
@@ -599,6 +605,13 @@ mod tests {
         ] {
             assert!(!asks_past(now), "{now}");
         }
+    }
+
+    #[test]
+    fn recording_what_happened_asks_nothing_of_the_past() {
+        assert!(!Asked::of("log 3.5 hrs for Acme yesterday, logo revisions").past);
+        assert!(Asked::of("show what I logged yesterday").past);
+        assert!(Asked::of("I want to dispute last month's water charges").past);
     }
 
     #[test]
