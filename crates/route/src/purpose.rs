@@ -63,7 +63,8 @@ impl Purpose {
     /// A verb of the action classes ("remind", "check") is left to them: it
     /// says what is done, not what about. Only the glossary's own words of
     /// a concept count, not its related concepts' (度 names temperatures,
-    /// not the weather).
+    /// not the weather). A report of something broken names a tool named
+    /// for repairs, maintenance or problems (see [`reports_fault`]).
     pub fn named_by(&self, message: &str) -> bool {
         let lower = message.to_lowercase();
         let kept: Vec<&str> = lower
@@ -86,7 +87,8 @@ impl Purpose {
     }
 
     /// Whether `message` names a subject the tool's texts name. A measure
-    /// ("3 kg", "2 hours") names units.
+    /// ("3 kg", "3.5 hrs") names units and its own unit and kind, a street
+    /// address an address, and a report of something broken repairs.
     pub fn covers(&self, message: &str) -> bool {
         let mut stems = subject_stems(&without_leading_verbs(message));
         // The glossary's concepts are read in the whole message: a verb

@@ -18,12 +18,15 @@ const DAY_PART_AFTER: [(&str, Option<DayPart>); 6] = [
 
 /// Words anywhere in a message that say which half of the day its bare
 /// hours ("at 7") are in.
-const DAY_PART_WORDS: [(&str, DayPart); 6] = [
+const DAY_PART_WORDS: [(&str, DayPart); 9] = [
     ("morning", DayPart::Morning),
     ("mornings", DayPart::Morning),
     ("afternoon", DayPart::Later),
+    ("afternoons", DayPart::Later),
     ("evening", DayPart::Later),
     ("evenings", DayPart::Later),
+    ("night", DayPart::Later),
+    ("nights", DayPart::Later),
     ("tonight", DayPart::Later),
 ];
 
@@ -67,7 +70,10 @@ pub fn spoken_clock_times(message: &str) -> Vec<(Range<usize>, String)> {
             .iter()
             .find(|(words, _)| after.starts_with(words))
             .map(|(_, part)| part.or(day_part));
-        let at_bare_hour = lower[..bytes.start].trim_end().ends_with(" at")
+        let before = lower[..bytes.start].trim_end();
+        let at_bare_hour = before
+            .strip_suffix("at")
+            .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
             && !after.starts_with(':')
             && after
                 .split(|c: char| !c.is_alphanumeric())
@@ -127,6 +133,7 @@ mod tests {
         assert_eq!(times("wake me at seven o'clock"), ["07:00"]);
         assert_eq!(times("every morning at 7"), ["07:00"]);
         assert_eq!(times("this evening at 8, and at 10"), ["20:00", "22:00"]);
+        assert_eq!(times("at 9 on Friday night"), ["21:00"]);
     }
 
     #[test]
@@ -136,6 +143,10 @@ mod tests {
             "which half of the day is not said"
         );
         assert!(times("book 3 rooms this morning").is_empty());
+        assert!(
+            times("flat 7 this morning").is_empty(),
+            "no \"at\" before it"
+        );
         assert!(times("at 7pm in the evening").is_empty(), "a written time");
         assert!(times("at 13 in the afternoon").is_empty());
     }

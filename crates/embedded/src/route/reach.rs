@@ -293,13 +293,14 @@ pub(crate) struct Asked {
 impl Asked {
     pub fn of(message: &str) -> Self {
         let action_verb = riverse_route::leading_action_verb(message);
-        // "log 3.5 hrs for Acme yesterday" records what happened then: a
-        // record to create, no question about the past.
-        let records = action_verb
+        // "log 3.5 hrs for Acme yesterday" opens with a verb that creates
+        // (log, record, add): a record of what happened then, no question
+        // about the past.
+        let creates = action_verb
             .as_deref()
-            .is_some_and(|verb| requested_actions(verb).meets(requested_actions("record")));
+            .is_some_and(|verb| requested_actions(verb).meets(requested_actions("create")));
         Asked {
-            past: !records && asks_past(request_clause(message)),
+            past: !creates && asks_past(request_clause(message)),
             implied: implied_actions(request_clause(message)),
             advice: speech::asks_advice(message),
             object: speech::changed_object(message),
