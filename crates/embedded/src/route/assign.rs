@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::inference::engine::{Engine, State};
 use crate::route::fill::{CLOSE, param_name};
 use crate::route::forms::{inside_token, opens_with_request_verb, written_as_described};
-use crate::route::values::ValueTokens;
+use crate::route::values::{ValueTokens, overlaps};
 use crate::route::written::only_a_unit_or_flag;
 use crate::tuning::{
     CLOSE_WEIGHT, COVERAGE_BONUS, JOINT_ORDER_PENALTY, NULL_PENALTY, ORDER_PENALTY,
@@ -124,10 +124,6 @@ impl Search<'_> {
             .count();
         swapped as f32 * self.order_penalty
     }
-}
-
-fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
-    a.start < b.end && b.start < a.end
 }
 
 /// The string parameters to fill, and where they are asked for.

@@ -389,9 +389,11 @@ fn only_sum(
     let [sum] = sums.as_slice() else {
         return None;
     };
+    // "12.50 dollars" for an integer in cents stays a fraction here, to
+    // be rescaled to 1250 as a decoded number would.
     let value = match slot.kind {
         ParamType::Int => sum.text.parse::<i64>().ok().map(Value::from),
-        _ => sum.text.parse::<f64>().ok().map(Value::from),
+        _ => None,
     }
     .or_else(|| sum.text.parse::<f64>().ok().map(Value::from))?;
     Some(Decoded {

@@ -221,6 +221,7 @@ fn best_index(scores: &[f32]) -> Option<usize> {
         .map(|(index, _)| index)
 }
 
+/// Whether two spans of a message share a byte.
 pub(super) fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
