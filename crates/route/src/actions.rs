@@ -131,6 +131,7 @@ fn before_content(text: &str) -> Option<&str> {
 }
 
 fn actions_named_in(lower: &str) -> Actions {
+    let lower = &without_contact_offers(lower);
     let mut found = cjk_actions(lower);
     let conditional = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -147,6 +148,73 @@ fn actions_named_in(lower: &str) -> Actions {
         }
     }
     found
+}
+
+/// `lower` without the clauses that give the user's own address or number
+/// ("email me at sara.k@mail.com", "call me on 07700 900123"): they say
+/// where to reach the user, and ask for no message to be sent.
+fn without_contact_offers(lower: &str) -> String {
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(words.len());
+    let mut any = false;
+    let mut at = 0;
+    while at < words.len() {
+        let offered = words
+            .get(at + 1)
+            .is_some_and(|word| matches!(*word, "me" | "us"))
+            && words
+                .get(at + 2)
+                .is_some_and(|word| matches!(*word, "at" | "on" | "via"))
+            && classes_of(words[at]).meets(classes_of("send"));
+        let contact = match offered {
+            true => contact_words(&words[at + 3..]),
+            false => 0,
+        };
+        match contact {
+            0 => {
+                kept.push(words[at]);
+                at += 1;
+            }
+            // The verb, "me", the preposition and the address go.
+            _ => {
+                any = true;
+                at += 3 + contact;
+            }
+        }
+    }
+    match any {
+        true => kept.join(" "),
+        false => lower.to_owned(),
+    }
+}
+
+/// How many of `words` an e-mail address or a phone number (seven digits
+/// or more, in up to three groups) they open with takes; 0 when they open
+/// with neither.
+fn contact_words(words: &[&str]) -> usize {
+    if words.first().is_some_and(|word| word.contains('@')) {
+        return 1;
+    }
+    let groups: Vec<&str> = words
+        .iter()
+        .take(3)
+        .take_while(|word| {
+            let bare = word.trim_end_matches([',', '.', ';']);
+            !bare.is_empty()
+                && bare
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || "+-()".contains(c))
+        })
+        .copied()
+        .collect();
+    let digits: usize = groups
+        .iter()
+        .map(|word| word.chars().filter(char::is_ascii_digit).count())
+        .sum();
+    match digits >= 7 {
+        true => groups.len(),
+        false => 0,
+    }
 }
 
 /// Words that make a message to the user wait for something.
@@ -372,6 +440,16 @@ fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
 mod tests {
     use super::*;
     use crate::test_tools::tool;
+
+    #[test]
+    fn giving_ones_own_address_asks_for_no_message() {
+        let send = requested_actions("send the report");
+        let lost = requested_actions("I left my bag on the bus, email me at sara.k@mail.com");
+        assert!(!lost.meets(send));
+        assert!(!requested_actions("lost my keys, call me on 07700 900123").meets(send));
+        assert!(requested_actions("email me at 5pm about the keys").meets(send));
+        assert!(requested_actions("email sara.k@mail.com the report").meets(send));
+    }
 
     #[test]
     fn a_tool_named_by_an_unlisted_verb_may_make_any_change_and_only_change() {

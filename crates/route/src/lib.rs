@@ -67,6 +67,7 @@ mod form;
 mod formats;
 pub mod glossary;
 mod identifiers;
+pub mod lexicon;
 mod lists;
 mod meaning;
 mod message;

@@ -7,11 +7,13 @@
 //! "tell", "show", "thing"…), compared by its stem ("translations" meets
 //! "translate", "converter" meets "conversion"), or a concept of the
 //! [`glossary`] either side mentions (天気 meets "weather", "kg" meets
-//! "convert units"; an action concept, キャンセル, names no subject), or,
-//! between CJK texts, two CJK characters in a row that hold no particle. The model scores every tool for almost any sentence; a
-//! tool that shares no subject with the message ("How many servings of
-//! vegetables should I eat a day?" and a word counter) is about something
-//! else, however well its name scored.
+//! "convert units"; an action concept, キャンセル, names no subject), or a
+//! Chinese or Japanese word of the [`lexicon`] where the glossary knows
+//! none (搬家 meets "move", 順位表 "ranking"), or, between CJK texts, two
+//! CJK characters in a row that hold no particle. The model scores every
+//! tool for almost any sentence; a tool that shares no subject with the
+//! message ("How many servings of vegetables should I eat a day?" and a
+//! word counter) is about something else, however well its name scored.
 
 use std::collections::HashSet;
 
@@ -21,6 +23,7 @@ use crate::actions::{is_action_verb, is_changing_verb};
 use crate::addresses::writes_street_address;
 use crate::faults::{FAULT_SUBJECTS, reports_fault};
 use crate::glossary;
+use crate::lexicon;
 use crate::meaning::split_identifier;
 use crate::scales::{measured_words, writes_measure};
 use crate::script::{is_cjk, mostly_cjk};
@@ -50,7 +53,7 @@ impl Purpose {
             ..Purpose::default()
         };
         for text in &texts {
-            purpose.stems.extend(subject_stems(text));
+            purpose.stems.extend(manifest_subject_stems(text));
             purpose.cjk_pairs.extend(cjk_pairs(text));
         }
         purpose
@@ -72,7 +75,7 @@ impl Purpose {
             .filter(|word| !is_action_verb(word.trim_matches(|c: char| !c.is_alphanumeric())))
             .collect();
         let kept = kept.join(" ");
-        let glosses = glossary::subject_glosses(&kept);
+        let glosses = cjk_subjects(&kept);
         // A report of something broken names the tool for its repair.
         let fault_subjects = match reports_fault(message) {
             true => &FAULT_SUBJECTS[..],
@@ -112,12 +115,13 @@ impl Purpose {
             .iter()
             .any(|stem| self.stems.iter().any(|own| same_stem(stem, own)));
         let pairs = cjk_pairs(message);
-        // A CJK message that names no concept of the glossary cannot be
-        // compared with a tool written in English only (its Latin words are
-        // mostly values: codes, names): left to the scores.
+        // A CJK message that names no concept of the glossary and no word
+        // of the lexicon cannot be compared with a tool written in English
+        // only (its Latin words are mostly values: codes, names): left to
+        // the scores.
         let incomparable = mostly_cjk(message)
             && self.cjk_pairs.is_empty()
-            && glossary::subject_glosses(&message.to_lowercase()).is_empty();
+            && cjk_subjects(&message.to_lowercase()).is_empty();
         shared_stem || incomparable || pairs.iter().any(|pair| self.cjk_pairs.contains(pair))
     }
 }
@@ -176,11 +180,27 @@ fn without_leading_verbs(message: &str) -> String {
     kept
 }
 
-/// The stems of the subject words of `text` and of the glossary concepts it
-/// mentions.
+/// The stems of the subject words of a message, of the glossary concepts
+/// it mentions and of its lexicon terms.
 fn subject_stems(text: &str) -> HashSet<String> {
     let lower = text.to_lowercase();
-    let glosses = glossary::subject_glosses(&lower);
+    stems_beside(&lower, &cjk_subjects(&lower))
+}
+
+/// The stems of the subject words of a tool's text and of the glossary
+/// concepts it mentions. Not of its lexicon terms: a manifest's Chinese or
+/// Japanese examples ("今日の東京の天気") meet Chinese and Japanese
+/// requests as they are written, and read through a dictionary they would
+/// name whatever their incidental words mean ("today", "day") for every
+/// request in English.
+fn manifest_subject_stems(text: &str) -> HashSet<String> {
+    let lower = text.to_lowercase();
+    stems_beside(&lower, &glossary::subject_glosses(&lower))
+}
+
+/// The stems of the subject words of `lower` and of `glosses`, the English
+/// words it was read as.
+fn stems_beside(lower: &str, glosses: &str) -> HashSet<String> {
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
         .chain(glosses.split_whitespace())
@@ -199,6 +219,15 @@ fn subject_stems(text: &str) -> HashSet<String> {
         .filter(|word| !TOPIC_FREE_WORDS.contains(word))
         .collect();
     words.into_iter().chain(related).map(stem).collect()
+}
+
+/// The English words of the subjects `lower` names in other scripts and
+/// as synonyms: its glossary concepts' and, beside them, its lexicon
+/// terms'.
+fn cjk_subjects(lower: &str) -> String {
+    let glosses = glossary::subject_glosses(lower);
+    let lexicon_words = lexicon::unglossed_english_words(lower);
+    format!("{glosses} {lexicon_words}").trim().to_owned()
 }
 
 /// A word without the commonest English inflections and derivations.
@@ -274,7 +303,7 @@ mod tests {
     }
 
     #[test]
-    fn japanese_and_chinese_meet_english_through_the_glossary() {
+    fn japanese_and_chinese_meet_english_through_the_glossary_and_lexicon() {
         let weather = tool(
             "weather",
             "Current weather for a city.",
@@ -284,12 +313,32 @@ mod tests {
         assert!(purpose.covers("東京の天気は？"));
         assert!(purpose.covers("北京天气怎么样"));
         assert!(
-            purpose.covers("晩ご飯は何にしよう"),
+            !purpose.covers("晩ご飯は何にしよう"),
+            "dinner, read through the lexicon, is no weather"
+        );
+        assert!(
+            purpose.covers("えっ、ほんとに？"),
             "nothing to compare: left to the scores"
         );
         let mut japanese = weather.clone();
         japanese.examples = vec!["大阪の天気".into()];
         assert!(!Purpose::of(&japanese).covers("晩ご飯は何にしよう"));
+    }
+
+    #[test]
+    fn a_manifests_own_chinese_or_japanese_is_not_read_through_the_lexicon() {
+        let mut weather = tool(
+            "weather",
+            "Current weather for a city.",
+            &[("city", "City")],
+        );
+        weather.examples = vec!["今日の東京の天気は？".into()];
+        let purpose = Purpose::of(&weather);
+        assert!(
+            !purpose.covers("How many servings of vegetables should I eat in a day?"),
+            "今日 is \"today\" in the lexicon, but names no subject of the tool"
+        );
+        assert!(purpose.covers("明日の大阪の天気"));
     }
 
     #[test]

@@ -20,7 +20,7 @@
 //!   name or description opens with that verb (`waive_fine`, "Lends a book
 //!   to a member"); see [`unlisted_verb`].
 
-use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
+use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS, TOPIC_FREE_WORDS};
 use riverse_route::{requested_actions, verb_actions};
 use riverse_tool::{Kind, ParamType, ToolManifest};
 
@@ -303,7 +303,16 @@ fn noun_head(words: &[&str]) -> Option<(String, usize)> {
             && !opens_quote
             && !PRONOUNS.contains(&lower.as_str());
         if plain {
-            head = Some(lower);
+            // "my phone number": a word that names no topic is read with
+            // the one before it that does.
+            head = match head {
+                Some(named)
+                    if TOPIC_FREE_WORDS.contains(&lower) && !TOPIC_FREE_WORDS.contains(&named) =>
+                {
+                    Some(format!("{named} {lower}"))
+                }
+                _ => Some(lower),
+            };
         } else if PRONOUNS.contains(&lower.as_str()) && head.is_none() {
             return None;
         }
@@ -560,6 +569,11 @@ mod tests {
         assert_eq!(object("Lower it by 2 degrees"), "", "a pronoun");
         assert_eq!(object("Add milk to the list"), "", "a creation");
         assert_eq!(object("What's the hold on Piranesi?"), "");
+        assert_eq!(
+            object("update my phone number on LR-77001"),
+            "phone number",
+            "a word that names no topic keeps the one before it"
+        );
     }
 
     #[test]
