@@ -150,8 +150,8 @@ fn actions_named_in(lower: &str) -> Actions {
     found
 }
 
-/// `lower` without the clauses that give the user's own address or number
-/// ("email me at sara.k@mail.com", "call me on 07700 900123"): they say
+/// `lower` without the phrases that give the user's own address or number
+/// ("email me at sara.k@mail.com", "text me on 07700 900123"): they say
 /// where to reach the user, and ask for no message to be sent.
 fn without_contact_offers(lower: &str) -> String {
     let words: Vec<&str> = lower.split_whitespace().collect();
@@ -446,7 +446,8 @@ mod tests {
         let send = requested_actions("send the report");
         let lost = requested_actions("I left my bag on the bus, email me at sara.k@mail.com");
         assert!(!lost.meets(send));
-        assert!(!requested_actions("lost my keys, call me on 07700 900123").meets(send));
+        assert!(requested_actions("text me the code").meets(send));
+        assert!(!requested_actions("lost my keys, text me on 07700 900123").meets(send));
         assert!(requested_actions("email me at 5pm about the keys").meets(send));
         assert!(requested_actions("email sara.k@mail.com the report").meets(send));
     }

@@ -114,15 +114,21 @@ impl Purpose {
         let shared_stem = stems
             .iter()
             .any(|stem| self.stems.iter().any(|own| same_stem(stem, own)));
-        let pairs = cjk_pairs(message);
+        let shared_pair = || {
+            cjk_pairs(message)
+                .iter()
+                .any(|pair| self.cjk_pairs.contains(pair))
+        };
         // A CJK message that names no concept of the glossary and no word
         // of the lexicon cannot be compared with a tool written in English
         // only (its Latin words are mostly values: codes, names): left to
-        // the scores.
-        let incomparable = mostly_cjk(message)
-            && self.cjk_pairs.is_empty()
-            && cjk_subjects(&message.to_lowercase()).is_empty();
-        shared_stem || incomparable || pairs.iter().any(|pair| self.cjk_pairs.contains(pair))
+        // the scores. (Asked last: reading it again is the dearest test.)
+        let incomparable = || {
+            mostly_cjk(message)
+                && self.cjk_pairs.is_empty()
+                && cjk_subjects(&message.to_lowercase()).is_empty()
+        };
+        shared_stem || shared_pair() || incomparable()
     }
 }
 
