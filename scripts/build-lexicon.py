@@ -96,9 +96,11 @@ def cedict(path):
             match = re.match(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$", line)
             if not match:
                 continue
-            _traditional, simplified, senses = match.groups()
+            traditional, simplified, senses = match.groups()
             senses = [[gloss for gloss in sense.split(";")] for sense in senses.split("/")]
             yield simplified, senses
+            if traditional != simplified:
+                yield traditional, senses
 
 
 def jmdict(path):

@@ -152,6 +152,10 @@ mod tests {
         assert!(english_words("取消搬家订单 M-9012").contains("move"));
         assert!(english_words("一部リーグの順位表を見せて").contains("league"));
         assert!(english_words("財布が届いていないか").contains("wallet"));
+        assert!(
+            english_words("我的雨傘丟了").contains("umbrella"),
+            "traditional characters too"
+        );
     }
 
     #[test]
