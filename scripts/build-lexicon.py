@@ -35,7 +35,8 @@ RARE_GLOSSES = 2
 SENSES = 2
 
 # English words a gloss uses as grammar or as placeholders: they name no
-# subject a tool could be about.
+# subject a tool could be about. (Words under three letters are dropped
+# anyway.)
 STOP = set(
     """a an the to of and or in on at by for with from into as is be been
     being are was were it its this that these those sb sth one one's oneself
@@ -46,7 +47,7 @@ STOP = set(
     would do does did done have has had get got make made let give go come
     take put say tell ask know see look use used thing things way kind sort
     matter person people he she they we you your our their his her him them
-    us me my i oneself itself lit fig esp usu e.g etc. cf pr vs
+    itself lit fig esp usu
     """.split()
 )
 
@@ -73,7 +74,7 @@ def gloss_words(senses):
             gloss = re.sub(r"\([^)]*\)|\[[^\]]*\]|\{[^}]*\}", " ", gloss).strip()
             if not gloss or SKIPPED_GLOSS.match(gloss):
                 continue
-            if number == 0 and gloss[:1].isupper() and " " not in gloss[:1]:
+            if number == 0 and gloss[:1].isupper():
                 # A capitalised first gloss is a proper name (a place, a
                 # person): no tool's subject.
                 if gloss.split()[0].lower() not in ("tv", "dvd", "cd", "pc", "id"):
@@ -135,7 +136,8 @@ def jmdict(path):
 def keep(term):
     if not CJK.match(term) or not 2 <= len(term) <= 6:
         return False
-    # Kana alone: katakana loanwords only (checked by the caller's source).
+    # A word in kana alone: katakana only (a loanword); hiragana runs cross
+    # particles.
     return bool(HAN.search(term)) or bool(KATAKANA.match(term))
 
 
