@@ -15,3 +15,20 @@ pub(crate) fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -
         ..ToolManifest::default()
     }
 }
+
+/// A tool of `name` whose `parameters` are `(name, meaning, type)`.
+pub(crate) fn tool_with_types(name: &str, parameters: &[(&str, &str, &str)]) -> ToolManifest {
+    let mut manifest = tool(
+        name,
+        "",
+        &parameters
+            .iter()
+            .map(|(name, meaning, _)| (*name, *meaning))
+            .collect::<Vec<_>>(),
+    );
+    manifest.parameter_types = parameters
+        .iter()
+        .map(|(name, _, declared)| ((*name).to_owned(), (*declared).into()))
+        .collect();
+    manifest
+}

@@ -260,10 +260,25 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     let description = without_asides(&tool.description.to_lowercase());
     let mut found = cjk_actions(&name).union(cjk_actions(&description));
     let name_words: Vec<&str> = name.split_whitespace().collect();
-    for clause in std::iter::once(name_words).chain(clauses(&description)) {
-        if let Some(verb) = leading_verb(&clause).filter(|word| !is_participle(word)) {
-            found = found.union(word_actions(verb));
+    if let Some(verb) = leading_verb(&name_words) {
+        found = found.union(word_actions(verb));
+    }
+    // The verbs a description joins agree in form: after "Lists", a bare
+    // "set" is no verb ("with their rise and set times").
+    let mut third_person = None;
+    for clause in clauses(&description) {
+        let Some(verb) = leading_verb(&clause).filter(|word| !is_participle(word)) else {
+            continue;
+        };
+        let actions = word_actions(verb);
+        if actions.is_empty() {
+            continue;
         }
+        let inflected = classes_of(verb).is_empty();
+        if *third_person.get_or_insert(inflected) && !inflected {
+            continue;
+        }
+        found = found.union(actions);
     }
     for example in &tool.examples {
         found = found.union(requested_actions(example));
@@ -485,6 +500,17 @@ mod tests {
             &[("reference", "")],
         );
         assert!(!offered_actions(&returns).changes());
+        let sky = tool(
+            "visible_stars",
+            "Lists the stars in view tonight, with their rise and set times.",
+            &[("date", "")],
+        );
+        assert!(
+            !offered_actions(&sky).changes(),
+            "a bare word after 'Lists'"
+        );
+        let books = tool("seats", "Finds free seats and books them.", &[("show", "")]);
+        assert!(offered_actions(&books).changes());
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! words, honorifics, and English possessives.
 
 use crate::script::{Script, script};
-use crate::words::{CONTRACTIONS, HONORIFICS, is_particle};
+use crate::words::{CONTRACTIONS, HONORIFICS, POSTPOSITIONS, is_particle};
 
 /// The byte positions of a message where a copied string value may start or
 /// end, and the bytes it may not contain.
@@ -217,15 +217,20 @@ impl Boundaries {
         }
     }
 
-    /// Japanese honorifics after a name (山田さん, 田中様): the name is the
-    /// value, the honorific is not part of it.
+    /// Japanese honorifics after a name (山田さん, 田中様) and particles of
+    /// more than one character after a noun (ケンより): the name is the
+    /// value, the honorific or particle is not part of it.
     fn block_honorifics(&mut self, message: &str, chars: &[Char]) {
         for pair in chars.windows(2) {
             let [name, ch] = pair else { continue };
             if !name.class.is_noun_like() {
                 continue;
             }
-            if let Some(honorific) = HONORIFICS.prefix_of(&message[ch.at..]) {
+            let rest = &message[ch.at..];
+            if let Some(honorific) = HONORIFICS
+                .prefix_of(rest)
+                .or_else(|| POSTPOSITIONS.prefix_of(rest))
+            {
                 let to = ch.at + honorific.len();
                 self.blocked[ch.at..to].fill(true);
                 self.starts[ch.at..to].fill(false);
@@ -451,6 +456,11 @@ mod tests {
                 .iter()
                 .all(|&b| b)
         );
+        let signed = "欠席します。ケンより";
+        let bounds = Boundaries::of(signed);
+        let from = signed.find('よ').unwrap();
+        assert!(bounds.ends[from], "ケン is a value");
+        assert!(bounds.blocked[from], "より is not part of it");
     }
 
     #[test]

@@ -4,25 +4,10 @@
 
 use std::sync::LazyLock;
 
-use crate::script::is_cjk;
-use crate::words::data_lines;
+use crate::named::NameTable;
 
-/// `(code, name)` pairs, longest names first.
-static NAMES: LazyLock<Vec<(&'static str, &'static str)>> = LazyLock::new(|| {
-    let mut names: Vec<(&'static str, &'static str)> =
-        data_lines(include_str!("../data/currencies.txt"))
-            .filter_map(|line| line.split_once(':'))
-            .flat_map(|(code, names)| {
-                names
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|name| !name.is_empty())
-                    .map(move |name| (code.trim(), name))
-            })
-            .collect();
-    names.sort_by_key(|(_, name)| std::cmp::Reverse(name.len()));
-    names
-});
+static CURRENCIES: LazyLock<NameTable> =
+    LazyLock::new(|| NameTable::parse(include_str!("../data/currencies.txt")));
 
 /// Whether a parameter described by `description` asks for a currency code.
 pub fn wants_currency_code(description: &str) -> bool {
@@ -39,30 +24,7 @@ pub fn currency_code(text: &str) -> Option<&'static str> {
 
 /// The currencies `message` names, in order: where each starts, and its code.
 pub fn currency_mentions(message: &str) -> Vec<(usize, &'static str)> {
-    let lower = message.to_lowercase();
-    let mut taken = vec![false; lower.len()];
-    let mut found = Vec::new();
-    for (code, name) in NAMES.iter() {
-        let spaced = !name
-            .chars()
-            .any(|c| is_cjk(c) || !c.is_alphanumeric() && c != ' ');
-        for (at, _) in lower.match_indices(name) {
-            let end = at + name.len();
-            if taken[at..end].iter().any(|&t| t) {
-                continue;
-            }
-            let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
-            if spaced
-                && !(edge(lower[..at].chars().next_back()) && edge(lower[end..].chars().next()))
-            {
-                continue;
-            }
-            taken[at..end].fill(true);
-            found.push((at, *code));
-        }
-    }
-    found.sort_by_key(|(at, _)| *at);
-    found
+    CURRENCIES.mentions(message)
 }
 
 #[cfg(test)]

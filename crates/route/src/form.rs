@@ -224,18 +224,68 @@ fn english_form(sentence: &str) -> MessageForm {
             MessageForm::Question
         };
     }
-    let states = exclaims
-        || ENGLISH.of("subject").any(|word| word == first)
+    let states = exclaims || states(&words);
+    match states {
+        true if has_imperative_clause(sentence) || opens_imperative(sentence) => {
+            MessageForm::Request
+        }
+        true => MessageForm::Statement,
+        false => MessageForm::Fragment,
+    }
+}
+
+/// Whether `words` open with a subject, or hold a finite verb soon after
+/// the first: a statement's grammar.
+fn states(words: &[String]) -> bool {
+    let Some(first) = words.first() else {
+        return false;
+    };
+    ENGLISH.of("subject").any(|word| word == first)
         || words.iter().skip(1).take(VERB_WITHIN).any(|word| {
             ENGLISH
                 .of("verb")
                 .any(|verb| word == verb || (verb.starts_with('\'') && word.ends_with(verb)))
-        });
-    match states {
-        true if has_imperative_clause(sentence) => MessageForm::Request,
-        true => MessageForm::Statement,
-        false => MessageForm::Fragment,
+        })
+}
+
+/// Whether the first clause, an aside in brackets left out, opens with a
+/// verb that asks for something and states nothing itself: "cancel
+/// WC-4502, we're selling the house" asks, then says why.
+fn opens_imperative(sentence: &str) -> bool {
+    let first = sentence
+        .split([',', ';', '—', '–'])
+        .next()
+        .unwrap_or(sentence);
+    let words = english_words(&without_brackets(first));
+    let opening = words
+        .iter()
+        .position(|word| !POLITE_OPENINGS.contains(&word.as_str()))
+        .map_or(&words[..0], |at| &words[at..]);
+    opening
+        .first()
+        .is_some_and(|word| is_changing_verb(word) || IMPERATIVE_READS.contains(&word.as_str()))
+        && !states(opening)
+}
+
+/// Words an imperative may follow ("pls cancel…"); a subject ("we
+/// order…") makes it a statement.
+const POLITE_OPENINGS: [&str; 8] = [
+    "please", "pls", "plz", "kindly", "just", "quickly", "now", "then",
+];
+
+/// `text` without its asides in round brackets ("(I'm V-330)").
+fn without_brackets(text: &str) -> String {
+    let mut kept = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => kept.push(c),
+            _ => {}
+        }
     }
+    kept
 }
 
 /// Verbs that only read but open a request as surely as a changing one
@@ -361,6 +411,22 @@ mod tests {
             ),
             (
                 "The museum was packed, lines everywhere.",
+                MessageForm::Statement,
+            ),
+            (
+                "pls delete order 88, we've moved house",
+                MessageForm::Request,
+            ),
+            (
+                "Show the organisers (I'm new here) that the van is fixed",
+                MessageForm::Request,
+            ),
+            (
+                "We order pizza every Friday, it's a tradition",
+                MessageForm::Statement,
+            ),
+            (
+                "Book club was great, see you next week",
                 MessageForm::Statement,
             ),
         ] {

@@ -186,6 +186,31 @@ pub fn identifier_shaped(kind: IdentifierKind, value: &str) -> bool {
     }
 }
 
+/// Whether parameter `name` (described by `description`) asks for a name:
+/// its name's last word or its description's first clause says so
+/// (`customer_name`, "name the booking is under").
+pub fn asks_for_name(name: &str, description: &str) -> bool {
+    let named = split_identifier(name).to_lowercase();
+    let lower = description.to_lowercase();
+    let clause = lower
+        .split([',', ';', '('])
+        .find(|clause| clause.trim() != "optional");
+    named.split_whitespace().last() == Some("name")
+        || clause.is_some_and(|clause| clause.split_whitespace().any(|word| word == "name"))
+}
+
+/// Whether `value` is a record's code and nothing else: capitals, an
+/// optional hyphen, then digits ("T-2291", "OBS5521"). A name is never
+/// one.
+pub fn is_record_code(value: &str) -> bool {
+    let value = value.trim();
+    let letters = value.chars().take_while(char::is_ascii_uppercase).count();
+    let rest = value[letters..]
+        .strip_prefix('-')
+        .unwrap_or(&value[letters..]);
+    (1..=5).contains(&letters) && rest.len() >= 2 && rest.chars().all(|c| c.is_ascii_digit())
+}
+
 /// A token with a digit, or of two capitals or more and no lowercase letter
 /// ("QZ-5520", "#4411", "LHR", "ABC-DEF").
 fn record_token(token: &str) -> bool {
@@ -213,6 +238,30 @@ pub fn number_before_name(message: &str, bytes: &std::ops::Range<usize>) -> bool
         && next.chars().skip(1).all(char::is_lowercase)
 }
 
+/// Words before a number that make it a year ("the 1911 census", "a
+/// certificate from 1890").
+const YEAR_LEADS: [&str; 10] = [
+    "in", "from", "since", "the", "of", "circa", "around", "until", "before", "after",
+];
+
+/// Whether the span `bytes` of `message` is a year, four digits from 1000
+/// to 2199 after a word that dates ("from 1890"): a date, not an
+/// identifier.
+pub fn written_as_year(message: &str, bytes: &std::ops::Range<usize>) -> bool {
+    let value = &message[bytes.clone()];
+    let year = value.len() == 4
+        && value.chars().all(|c| c.is_ascii_digit())
+        && value
+            .parse::<u32>()
+            .is_ok_and(|year| (1000..2200).contains(&year));
+    let before = message[..bytes.start]
+        .split_whitespace()
+        .next_back()
+        .unwrap_or("")
+        .to_lowercase();
+    year && YEAR_LEADS.contains(&before.as_str())
+}
+
 fn is_email(token: &str) -> bool {
     match token.split_once('@') {
         Some((user, domain)) => !user.is_empty() && domain.contains('.') && !domain.contains('@'),
@@ -223,6 +272,36 @@ fn is_email(token: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dated_year_is_no_identifier() {
+        let message = "attach the 1911 census page to 3310, from 1890";
+        let at = |text: &str| {
+            let start = message.find(text).unwrap();
+            start..start + text.len()
+        };
+        assert!(written_as_year(message, &at("1911")));
+        assert!(written_as_year(message, &at("1890")));
+        assert!(!written_as_year(message, &at("3310")));
+    }
+
+    #[test]
+    fn a_record_code_is_no_name() {
+        for value in ["T-2291", "OBS5521", "WC-4390"] {
+            assert!(is_record_code(value), "{value}");
+        }
+        for value in ["Home-5G", "Jonas Weber", "R2D2", "7 Wonders", "T-"] {
+            assert!(!is_record_code(value), "{value}");
+        }
+        assert!(asks_for_name("customer_name", "customer's full name"));
+        assert!(asks_for_name("name", ""));
+        assert!(asks_for_name(
+            "under",
+            "optional; name the booking is under"
+        ));
+        assert!(!asks_for_name("order_number", "order number"));
+        assert!(!asks_for_name("title", "short title, not the file name"));
+    }
 
     #[test]
     fn a_record_token_is_an_identifier_the_message_writes() {

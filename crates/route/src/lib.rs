@@ -29,7 +29,9 @@
 //! - [`opens_street_address`]: a number that is a house number ("12 Elm
 //!   Street"), no quantity.
 //! - [`currency_mentions`]: the currencies a message names, as the ISO
-//!   4217 codes a parameter asks for ([`wants_currency_code`]).
+//!   4217 codes a parameter asks for ([`wants_currency_code`]);
+//!   [`as_language`]: the language a value names, as the English name or
+//!   the code a parameter about a language ([`wants_language`]) asks for.
 //! - [`in_described_scale`]: a number put in the unit or scale its
 //!   parameter's description asks for ("2 hours" in minutes, "10%" as a
 //!   decimal), and [`unit_fits`]: whether a number's unit suits a
@@ -67,10 +69,12 @@ mod form;
 mod formats;
 pub mod glossary;
 mod identifiers;
+mod languages;
 pub mod lexicon;
 mod lists;
 mod meaning;
 mod message;
+mod named;
 mod numbers;
 mod options;
 mod parts;
@@ -105,15 +109,16 @@ pub use formats::{
 };
 pub use identifiers::{
     IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,
-    takes_record,
+    takes_record, written_as_year,
 };
+pub use languages::{as_language, language_named, wants_language};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
     SlotWords, answers, described_optional, missing_required, names_time_only, required_params,
-    wants_time,
+    wants_time, works_on,
 };
 pub use message::MessageSpans;
-pub use numbers::{NumberSpan, numbers};
+pub use numbers::{NumberSpan, cjk_number, numbers};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
 pub use purpose::Purpose;

@@ -22,14 +22,20 @@
 //!   options or says it has a default. "How has the euro to dollar rate
 //!   moved?" gives a converter no amount, so it is not called. A tool that
 //!   changes things is exempt: its parameters are often alternative
-//!   settings (a thermostat's target or its change).
+//!   settings (a thermostat's target or its change). A manifest that calls
+//!   some of its parameters optional ("optional; …") says the others are
+//!   required, flags aside: a call without one of those is not made, and
+//!   no other tool is weighed in its place ([`works_on`]: the tool was the
+//!   one asked for, the message gave too little).
 
 use std::collections::HashSet;
 
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 
 use crate::actions::offered_actions;
-use crate::identifiers::{IdentifierKind, identifier_kind, identifier_shaped};
+use crate::identifiers::{
+    IdentifierKind, asks_for_name, identifier_kind, identifier_shaped, is_record_code,
+};
 use crate::options::param_options;
 use crate::script::is_cjk;
 use crate::words::{FUNCTION_WORDS, PREPOSITIONS, TIME_PARAMS, TIME_WORDS};
@@ -267,8 +273,8 @@ fn description_head(description: &str) -> Vec<String> {
 }
 
 /// Whether a copied `value` answers parameter `name` of `tool`: it is not
-/// made of slot words only, and a value that names a time only goes to a
-/// parameter about time.
+/// made of slot words only, a value that names a time only goes to a
+/// parameter about time, and a record's code ("T-2291") is no name.
 pub fn answers(tool: &ToolManifest, slots: &SlotWords, name: &str, value: &str) -> bool {
     let description = tool.parameters.get(name).map_or("", String::as_str);
     let identifier = identifier_kind(name, description);
@@ -276,6 +282,7 @@ pub fn answers(tool: &ToolManifest, slots: &SlotWords, name: &str, value: &str) 
         && !is_question_clause(value)
         && identifier.is_none_or(|kind| identifier_shaped(kind, value))
         && (!names_time_only(value) || wants_time(name, description))
+        && (!is_record_code(value) || !asks_for_name(name, description))
 }
 
 /// Whether `value` opens with an auxiliary and a pronoun: a question's
@@ -292,19 +299,61 @@ fn is_question_clause(value: &str) -> bool {
 /// The parameters a call of `tool` cannot go without (see the module's
 /// documentation).
 pub fn required_params(tool: &ToolManifest) -> Vec<String> {
+    if let Some(listed) = schema_required(tool) {
+        return listed;
+    }
+    // A manifest that calls some parameters optional says the others are
+    // not (flags aside, which default to false).
+    let marked = tool
+        .parameters
+        .values()
+        .any(|description| described_optional(description));
+    if marked {
+        return tool
+            .parameters
+            .iter()
+            .filter(|(name, description)| {
+                !described_optional(description) && tool.param_type(name) != ParamType::Bool
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+    }
+    essential_params(tool)
+}
+
+/// Whether parameter `name` is what a call of `tool` works on: one its
+/// schema requires, or, without a schema, its record's identifier or a
+/// reading tool's object. A call without it was not the message's (the
+/// next tool is weighed); one without a parameter required only because
+/// the manifest leaves it unmarked was, but lacks a value.
+pub fn works_on(tool: &ToolManifest, name: &str) -> bool {
+    schema_required(tool)
+        .unwrap_or_else(|| essential_params(tool))
+        .iter()
+        .any(|required| required == name)
+}
+
+/// The parameters `tool`'s schema lists as required, if it lists any.
+fn schema_required(tool: &ToolManifest) -> Option<Vec<String>> {
     let listed = tool
         .input_schema
         .as_ref()
         .and_then(|schema| schema.get("required"))
-        .and_then(|required| required.as_array());
-    if let Some(listed) = listed {
-        return listed
+        .and_then(|required| required.as_array())?;
+    Some(
+        listed
             .iter()
             .filter_map(|name| name.as_str())
             .filter(|name| tool.parameters.contains_key(*name))
             .map(str::to_owned)
-            .collect();
-    }
+            .collect(),
+    )
+}
+
+/// The parameters a call of `tool` works on, without a schema: the record's
+/// identifier, and a reading tool's object (see the module's
+/// documentation).
+fn essential_params(tool: &ToolManifest) -> Vec<String> {
     // The record a call works on: an identifier its description does not
     // call optional ("the booking reference" of a cancellation).
     let identifiers = tool.parameters.iter().filter(|(name, description)| {
@@ -562,5 +611,25 @@ mod tests {
             serde_json::from_value(json!("list")).unwrap(),
         );
         assert!(required_params(&recipes).is_empty(), "a list may be empty");
+    }
+
+    #[test]
+    fn parameters_a_manifest_does_not_call_optional_beside_ones_it_does_are_required() {
+        let mut lend = tool(
+            "lend_game",
+            "Records that someone borrows a game.",
+            &[
+                ("title", "game title"),
+                ("due", "date it is due back, YYYY-MM-DD"),
+                ("note", "optional; a note"),
+                ("deposit", "whether a deposit was paid"),
+            ],
+        );
+        lend.parameter_types.insert(
+            "deposit".into(),
+            serde_json::from_value(json!("boolean")).unwrap(),
+        );
+        assert_eq!(required_params(&lend), ["title", "due"], "flags aside");
+        assert!(!works_on(&lend, "due"), "required by the marks only");
     }
 }

@@ -12,8 +12,9 @@ pub struct NumberSpan {
 }
 
 /// Every number in `message`, in order; full-width digits (１０) count.
-/// Digits inside a word (B12, mp3) are part of a name, not a number; after
-/// an ideograph (華氏100度) they are a number.
+/// Digits inside a word (B12, mp3) or after a hyphen that follows one
+/// (TR-8812, OBS-5521) are part of a name, not a number; after an
+/// ideograph (華氏100度) they are a number.
 pub fn numbers(message: &str) -> Vec<NumberSpan> {
     let chars: Vec<(usize, char)> = message.char_indices().collect();
     let mut found = Vec::new();
@@ -23,6 +24,9 @@ pub fn numbers(message: &str) -> Vec<NumberSpan> {
             index += 1;
         } else if index > 0 && chars[index - 1].1.is_ascii_alphabetic() {
             index = word_end(&chars, index);
+        } else if index > 1 && chars[index - 1].1 == '-' && chars[index - 2].1.is_ascii_alphabetic()
+        {
+            index = token_end(&chars, index);
         } else {
             let (number, end) = read_number(message, &chars, index);
             found.push(number);
@@ -54,7 +58,7 @@ pub(crate) fn cjk_numeral(c: char) -> Option<u32> {
 }
 
 /// A number below a hundred written in Chinese numerals: 四, 十二, 二十三.
-pub(crate) fn cjk_number(text: &str) -> Option<u32> {
+pub fn cjk_number(text: &str) -> Option<u32> {
     let values: Vec<u32> = text.chars().map(cjk_numeral).collect::<Option<_>>()?;
     match values.as_slice() {
         [] => None,
@@ -65,6 +69,24 @@ pub(crate) fn cjk_number(text: &str) -> Option<u32> {
             Some(tens * 10 + unit)
         }
         _ => None,
+    }
+}
+
+/// The index after the token that `index` is in: alphanumeric runs joined
+/// by `.`, `-` or `_` ("release-2.4", "TR-8812-B").
+fn token_end(chars: &[(usize, char)], mut index: usize) -> usize {
+    loop {
+        index = word_end(chars, index);
+        let joined = chars
+            .get(index)
+            .is_some_and(|&(_, c)| matches!(c, '.' | '-' | '_'))
+            && chars
+                .get(index + 1)
+                .is_some_and(|&(_, next)| next.is_alphanumeric());
+        if !joined {
+            return index;
+        }
+        index += 1;
     }
 }
 
@@ -139,7 +161,7 @@ mod tests {
     #[test]
     fn numbers_are_found_with_signs_decimals_and_full_width_digits() {
         let found: Vec<(String, bool)> =
-            numbers("Convert -40 F, 2.5 kg, １０ km and 1,000 m; room B12; 華氏100度")
+            numbers("Convert -40 F, 2.5 kg, １０ km and 1,000 m; room B12, job TR-8812, release-2.4; 華氏100度")
                 .into_iter()
                 .map(|n| (n.text, n.is_integer))
                 .collect();

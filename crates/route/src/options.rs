@@ -6,6 +6,9 @@
 
 use riverse_tool::ToolManifest;
 
+use crate::glossary::glosses;
+use crate::script::is_cjk;
+
 /// The options of `tool`'s parameter `name`, or none when it takes any text.
 pub fn param_options(tool: &ToolManifest, name: &str) -> Vec<String> {
     let listed = tool
@@ -58,16 +61,49 @@ fn listed_after_one_of(description: &str, is_option: impl Fn(&&str) -> bool) -> 
 }
 
 /// The option `value` names: one it is, one a word of it starts with or a
-/// word of it begins ("cooling" names `cool`), or else the first option the
-/// message names the same way; `None` when it names none.
+/// word of it begins ("cooling" names `cool`), or one the English words of
+/// its glossary concepts name (午前 names `morning`), or else the first
+/// option the message names one of these ways; `None` when it names none.
+/// An option the message names in full that holds the one found is taken
+/// instead ("semi detached" names `semi_detached`, not `detached`).
 pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<String> {
     let value = value.trim().to_lowercase();
-    if let Some(option) = options.iter().find(|option| option.to_lowercase() == value) {
-        return Some(option.clone());
-    }
-    named_in(&value, options)
+    let lower = message.to_lowercase();
+    let found = options
+        .iter()
+        .find(|option| option.to_lowercase() == value)
+        .cloned()
+        .or_else(|| named_in(&value, options))
+        .or_else(|| named_in(&cjk_glosses(&value), options))
         .or_else(|| unit_of_a_number(message, options))
-        .or_else(|| named_in(&message.to_lowercase(), options))
+        .or_else(|| named_in(&lower, options))
+        .or_else(|| named_in(&cjk_glosses(&lower), options))?;
+    let found_words = option_words(&found);
+    let holding = options_named(message, options).into_iter().find(|named| {
+        let words = option_words(named);
+        words.len() > found_words.len() && found_words.iter().all(|word| words.contains(word))
+    });
+    Some(holding.unwrap_or(found))
+}
+
+/// The English words of the glossary concepts Chinese or Japanese `text`
+/// names (午前: morning); none for other text, whose own words are read.
+fn cjk_glosses(text: &str) -> String {
+    match text.chars().any(is_cjk) {
+        true => glosses(text),
+        false => String::new(),
+    }
+}
+
+/// The words of an option's name, lowercase (`semi_detached`: semi,
+/// detached).
+fn option_words(option: &str) -> Vec<String> {
+    option
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The options `text` names, in the order it names them: each whose every
@@ -275,6 +311,17 @@ mod tests {
             "the option the message names"
         );
         assert_eq!(snap_to_option("the den", "the den please", &options), None);
+        let slots = ["morning".to_owned(), "afternoon".to_owned()];
+        assert_eq!(
+            snap_to_option("午後", "午後に変更して", &slots).as_deref(),
+            Some("afternoon")
+        );
+        let homes = ["flat", "semi_detached", "detached"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("detached", "a semi detached with 9 windows", &homes).as_deref(),
+            Some("semi_detached"),
+            "an option named in full holds the one picked"
+        );
         let units: Vec<String> = ["g", "kg", "ml", "pcs"].map(String::from).into();
         assert_eq!(
             snap_to_option("", "add 500g of flour", &units).as_deref(),

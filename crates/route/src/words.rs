@@ -82,6 +82,11 @@ word_list!(
     "honorifics.txt"
 );
 word_list!(
+    /// Japanese particles of two characters or more (`data/postpositions.txt`).
+    POSTPOSITIONS,
+    "postpositions.txt"
+);
+word_list!(
     /// Japanese case particles, one character each (`data/particles.txt`).
     PARTICLES,
     "particles.txt"
@@ -126,7 +131,7 @@ pub fn is_particle(c: char) -> bool {
 }
 
 /// Every word list, by file name, for checks over all of them.
-pub fn all() -> [(&'static str, &'static WordList); 11] {
+pub fn all() -> [(&'static str, &'static WordList); 12] {
     [
         ("small_talk.txt", &*SMALL_TALK),
         ("small_talk_shots.txt", &*SMALL_TALK_SHOTS),
@@ -134,6 +139,7 @@ pub fn all() -> [(&'static str, &'static WordList); 11] {
         ("function_words.txt", &*FUNCTION_WORDS),
         ("contractions.txt", &*CONTRACTIONS),
         ("honorifics.txt", &*HONORIFICS),
+        ("postpositions.txt", &*POSTPOSITIONS),
         ("particles.txt", &*PARTICLES),
         ("arithmetic_words.txt", &*ARITHMETIC_WORDS),
         ("negations.txt", &*NEGATIONS),

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use riverse_route::{
     Candidate, Fit, MessageSpans, ParamAffinity, SlotWords, answers, identifier_kind,
-    number_before_name,
+    number_before_name, written_as_year,
 };
 use riverse_tool::ToolManifest;
 
@@ -271,8 +271,10 @@ fn may_take(
 ) -> bool {
     let name = param_name(tool, index);
     let description = tool.parameters.get(name).map_or("", String::as_str);
+    // A street's number, a postcode or a year: no identifier.
     let number_of_a_name = identifier_kind(name, description).is_some()
-        && number_before_name(spans.text, &candidate.bytes);
+        && (number_before_name(spans.text, &candidate.bytes)
+            || written_as_year(spans.text, &candidate.bytes));
     answers(tool, slot_words, name, &candidate.value)
         && written_as_described(description, &candidate.value)
         && !opens_with_request_verb(spans.text, candidate.bytes.start)

@@ -78,7 +78,8 @@ pub struct CandidateScore {
     pub unasked_change: bool,
     /// The call the candidate got lacks a parameter its tool requires (see
     /// [`riverse_route::required_params`]): it is out of the running, and
-    /// the next best is weighed. Always false for `none`.
+    /// the next best is weighed when what it lacks is what it works on
+    /// ([`riverse_route::works_on`]). Always false for `none`.
     pub incomplete: bool,
     /// The candidate's purpose reaches what the message asks of its
     /// subject: a history, a trend or a total over a period only a tool

@@ -56,7 +56,8 @@ pub(crate) fn as_iso_date(
                 .next()
                 .filter(|_| relative)?;
             Some(day.date.to_string())
-        })?;
+        })
+        .or_else(|| month_edge(description, value, today))?;
     if !description.to_ascii_uppercase().contains("HH:MM") {
         return Some(date);
     }
@@ -215,23 +216,55 @@ fn month_day(text: &str) -> Option<(u32, u32)> {
     ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some((month, day))
 }
 
-/// A value that writes no date, kept for a date parameter only when the
-/// parameter is required (the call needs it) or the value is a word the
-/// description offers ('today', a weekday); an optional one is left out
-/// ("journal" is no `from_date`).
+/// A value that writes no date read here, kept for a date parameter only
+/// when it is written like one ("12/3"), when the parameter is required
+/// and the value writes a number (a form of date not read here), or when
+/// it is a word the description offers ('today', a weekday); other words
+/// are no date ("journal" is no `from_date`, "returned" no `return_by`),
+/// and a required date left so leaves the call unmade.
 pub(crate) fn no_date_kept(description: &str, value: String) -> Option<String> {
     let lower = description.to_lowercase();
     let optional = lower.contains("optional");
-    let offered = value
-        .to_lowercase()
-        .split_whitespace()
-        .any(|word| word.len() >= 3 && lower.contains(word));
+    // A description that offers day words ("'today', 'tomorrow' or a
+    // weekday name") takes the day as written.
+    let offered = offers_day_words(description)
+        || value
+            .to_lowercase()
+            .split_whitespace()
+            .any(|word| word.len() >= 3 && lower.contains(word));
     // A date in a form not read here ("12/3"), not a bare number or an
     // identifier ("8" of "8,900円", "S-77812").
     let date_like = value.chars().any(|c| c.is_ascii_digit())
         && value.contains(['/', '-', '.'])
         && !value.chars().any(char::is_alphabetic);
-    (!optional || offered || date_like).then_some(value)
+    let numbered = value.chars().any(|c| c.is_ascii_digit());
+    (!optional && numbered || offered || date_like).then_some(value)
+}
+
+/// Words of a date parameter's description that make it a range's first
+/// day, and those that make it its last.
+const FIRST_DAY_WORDS: [&str; 5] = ["earliest", "first", "start", "from", "since"];
+const LAST_DAY_WORDS: [&str; 4] = ["latest", "last", "end", "until"];
+
+/// A month named alone ("since November") for a date that starts or ends
+/// a range, as its description says: the month's first day, or its last.
+fn month_edge(description: &str, value: &str, today: NaiveDate) -> Option<String> {
+    let lower = description.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let says = |edge: &[&str]| words.iter().any(|word| edge.contains(word));
+    let month = named_month(value, today)?;
+    let first = NaiveDate::parse_from_str(&format!("{month}-01"), "%Y-%m-%d").ok()?;
+    if says(&FIRST_DAY_WORDS) {
+        Some(first.to_string())
+    } else if says(&LAST_DAY_WORDS) {
+        let next = first.checked_add_months(chrono::Months::new(1))?;
+        Some(next.pred_opt()?.to_string())
+    } else {
+        None
+    }
 }
 
 /// Whether a parameter's description asks for a month as `YYYY-MM`.
@@ -481,7 +514,27 @@ mod tests {
     }
 
     #[test]
-    fn an_optional_date_without_a_date_is_left_out() {
+    fn a_month_alone_is_the_first_or_last_day_of_a_range() {
+        let today = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+        let since = "optional; earliest date, YYYY-MM-DD";
+        let until = "optional; last date to include, YYYY-MM-DD";
+        let message = "plays since November";
+        assert_eq!(
+            as_iso_date(since, "November", message, today, true).as_deref(),
+            Some("2026-11-01")
+        );
+        assert_eq!(
+            as_iso_date(until, "November", message, today, true).as_deref(),
+            Some("2026-11-30")
+        );
+        assert_eq!(
+            as_iso_date("date played, YYYY-MM-DD", "November", message, today, true),
+            None
+        );
+    }
+
+    #[test]
+    fn a_value_without_a_date_is_no_date() {
         let optional = "optional; start date, YYYY-MM-DD";
         assert_eq!(no_date_kept(optional, "日记".into()), None);
         assert_eq!(no_date_kept(optional, "journal".into()), None);
@@ -495,10 +548,12 @@ mod tests {
             no_date_kept("YYYY-MM-DD, 'today' or 'tomorrow'", "tomorrow".into()).as_deref(),
             Some("tomorrow")
         );
+        let required = "start date, YYYY-MM-DD";
+        assert_eq!(no_date_kept(required, "journal".into()), None);
         assert_eq!(
-            no_date_kept("start date, YYYY-MM-DD", "journal".into()).as_deref(),
-            Some("journal"),
-            "a required one stays"
+            no_date_kept(required, "3 Brumaire".into()).as_deref(),
+            Some("3 Brumaire"),
+            "a required one that writes a number stays"
         );
     }
 

@@ -1,6 +1,7 @@
 //! Days a message names relative to today: "tomorrow", "next Tuesday",
 //! "the 10th", "Dec 27" (a date written without its year), "in 3 days",
-//! 明天, 下周二, 来週の水曜日, 12月20日.
+//! 明天, 下周二, 来週の水曜日, 12月20日, and fixed holidays ("Christmas
+//! Eve", 元旦).
 //!
 //! A weekday on its own is the next one to come ("Friday"), or the last
 //! one gone in a message that looks back ("since Monday", "it was skipped
@@ -18,6 +19,7 @@ use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 use crate::route::dates::{day_of, month_of, year_of};
 
 mod cjk;
+mod holidays;
 
 /// A day a message names, and where.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +34,7 @@ pub(crate) struct NamedDay {
 pub(crate) fn named_days(message: &str, today: NaiveDate, gone: bool) -> Vec<NamedDay> {
     let mut found = english_days(message, today, gone);
     found.extend(cjk::cjk_days(message, today, gone));
+    found.extend(holidays::holidays(message, today, gone));
     found.sort_by_key(|day| day.bytes.start);
     found
 }
@@ -74,11 +77,38 @@ pub(crate) fn named_month(text: &str, today: NaiveDate) -> Option<String> {
         Some(shift) => shift_months(first, shift)?,
         None => {
             let tokens = words(&lower);
-            let month = tokens.iter().find_map(|token| month_of(&token.text))?;
+            let month = tokens
+                .iter()
+                .find_map(|token| month_of(&token.text))
+                .or_else(|| cjk_month(&lower))?;
             year_meant(today, false, |year| NaiveDate::from_ymd_opt(year, month, 1))?
         }
     };
     Some(format!("{:04}-{:02}", month.year(), month.month()))
+}
+
+/// The month a Chinese or Japanese text names by its number (2月,
+/// 十二月, "来年2月の開催日").
+fn cjk_month(text: &str) -> Option<u32> {
+    text.match_indices('月').find_map(|(at, _)| {
+        let before = &text[..at];
+        let digits = riverse_route::trailing_digits(before);
+        let month = match digits.is_empty() {
+            false => digits.parse().ok()?,
+            true => {
+                let numerals: String = before
+                    .chars()
+                    .rev()
+                    .take_while(|c| "一二三四五六七八九十".contains(*c))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                riverse_route::cjk_number(&numerals)?
+            }
+        };
+        (1..=12).contains(&month).then_some(month)
+    })
 }
 
 /// Words that name a month by its distance from this one.

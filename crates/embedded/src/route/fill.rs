@@ -14,11 +14,11 @@ use std::ops::Range;
 
 use chrono::NaiveDate;
 use riverse_route::{
-    Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, candidates, clock_times_in,
-    currency_code, currency_mentions, described_optional, enumerations, implied_flag,
-    in_described_scale, labelled_number, names_time_of_day, number_labels, opens_street_address,
-    param_options, snap_to_option, unit_fits, wants_clock_time, wants_currency_code,
-    written_in_unit_of,
+    Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, as_language, candidates,
+    clock_times_in, currency_code, currency_mentions, described_optional, enumerations,
+    implied_flag, in_described_scale, labelled_number, language_named, names_time_of_day,
+    number_labels, opens_street_address, param_options, snap_to_option, unit_fits,
+    wants_clock_time, wants_currency_code, wants_language, written_in_unit_of,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -33,6 +33,7 @@ use crate::route::dates::{
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::listed::list_as_asked;
 use crate::route::money::{in_cents, in_currency, written_as_money, written_in_major_unit};
+use crate::route::pairs::{in_written_name_order, with_written_range};
 use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
 use crate::route::values::{Decoded, ValueTokens, decode_value, order_anchor, overlaps};
@@ -94,6 +95,18 @@ fn number_fits<'a>(
         if names_time_of_day(after) || opens_street_address(after) {
             return false;
         }
+        let said = said_as_change(&message[..number.bytes.start]);
+        let against_saying = match said {
+            Some(true) => !this_changes && has_change,
+            Some(false) => this_changes && has_level,
+            None => false,
+        };
+        // A sum in cents is written in the currency's main unit ("paid 500
+        // dollars", "$45.50"), which no unit of cents fits: it is rescaled
+        // after, to a whole number of cents.
+        if cents && written_in_major_unit(message, &number.bytes) {
+            return !against_saying;
+        }
         // A fraction for an integer only in a unit it converts from into
         // a whole number ("half an hour" for minutes is 30).
         if integer && !number.is_integer {
@@ -105,17 +118,6 @@ fn number_fits<'a>(
             if !scaled.is_some_and(|value| value.fract() == 0.0) {
                 return false;
             }
-        }
-        let said = said_as_change(&message[..number.bytes.start]);
-        let against_saying = match said {
-            Some(true) => !this_changes && has_change,
-            Some(false) => this_changes && has_level,
-            None => false,
-        };
-        // A sum in cents is written in the currency's main unit ("paid 500
-        // dollars"), which no unit of cents fits: it is rescaled after.
-        if cents && written_in_major_unit(message, &number.bytes) {
-            return !against_saying;
         }
         let before = &message[..number.bytes.start];
         if let Some(named) = slot_words.named_before_number(before) {
@@ -192,6 +194,7 @@ pub(crate) fn fill_params(
         )?;
     }
     with_word_quantities(tool, message, &mut values);
+    with_written_range(tool, &spans, &mut values);
     let filling = Filling {
         engine,
         tokens,
@@ -203,6 +206,7 @@ pub(crate) fn fill_params(
     fill_strings(&filling, &taken, &object, &mut values)?;
     with_labelled_values(tool, message, &mut values);
     with_currency_codes(tool, message, &mut values);
+    in_written_name_order(tool, message, &mut values);
     for (name, value) in tool.parameters.keys().zip(values) {
         if let Some(value) = as_asked(tool, name, message, value, today) {
             params.insert(name.clone(), value);
@@ -562,13 +566,20 @@ fn as_asked(
     if declared(tool, name) == Some(Kind::List) {
         return list_as_asked(description, &options, message, value);
     }
+    let language = wants_language(name, description);
     match value {
+        // A language named in another tongue (ドイツ語) is snapped by its
+        // English name.
         Some(Value::String(text)) if !options.is_empty() => {
-            snap_to_option(&text, message, &options).map(Value::String)
+            let named = language.then(|| language_named(&text)).flatten();
+            let english = named.map(str::to_lowercase);
+            snap_to_option(english.as_deref().unwrap_or(&text), message, &options)
+                .map(Value::String)
         }
         None if !options.is_empty() && tool.param_type(name) == ParamType::String => {
             snap_to_option("", message, &options).map(Value::String)
         }
+        Some(Value::String(text)) if language => as_language(&text, description).map(Value::String),
         Some(Value::String(text)) if wants_iso_date(description) => {
             let gone = looks_back(&tool.name, description);
             match as_iso_date(description, &text, message, today, gone) {
@@ -582,9 +593,9 @@ fn as_asked(
             let gone = looks_back(&tool.name, description);
             only_named_date(description, message, today, gone).map(Value::String)
         }
-        Some(Value::String(text)) if wants_year_month(description) => Some(Value::String(
-            as_year_month(&text, message, today).unwrap_or(text),
-        )),
+        Some(Value::String(text)) if wants_year_month(description) => {
+            as_year_month(&text, message, today).map(Value::String)
+        }
         Some(Value::String(text)) if wants_clock_time(description) => {
             as_clock_time(&text, message).map(Value::String)
         }

@@ -21,6 +21,7 @@ mod forms;
 mod implied;
 mod listed;
 mod money;
+mod pairs;
 mod prompt;
 pub(crate) mod reach;
 mod signs;
@@ -36,7 +37,7 @@ use chrono::NaiveDate;
 use riverse_llm::Usage;
 use riverse_route::{
     Actions, MessageForm, asking_sentence, message_form, missing_required, offered_actions,
-    reports_fault, request_parts, requested_actions,
+    reports_fault, request_parts, requested_actions, works_on,
 };
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
@@ -194,9 +195,10 @@ impl Router {
         // `none` is the last candidate.
         let none = choice.candidates.len().saturating_sub(1);
         let mut reply_tokens = 0;
-        // A call without a parameter its tool requires is not made (the
-        // message did not give what the tool works on): that tool is out
-        // of the running, and the next best is weighed.
+        // A call without a parameter its tool requires is not made: a tool
+        // short of what it works on (its record's identifier) is out of the
+        // running, and the next best is weighed; one short of another
+        // required value is no call at all.
         let route = loop {
             let decided =
                 decide(&scores, form).or_else(|| must_call.then(|| best_tool(&scores)).flatten());
@@ -212,16 +214,20 @@ impl Router {
                 prompt_tokens += params_prompt;
                 reply_tokens += engine.tokenizer.encode(&arguments)?.len();
             }
-            if must_call
-                || (missing_required(tool, &params).is_none()
-                    && !idle(tool, &params, requested, message))
-            {
+            let missing = missing_required(tool, &params);
+            if must_call || (missing.is_none() && !idle(tool, &params, requested, message)) {
                 break Route::Call {
                     tool: tool.name.clone(),
                     params,
                 };
             }
             scores[index].incomplete = true;
+            // The tool asked for, short of a value its manifest requires:
+            // no call, rather than another tool's.
+            if missing.is_some_and(|name| !works_on(tool, &name)) {
+                reply_tokens += choice.reply_tokens(none);
+                break Route::None;
+            }
         };
         Ok(RouteReport {
             route,

@@ -315,6 +315,11 @@ fn noun_head(words: &[&str]) -> Option<(String, usize)> {
             };
         } else if PRONOUNS.contains(&lower.as_str()) && head.is_none() {
             return None;
+        } else if head.is_some() {
+            // A name, code or number after the head names which one ("my
+            // booking OBS-5521 pls"): the phrase ends there.
+            end = offset;
+            break;
         }
     }
     head.map(|head| (head, end))
@@ -555,6 +560,11 @@ mod tests {
         assert_eq!(object("Turn the heating up in the office"), "heating");
         assert_eq!(object("turn off all the lights"), "lights");
         assert_eq!(object("please close the ticket PROJ-231"), "ticket");
+        assert_eq!(
+            object("drop my reservation R-88 pls, plans changed"),
+            "reservation",
+            "a code ends the phrase"
+        );
         assert_eq!(
             object("cancel booking ref K7PX2Q please"),
             "",
