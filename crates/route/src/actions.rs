@@ -305,7 +305,7 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
 
 /// `description` without its parenthesised asides: "(on time, delayed,
 /// cancelled)" lists states a tool reports, not what it does.
-fn without_asides(description: &str) -> String {
+pub(crate) fn without_asides(description: &str) -> String {
     let mut kept = String::with_capacity(description.len());
     let mut depth = 0usize;
     for c in description.chars() {

@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use crate::actions::is_changing_verb;
+use crate::actions::{is_changing_verb, without_asides};
 use crate::script::{is_cjk, mostly_cjk};
 use crate::words::{REQUEST_LEAD_INS, data_lines};
 
@@ -256,7 +256,7 @@ fn opens_imperative(sentence: &str) -> bool {
         .split([',', ';', '—', '–'])
         .next()
         .unwrap_or(sentence);
-    let words = english_words(&without_brackets(first));
+    let words = english_words(&without_asides(first));
     let opening = words
         .iter()
         .position(|word| !POLITE_OPENINGS.contains(&word.as_str()))
@@ -272,21 +272,6 @@ fn opens_imperative(sentence: &str) -> bool {
 const POLITE_OPENINGS: [&str; 8] = [
     "please", "pls", "plz", "kindly", "just", "quickly", "now", "then",
 ];
-
-/// `text` without its asides in round brackets ("(I'm V-330)").
-fn without_brackets(text: &str) -> String {
-    let mut kept = String::with_capacity(text.len());
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => kept.push(c),
-            _ => {}
-        }
-    }
-    kept
-}
 
 /// Verbs that only read but open a request as surely as a changing one
 /// ("…, show me the rest").

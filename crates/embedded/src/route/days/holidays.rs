@@ -10,8 +10,10 @@ use super::{NamedDay, year_meant};
 /// month and day.
 const HOLIDAYS: &[(&str, u32, u32)] = &[
     ("new year's eve", 12, 31),
+    ("new year’s eve", 12, 31),
     ("new years eve", 12, 31),
     ("new year's day", 1, 1),
+    ("new year’s day", 1, 1),
     ("new years day", 1, 1),
     ("christmas eve", 12, 24),
     ("christmas day", 12, 25),
@@ -19,6 +21,7 @@ const HOLIDAYS: &[(&str, u32, u32)] = &[
     ("christmas", 12, 25),
     ("xmas", 12, 25),
     ("valentine's day", 2, 14),
+    ("valentine’s day", 2, 14),
     ("valentines day", 2, 14),
     ("halloween", 10, 31),
     ("クリスマスイブ", 12, 24),
@@ -41,7 +44,7 @@ const HOLIDAYS: &[(&str, u32, u32)] = &[
 /// The holidays `message` names, each on its next date to come (or its
 /// last gone when `gone`).
 pub(super) fn holidays(message: &str, today: NaiveDate, gone: bool) -> Vec<NamedDay> {
-    let lower = message.to_lowercase().replace('’', "'");
+    let lower = message.to_lowercase();
     let mut taken = vec![false; lower.len()];
     let mut found = Vec::new();
     for (name, month, day) in HOLIDAYS {
@@ -62,8 +65,8 @@ pub(super) fn holidays(message: &str, today: NaiveDate, gone: bool) -> Vec<Named
                 continue;
             };
             taken[bytes.clone()].fill(true);
-            // The bytes are the lowercase text's; a holiday's name keeps
-            // its length lowercased but for the curly apostrophe.
+            // The bytes are the lowercase text's: the message's where
+            // lowercasing kept every length (all but a few letters).
             if lower.len() == message.len() {
                 found.push(NamedDay { bytes, date });
             }
@@ -90,6 +93,7 @@ mod tests {
             ["2026-12-24"]
         );
         assert_eq!(dates("party on New Year's Day"), ["2027-01-01"]);
+        assert_eq!(dates("party on New Year’s Eve"), ["2026-12-31"]);
         assert_eq!(dates("元旦の予定"), ["2027-01-01"]);
         assert!(dates("the christmasy lights").is_empty());
     }
