@@ -549,7 +549,9 @@ fn widened_to_enumerations(
 /// `value` written as parameter `name` asks: a list as
 /// [`list_as_asked`] writes it, a parameter of a few options takes the
 /// one the value names, or the one the message names when no
-/// span was given ("a Mexican recipe"), one that asks for an `HH:MM`
+/// span was given ("a Mexican recipe"), one about a language gets the
+/// language the value names as its description asks (日本語: "Japanese")
+/// or nothing, one that asks for an `HH:MM`
 /// time gets the time written so, and one that asks for a date gets it
 /// as its description writes it (see [`crate::route::dates`]); a
 /// required date or time the model gave no value (or the tool's only
