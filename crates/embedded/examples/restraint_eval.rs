@@ -22,6 +22,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -42,6 +43,10 @@ struct Args {
     /// Print each miss's candidate scores (why a tool won or lost).
     #[arg(long)]
     scores: bool,
+    /// Write every case's candidate scores to this file, one JSON object a
+    /// line: what the choice weighed, to study it without routing again.
+    #[arg(long, value_name = "FILE")]
+    dump: Option<PathBuf>,
     /// The projects' manifests (default: eval/restraint-tools.json).
     #[arg(long, value_name = "FILE")]
     tools: Option<PathBuf>,
@@ -128,6 +133,10 @@ fn main() {
         .expect("load the model")
         .on_day(args.today);
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut dump = args
+        .dump
+        .as_ref()
+        .map(|path| std::io::BufWriter::new(std::fs::File::create(path).expect("create the dump")));
     for (case, is_multipart) in restraint
         .iter()
         .map(|case| (case, false))
@@ -157,6 +166,9 @@ fn main() {
             if args.scores && !right {
                 print_scores(&report);
             }
+        }
+        if let Some(dump) = dump.as_mut() {
+            writeln!(dump, "{}", dumped(case, &calls, right, &report)).expect("write the dump");
         }
     }
     println!("\nrestraint and multi-part, split {}", args.split.name());
@@ -347,6 +359,42 @@ fn expected(call: &Value) -> Option<Expected> {
     Some(Expected {
         tool: tool.to_owned(),
         params,
+    })
+}
+
+/// One case as the dump holds it: the message, what was expected and got,
+/// and every candidate's scores and verdicts.
+fn dumped(
+    case: &Case,
+    calls: &[(&str, &Map<String, Value>)],
+    right: bool,
+    report: &RouteReport,
+) -> Value {
+    let scores: Vec<Value> = report
+        .scores
+        .iter()
+        .map(|score| {
+            serde_json::json!({
+                "name": score.name,
+                "combined": score.combined,
+                "model": score.model,
+                "similarity": score.similarity,
+                "serves": score.serves,
+                "covered": score.covered,
+                "unasked_change": score.unasked_change,
+                "incomplete": score.incomplete,
+                "reaches": score.reaches,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "lang": case.lang,
+        "message": case.message,
+        "expected": case.calls.iter().map(|call| call.tool.as_str()).collect::<Vec<_>>(),
+        "got": calls.iter().map(|(tool, _)| *tool).collect::<Vec<_>>(),
+        "right": right,
+        "form": format!("{:?}", report.form),
+        "scores": scores,
     })
 }
 

@@ -52,7 +52,7 @@ pub use inference::tokenizer::Tokenizer;
 pub use job::ModelJob;
 pub use model_file::{fetch, location};
 pub use provider::EmbeddedProvider;
-pub use route::{CandidateScore, Route, RouteReport};
+pub use route::{CandidateScore, Route, RouteReport, ShortCall};
 
 use inference::engine::{self, Engine};
 use inference::generate::GenerationLimits;

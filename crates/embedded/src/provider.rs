@@ -28,6 +28,7 @@ use riverse_llm::{
 use riverse_tool::ToolManifest;
 use tokio::sync::{OnceCell, Semaphore, mpsc};
 
+use crate::answer::asks_for_value;
 use crate::tuning::MODEL_JOBS;
 use crate::{EmbeddedModel, EmbeddedOptions, ModelJob, Route};
 
@@ -138,24 +139,33 @@ impl Provider for EmbeddedProvider {
     async fn complete(
         &self,
         request: ChatRequest<'_>,
-        on_text: Option<TextSink<'_>>,
+        mut on_text: Option<TextSink<'_>>,
     ) -> Result<ChatResponse, Error> {
         let model = self.model().await?;
         let mut routing = Usage::default();
         let (offered, must_call) = offered_tools(&request);
         if let (false, Some(Message::User(message))) = (offered.is_empty(), request.messages.last())
         {
-            let (router, message) = (model.clone(), message.clone());
+            let (router, asked) = (model.clone(), message.clone());
+            let offered_manifests = offered.clone();
             let report = self
                 .blocking(move || {
                     if must_call {
-                        router.route_report_calling(&message, &offered)
+                        router.route_report_calling(&asked, &offered)
                     } else {
-                        router.route_report(&message, &offered)
+                        router.route_report(&asked, &offered)
                     }
                 })
                 .await?;
             routing = report.usage;
+            // The tool asked for lacks a value: ask for it.
+            let question = report.short_of.as_ref().and_then(|short| {
+                let tool = offered_manifests
+                    .iter()
+                    .find(|tool| tool.name == short.tool)?;
+                let about = tool.parameters.get(&short.missing)?;
+                Some(asks_for_value(message, &tool.name, &short.missing, about))
+            });
             // A message that joins several requests calls a tool for each.
             let tool_calls: Vec<ToolCall> = std::iter::once(report.route)
                 .chain(report.further)
@@ -177,6 +187,16 @@ impl Provider for EmbeddedProvider {
                     ..ChatResponse::default()
                 });
             }
+            if let Some(text) = question {
+                if let Some(sink) = on_text.as_mut() {
+                    sink(&text);
+                }
+                return Ok(ChatResponse {
+                    text,
+                    usage: Some(routing),
+                    ..ChatResponse::default()
+                });
+            }
         }
         let conversation = request.messages.to_vec();
         let tools = request.tools.to_vec();
@@ -187,7 +207,6 @@ impl Provider for EmbeddedProvider {
             })
         });
         tokio::pin!(answering);
-        let mut on_text = on_text;
         let (text, answered) = loop {
             tokio::select! {
                 Some(piece) = pieces.recv() => {

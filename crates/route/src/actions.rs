@@ -22,6 +22,7 @@ use std::sync::LazyLock;
 use riverse_tool::ToolManifest;
 
 use crate::form::without_quotations;
+use crate::identifiers::names_record;
 use crate::script::is_cjk;
 use crate::words::{NEGATIONS, REQUEST_LEAD_INS, data_lines};
 
@@ -138,6 +139,14 @@ fn actions_named_in(lower: &str) -> Actions {
         .any(|word| CONDITIONS.contains(&word));
     for clause in clauses(lower) {
         if let Some(verb) = leading_verb(&clause) {
+            if labels_record(&clause, verb) {
+                continue;
+            }
+            // "drop the price to 30" lowers it, and removes nothing.
+            if classes_of(verb).meets(classes_of("delete")) && sets_to_number(&clause) {
+                found = found.union(classes_of("change"));
+                continue;
+            }
             found = found.union(classes_of(verb));
             if conditional && asks_to_be_told(&clause, verb) {
                 found = found.union(classes_of("create"));
@@ -435,6 +444,40 @@ fn clauses(text: &str) -> Vec<Vec<&str>> {
     clauses
 }
 
+/// Nouns that are verbs too ("order", "book"): one that a record's
+/// number alone follows names the record ("…ready yet? order 88314").
+const RECORD_NOUNS: [&str; 7] = [
+    "order",
+    "booking",
+    "ticket",
+    "reservation",
+    "invoice",
+    "bill",
+    "report",
+];
+
+/// Whether `clause` is `verb`, a record's noun, and the record's number
+/// and nothing else ("order 88314", "ticket #4471"): a label, no action.
+fn labels_record(clause: &[&str], verb: &str) -> bool {
+    let Some(at) = clause.iter().position(|word| word.contains(verb)) else {
+        return false;
+    };
+    RECORD_NOUNS.contains(&verb)
+        && clause.len() == at + 2
+        && names_record(clause[at + 1].trim_start_matches('#'))
+}
+
+/// Whether `clause` says what a value becomes: "to" and a number ("to
+/// 30", "to $25").
+fn sets_to_number(clause: &[&str]) -> bool {
+    clause.windows(2).any(|pair| {
+        pair[0] == "to"
+            && pair[1]
+                .trim_start_matches(['$', '€', '£', '¥'])
+                .starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 /// The clause's first word after its lead-in words, when the lead-in does
 /// not negate it ("don't send me notifications" asks for no sending).
 fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
@@ -455,6 +498,23 @@ fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
 mod tests {
     use super::*;
     use crate::test_tools::tool;
+
+    #[test]
+    fn a_records_noun_before_its_number_asks_nothing() {
+        let order = requested_actions("order 2 pizzas");
+        assert!(!requested_actions("Are my glasses ready yet? order 88314").meets(order));
+        assert!(!requested_actions("ticket #4471, is it fixed?").meets(order));
+        assert!(requested_actions("order 4 boxes of lenses").meets(order));
+    }
+
+    #[test]
+    fn dropping_a_value_to_a_number_changes_it() {
+        let change = requested_actions("change the price");
+        let delete = requested_actions("delete the listing");
+        let dropped = requested_actions("drop the price on L-40219 to 30");
+        assert!(dropped.meets(change) && !dropped.meets(delete));
+        assert!(requested_actions("drop the 9am meeting").meets(delete));
+    }
 
     #[test]
     fn giving_ones_own_address_asks_for_no_message() {

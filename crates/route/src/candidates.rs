@@ -96,7 +96,7 @@ fn word_spans(message: &MessageSpans<'_>) -> Vec<Range<usize>> {
         for (offset, c) in text[start..].char_indices() {
             let at = start + offset;
             let crossable = PHRASE_PARTICLES.contains(&c) && offset > 0;
-            if (bounds.blocked[at] && !crossable) || ends_clause(c) {
+            if (bounds.blocked[at] && !crossable) || ends_clause(c) && !joins_name(text, at, c) {
                 break;
             }
             if script(c) == Script::Other {
@@ -155,6 +155,20 @@ fn prev_is_alphanumeric(text: &str, at: usize) -> bool {
 
 /// Punctuation that ends a clause, and quotes and brackets: no value runs
 /// across them (a shaped token may, and is a candidate of its own).
+/// Whether `c`, at `at` of `text`, is the apostrophe inside a name
+/// (O'Neill, D'Angelo): between a letter and a capital.
+fn joins_name(text: &str, at: usize, c: char) -> bool {
+    matches!(c, '\'' | '’')
+        && text[..at]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphabetic)
+        && text[at + c.len_utf8()..]
+            .chars()
+            .next()
+            .is_some_and(char::is_uppercase)
+}
+
 fn ends_clause(c: char) -> bool {
     "?!,;:.？！、。，；：\"'()[]{}「」『』“”‘’《》（）【】".contains(c)
 }
@@ -246,6 +260,19 @@ mod tests {
             .into_iter()
             .map(|candidate| candidate.value)
             .collect()
+    }
+
+    #[test]
+    fn a_name_with_an_apostrophe_is_one_value() {
+        let search = tool("search_people", "Searches people by name.");
+        let found = values("search for Margaret O'Neill, born 1850", &search);
+        assert!(found.contains(&"Margaret O'Neill".to_owned()), "{found:?}");
+        let found = values("show Jenny Ko's visits", &search);
+        assert!(found.contains(&"Jenny Ko".to_owned()), "{found:?}");
+        assert!(
+            !found.iter().any(|value| value.contains("Ko's")),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -439,6 +439,7 @@ mod tests {
             ("这几天广州很闷", MessageForm::Fragment),
             ("札幌の冬は長い", MessageForm::Statement),
             ("札幌の天気が知りたい", MessageForm::Request),
+            ("2週間お休みにしたいです", MessageForm::Request),
             (
                 "パスワードをリセットして。ユーザー名はsato02です",
                 MessageForm::Request,

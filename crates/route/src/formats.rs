@@ -26,7 +26,51 @@ pub fn as_clock_time(value: &str, message: &str) -> Option<String> {
 /// written as times ("8am", "19:30", 四点) and those said in words ("ten
 /// in the morning", see [`spoken_clock_times`]).
 pub fn clock_times_in(message: &str) -> Vec<String> {
-    let mut times: Vec<(usize, String)> = shaped_tokens(message)
+    clock_times_at(message)
+        .into_iter()
+        .map(|(_, time)| time)
+        .collect()
+}
+
+/// What joins the two ends of a span of clock times ("6pm to 11pm",
+/// "9am-1pm", 三点到五点).
+const SPAN_JOINERS: [&str; 11] = [
+    "to", "until", "till", "-", "–", "~", "〜", "～", "到", "至", "から",
+];
+
+/// The two ends of the first span of clock times `message` writes ("from
+/// 6pm to 11pm", "9am-1pm", 下午三点到五点), as `HH:MM`. An end written
+/// without its half of the day is in the start's ("6 to 11pm" is not a
+/// span of times; "下午三点到五点" ends at 17:00).
+pub fn clock_span_in(message: &str) -> Option<(String, String)> {
+    // "9am-1pm" is one token until its dash stands apart.
+    let message = message.replace('-', " - ").replace('–', " – ");
+    let message = message.as_str();
+    let times = clock_times_at(message);
+    times.windows(2).find_map(|pair| {
+        let ((_, start_end), start) = &pair[0];
+        let ((end_start, _), end) = &pair[1];
+        let between = message.get(*start_end..*end_start)?.trim().to_lowercase();
+        if !SPAN_JOINERS.contains(&between.as_str()) {
+            return None;
+        }
+        let minutes = |time: &str| {
+            let (hour, minute) = time.split_once(':')?;
+            Some(hour.parse::<u32>().ok()? * 60 + minute.parse::<u32>().ok()?)
+        };
+        let (from, mut to) = (minutes(start)?, minutes(end)?);
+        if to <= from && to + 12 * 60 > from {
+            to += 12 * 60;
+        }
+        (to > from && to < 24 * 60)
+            .then(|| (start.clone(), format!("{:02}:{:02}", to / 60, to % 60)))
+    })
+}
+
+/// Every clock time of `message` with where it is written (start and end
+/// byte), in the order written.
+fn clock_times_at(message: &str) -> Vec<((usize, usize), String)> {
+    let mut times: Vec<((usize, usize), String)> = shaped_tokens(message)
         .into_iter()
         .filter(|shaped| shaped.shape == Shape::ClockTime)
         .filter_map(|shaped| {
@@ -35,16 +79,16 @@ pub fn clock_times_in(message: &str) -> Vec<String> {
             let half = message[shaped.bytes.end..].starts_with('半');
             let end = shaped.bytes.end + if half { '半'.len_utf8() } else { 0 };
             let time = clock_time(&message[shaped.bytes.start..end], before)?;
-            Some((shaped.bytes.start, time))
+            Some(((shaped.bytes.start, end), time))
         })
         .collect();
     times.extend(
         spoken_clock_times(message)
             .into_iter()
-            .map(|(bytes, time)| (bytes.start, time)),
+            .map(|(bytes, time)| ((bytes.start, bytes.end), time)),
     );
     times.sort_by_key(|(at, _)| *at);
-    times.into_iter().map(|(_, time)| time).collect()
+    times
 }
 
 /// The words before a time that put it after noon, and those that keep it
@@ -209,6 +253,21 @@ mod tests {
         let labels = number_labels("a decimal from 0.0 (closed) to 1.0 (fully open)");
         assert!(labels.is_empty());
         assert_eq!(number_labels("1 (urgent) to 4 (low)").len(), 2);
+    }
+
+    #[test]
+    fn a_span_of_clock_times_gives_both_ends() {
+        let span = |message| clock_span_in(message);
+        let ends = |start: &str, end: &str| Some((start.to_owned(), end.to_owned()));
+        assert_eq!(
+            span("Saturday, 6pm to 11pm, two kids"),
+            ends("18:00", "23:00")
+        );
+        assert_eq!(span("Dec 12, 9am-1pm"), ends("09:00", "13:00"));
+        assert_eq!(span("from 18:30 until 21:00"), ends("18:30", "21:00"));
+        assert_eq!(span("明天下午3点到5点"), ends("15:00", "17:00"));
+        assert_eq!(span("from 7pm for 4 hours"), None);
+        assert_eq!(span("at 9am, then at 5pm"), None);
     }
 
     #[test]

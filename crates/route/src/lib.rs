@@ -104,8 +104,8 @@ pub use faults::{FAULT_SUBJECTS, reports_fault};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{
-    NumberLabel, as_clock_time, clock_times_in, labelled_number, number_labels, trailing_digits,
-    wants_clock_time,
+    NumberLabel, as_clock_time, clock_span_in, clock_times_in, labelled_number, number_labels,
+    trailing_digits, wants_clock_time,
 };
 pub use identifiers::{
     IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,
@@ -121,9 +121,12 @@ pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
-pub use purpose::Purpose;
+pub use purpose::{Purpose, values_only_verb};
 pub use request::{RequestLength, is_whole_request};
-pub use scales::{in_described_scale, is_unit_name, unit_fits, writes_measure, written_in_unit_of};
+pub use scales::{
+    in_described_scale, is_unit_name, unit_fits, writes_measure, written_in_unit_of,
+    written_with_unit,
+};
 pub use shapes::{QUOTE_PAIRS, Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use spelled::spelled_numbers;

@@ -22,12 +22,13 @@ use riverse_tool::ToolManifest;
 use crate::actions::{is_action_verb, is_changing_verb};
 use crate::addresses::writes_street_address;
 use crate::faults::{FAULT_SUBJECTS, reports_fault};
+use crate::form::without_quotations;
 use crate::glossary;
 use crate::lexicon;
 use crate::meaning::split_identifier;
 use crate::scales::{measured_words, writes_measure};
 use crate::script::{is_cjk, mostly_cjk};
-use crate::words::{TOPIC_FREE_WORDS, is_particle};
+use crate::words::{REQUEST_LEAD_INS, TIME_WORDS, TOPIC_FREE_WORDS, is_particle};
 
 /// The subjects a tool's texts name, ready to be compared with messages.
 #[derive(Debug, Clone, Default)]
@@ -130,6 +131,50 @@ impl Purpose {
         };
         shared_stem || shared_pair() || incomparable()
     }
+}
+
+/// The verb of a request that names nothing but values beside it: past
+/// its lead-in ("please", "can you") and its first word, only names
+/// (capitalised), codes, numbers, times and topic-free words ("switch me to
+/// Kenya Kiambu", "Message Hannah Okafor: running late"; what follows a
+/// colon or stands in quotes is a value too). Such a request names no
+/// subject a tool could fail to cover: it is about whatever its verb acts
+/// on. English only; `None` for any other request.
+pub fn values_only_verb(message: &str) -> Option<String> {
+    if mostly_cjk(message) {
+        return None;
+    }
+    // The first sentence, up to a colon: what follows is the message's
+    // text, a note, a reason.
+    let head = message
+        .split([':', '!', '?', '\n'])
+        .next()
+        .unwrap_or_default();
+    let head = head.split(". ").next().unwrap_or_default();
+    let head = without_quotations(head);
+    let mut words = head
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|word| !word.is_empty())
+        .skip_while(|word| REQUEST_LEAD_INS.contains(&word.to_lowercase()));
+    let verb = words.next()?.to_lowercase();
+    if !verb.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let mut values = 0;
+    for word in words {
+        let lower = word.to_lowercase();
+        if TOPIC_FREE_WORDS.contains(&lower) || TIME_WORDS.contains(&lower) {
+            continue;
+        }
+        let value = word.chars().next().is_some_and(char::is_uppercase)
+            || word.chars().any(|c| c.is_ascii_digit());
+        if !value {
+            return None;
+        }
+        values += 1;
+    }
+    (values > 0).then_some(verb)
 }
 
 /// The stems of the words of a tool's name that name a subject: not the
@@ -264,6 +309,34 @@ fn same_stem(a: &str, b: &str) -> bool {
     let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
     (common == shorter && shorter >= 4 && longer == shorter + 1)
         || (shorter >= 6 && common >= 5 && common + 1 >= shorter)
+        || (shorter >= 7 && one_slip_apart(a, b))
+}
+
+/// Whether two long words differ by one slip of the typist: a letter left
+/// out or doubled ("presciption"), or two letters swapped ("reciept").
+/// Not a letter for another: "contract" is no "contrast".
+fn one_slip_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let head = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
+    match long.len() - short.len() {
+        1 => short[head..] == long[head + 1..],
+        0 => {
+            head + 2 <= short.len()
+                && short[head] == long[head + 1]
+                && short[head + 1] == long[head]
+                && short[head + 2..] == long[head + 2..]
+        }
+        _ => false,
+    }
 }
 
 /// Adjacent CJK characters of `text`, neither a particle.
@@ -391,6 +464,27 @@ mod tests {
     fn a_word_of_the_tools_name_names_it() {
         let logs = tool("search_logs", "Search a service's logs.", &[]);
         assert!(Purpose::of(&logs).named_by("grep the gateway logs for errors"));
+        assert!(same_stem(&stem("presciption"), &stem("prescription")));
+        assert!(same_stem(&stem("reciepts"), &stem("receipts")));
+        assert!(!same_stem(&stem("contract"), &stem("contrast")));
+        let verb = |message: &str| values_only_verb(message);
+        assert_eq!(verb("switch me to Kenya Kiambu").as_deref(), Some("switch"));
+        assert_eq!(
+            verb("Message Hannah Okafor: running 20 min late, sorry!").as_deref(),
+            Some("message")
+        );
+        assert_eq!(
+            verb("please cancel LK-3310 tomorrow").as_deref(),
+            Some("cancel")
+        );
+        assert_eq!(
+            verb("switch me to the decaf blend"),
+            None,
+            "names a subject"
+        );
+        assert_eq!(verb("Add her aunt Rosa Lopez to the pickup list"), None);
+        assert_eq!(verb("switch it"), None, "names no value");
+        assert_eq!(verb("ジョンに連絡して"), None);
         assert!(!Purpose::of(&logs).named_by("What time is it?"));
         let reminder = tool("set_reminder", "Remind the user later.", &[]);
         assert!(

@@ -223,6 +223,12 @@ pub fn written_in_unit_of(after: &str, name: &str, description: &str) -> bool {
     written.kind == wanted.kind
 }
 
+/// Whether a number followed by `after` is written with a unit of time,
+/// length, mass or volume ("5 km", "3 hours"): a measure, no sum of money.
+pub fn written_with_unit(after: &str) -> bool {
+    unit_after(after).is_some()
+}
+
 /// Whether `text` is nothing but the name of a unit ("min", "kg", 小时).
 pub fn is_unit_name(text: &str) -> bool {
     let text = text.trim().to_lowercase();

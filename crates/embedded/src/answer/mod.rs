@@ -27,6 +27,7 @@ use crate::tuning::{ANSWER_QUESTION_BYTES, ANSWER_RESULTS_BYTES, HISTORY_BYTES, 
 use asked::{Asked, TurnResult};
 pub(crate) use grounding::{NumberGrounding, single_digit};
 use replies::Language;
+pub(crate) use replies::asks_for_value;
 pub(crate) use verify::Flaw;
 
 /// The system prompt when the conversation brings none.

@@ -116,6 +116,22 @@ pub(crate) fn reply(message: &str, language: Language, tools: &[&str]) -> String
         .replace("{tools}", &tools.join(", "))
 }
 
+/// The question back to a request whose tool lacks a value it requires:
+/// the tool, and the parameter by its name and description, in the
+/// language of `message`.
+pub(crate) fn asks_for_value(message: &str, tool: &str, param: &str, about: &str) -> String {
+    let about = about
+        .trim()
+        .trim_end_matches(['.', '。'])
+        .trim_start_matches("required;")
+        .trim();
+    fixed(Language::of(message).code(), "short")
+        .unwrap_or_default()
+        .replace("{tool}", tool)
+        .replace("{param}", &param.replace('_', " "))
+        .replace("{about}", about)
+}
+
 fn fixed(code: &str, kind: &str) -> Option<&'static str> {
     REPLIES
         .replies
@@ -129,6 +145,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_missing_value_is_asked_for_in_the_messages_language() {
+        let about = "date of the sitting, YYYY-MM-DD";
+        assert_eq!(
+            asks_for_value("Book Tom Becker for 3 hours", "book_sitter", "date", about),
+            "To use book_sitter I need the date (date of the sitting, YYYY-MM-DD). What should it be?"
+        );
+        assert!(
+            asks_for_value("トムを予約して", "book_sitter", "date", about).contains("必要です")
+        );
+        assert!(asks_for_value("帮我预约汤姆", "book_sitter", "date", about).contains("请告诉我"));
+    }
+
+    #[test]
     fn every_language_has_a_reply_of_every_kind() {
         for language in [Language::English, Language::Japanese, Language::Chinese] {
             for kind in [
@@ -140,6 +169,7 @@ mod tests {
                 "question",
                 "question-alone",
                 "other",
+                "short",
             ] {
                 assert!(
                     REPLIES

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use riverse_route::{
     Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
     offered_actions, param_options, reports_fault, shaped_tokens, takes_record, tool_shapes,
-    tool_texts,
+    tool_texts, values_only_verb,
 };
 use riverse_tool::ToolManifest;
 
@@ -317,9 +317,17 @@ impl ChoicePrefix {
                 && (!verb_owned || verb_owners[index])
         });
         let record = names_record(message);
+        // "switch me to Kenya Kiambu" names no subject, only its verb and a
+        // value: the tool that opens with that verb covers it.
+        let values_only_verb = values_only_verb(message);
         let covered = each(&|index| {
             (shape[index]
                 || record && self.acts_on_record(index, asked)
+                || values_only_verb.as_deref().is_some_and(|verb| {
+                    self.reach
+                        .get(index)
+                        .is_some_and(|reach| reach.opens_with(verb))
+                })
                 || self
                     .purposes
                     .get(index)

@@ -186,7 +186,7 @@ fn date_tokens(lower: &str) -> Vec<&str> {
 
 /// The month and day of a date `text` writes without its year ("June 12",
 /// "the 3rd of May", 5月9日).
-fn month_day(text: &str) -> Option<(u32, u32)> {
+pub(super) fn month_day(text: &str) -> Option<(u32, u32)> {
     let lower = text.to_lowercase();
     let tokens = date_tokens(&lower);
     for (at, token) in tokens.iter().enumerate() {
@@ -322,7 +322,7 @@ fn year_month(text: &str) -> Option<String> {
 }
 
 /// A year the message writes alone ("for all of 2024").
-fn lone_year(message: &str) -> Option<u32> {
+pub(super) fn lone_year(message: &str) -> Option<u32> {
     date_tokens(&message.to_lowercase())
         .into_iter()
         .filter_map(|token| {

@@ -5,8 +5,15 @@
 //! grammar only: an optional subject and adverb, a verb in the past tense
 //! opening the message, and a measure (a number with its unit, or an
 //! amount of money) after it.
+//!
+//! Likewise a record said to be in the state a tool marks records with
+//! ("L-33817 is sold!" beside `mark_sold`, "Marks a listing as sold"): the
+//! news asks for the record to be marked.
 
-use riverse_route::{MessageForm, currency_mentions, script::mostly_cjk, writes_measure};
+use riverse_route::{
+    MessageForm, currency_mentions, names_record, script::mostly_cjk, writes_measure,
+};
+use riverse_tool::ToolManifest;
 
 /// Words a report may open with before its verb.
 const LEAD: &[&str] = &[
@@ -48,13 +55,87 @@ pub(crate) fn reports_doing(message: &str, form: MessageForm) -> bool {
     past && (writes_measure(message) || money)
 }
 
+/// Whether `message`, of `form`, says that a record it names by its
+/// number is in a state one of `tools` marks records with (see the
+/// module's documentation).
+pub(crate) fn reports_marked_state(
+    message: &str,
+    form: MessageForm,
+    tools: &[ToolManifest],
+) -> bool {
+    if !matches!(form, MessageForm::Statement | MessageForm::Fragment) || !names_record(message) {
+        return false;
+    }
+    let words: Vec<String> = message
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_owned)
+        .collect();
+    tools
+        .iter()
+        .flat_map(marked_states)
+        .any(|state| words.contains(&state))
+}
+
+/// The states `tool` marks records with: the words after "mark" in its
+/// name (`mark_sold`, `mark_as_paid`), and the word after "as" in a
+/// description that opens with "Marks" ("Marks a listing as sold").
+fn marked_states(tool: &ToolManifest) -> Vec<String> {
+    let mut states = Vec::new();
+    let name = tool.name.to_lowercase();
+    if let Some(rest) = name.strip_prefix("mark_") {
+        states.extend(
+            rest.split('_')
+                .filter(|word| !matches!(*word, "as" | "is" | "listing" | "item"))
+                .map(str::to_owned),
+        );
+    }
+    let description = tool.description.to_lowercase();
+    if description.starts_with("mark") {
+        let words: Vec<&str> = description
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .collect();
+        states.extend(
+            words
+                .windows(2)
+                .filter(|pair| pair[0] == "as")
+                .map(|pair| pair[1].to_owned()),
+        );
+    }
+    states.retain(|state| state.len() >= 3);
+    states
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_tools::tool;
     use riverse_route::message_form;
 
     fn reports(message: &str) -> bool {
         reports_doing(message, message_form(message))
+    }
+
+    #[test]
+    fn a_record_in_the_state_a_tool_marks_asks_for_the_mark() {
+        let sold = tool(
+            "mark_sold",
+            "Marks one of your listings as sold.",
+            &[("listing_id", "id of the listing")],
+        );
+        let paid = tool(
+            "close_invoice",
+            "Marks an invoice as paid.",
+            &[("id", "invoice id")],
+        );
+        let tools = [sold, paid];
+        let reports = |message: &str| reports_marked_state(message, message_form(message), &tools);
+        assert!(reports("L-33817 is sold!"));
+        assert!(reports("invoice 20417 got paid yesterday"));
+        assert!(!reports("Is L-33817 sold?"), "a question");
+        assert!(!reports("my bike is sold"), "no record named");
+        assert!(!reports("L-33817 is broken"), "no state a tool marks");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use riverse_route::{
     clock_times_in, currency_code, currency_mentions, described_optional, enumerations,
     implied_flag, in_described_scale, labelled_number, language_named, names_time_of_day,
     number_labels, opens_street_address, param_options, snap_to_option, unit_fits,
-    wants_clock_time, wants_currency_code, wants_language, written_in_unit_of,
+    wants_clock_time, wants_currency_code, wants_language, written_in_unit_of, written_with_unit,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -32,8 +32,12 @@ use crate::route::dates::{
 };
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::listed::list_as_asked;
-use crate::route::money::{in_cents, in_currency, written_as_money, written_in_major_unit};
-use crate::route::pairs::{in_written_name_order, with_written_range};
+use crate::route::money::{
+    in_cents, in_currency, meant_in_major_unit, written_as_money, written_in_major_unit,
+};
+use crate::route::pairs::{
+    in_written_name_order, with_clock_span, with_date_span, with_written_range,
+};
 use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
 use crate::route::values::{Decoded, ValueTokens, decode_value, order_anchor, overlaps};
@@ -106,6 +110,10 @@ fn number_fits<'a>(
         // after, to a whole number of cents.
         if cents && written_in_major_unit(message, &number.bytes) {
             return !against_saying;
+        }
+        // "within 5 km" is a distance, whatever else the request prices.
+        if (cents || in_currency(description)) && written_with_unit(after) {
+            return false;
         }
         // A fraction for an integer only in a unit it converts from into
         // a whole number ("half an hour" for minutes is 30).
@@ -207,6 +215,8 @@ pub(crate) fn fill_params(
     with_labelled_values(tool, message, &mut values);
     with_currency_codes(tool, message, &mut values);
     in_written_name_order(tool, message, &mut values);
+    with_clock_span(tool, message, &mut values);
+    with_date_span(tool, message, today, &mut values);
     for (name, value) in tool.parameters.keys().zip(values) {
         if let Some(value) = as_asked(tool, name, message, value, today) {
             params.insert(name.clone(), value);
@@ -509,9 +519,10 @@ fn with_currency_codes(tool: &ToolManifest, message: &str, values: &mut [Option<
 }
 
 /// `chosen` with a list parameter's single item widened to the longest
-/// enumeration that starts with it ("bug" of "label it bug and ui" is the
-/// labels bug and ui: items joined by "and" are one list), unless that
-/// overlaps another parameter's value.
+/// enumeration that holds it as an item ("bug" of "label it bug and ui" is the
+/// labels bug and ui, "French" of "speaks Spanish and French" the
+/// languages Spanish and French: items joined by "and" are one list),
+/// unless that overlaps another parameter's value.
 fn widened_to_enumerations(
     found: &[Candidate],
     items: &[Option<Vec<String>>],
@@ -523,7 +534,7 @@ fn widened_to_enumerations(
         if !lists[slot] || items[c].is_some() {
             continue;
         }
-        let start = found[c].bytes.start;
+        let held = found[c].bytes.clone();
         let others: Vec<&Range<usize>> = chosen
             .iter()
             .enumerate()
@@ -531,7 +542,17 @@ fn widened_to_enumerations(
             .filter_map(|(_, choice)| choice.map(|o| &found[o].bytes))
             .collect();
         let widest = (0..found.len())
-            .filter(|&e| items[e].is_some() && found[e].bytes.start == start)
+            .filter(|&e| {
+                let bytes = &found[e].bytes;
+                let item = |items: &Vec<String>| {
+                    items
+                        .iter()
+                        .any(|item| item.trim() == found[c].value.trim())
+                };
+                items[e].as_ref().is_some_and(item)
+                    && bytes.start <= held.start
+                    && held.end <= bytes.end
+            })
             .filter(|&e| {
                 let bytes = &found[e].bytes;
                 others
@@ -565,10 +586,23 @@ fn as_asked(
 ) -> Option<Value> {
     let options = param_options(tool, name);
     let description = tool.parameters.get(name).map_or("", String::as_str);
-    if declared(tool, name) == Some(Kind::List) {
-        return list_as_asked(description, &options, message, value);
-    }
     let language = wants_language(name, description);
+    if declared(tool, name) == Some(Kind::List) {
+        let listed = list_as_asked(description, &options, message, value);
+        return match listed {
+            // Each item a language by its name ("speaks Spanish and 中文"),
+            // or none.
+            Some(Value::Array(items)) if language && options.is_empty() => {
+                let languages: Vec<String> = items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter_map(|item| as_language(item, description))
+                    .collect();
+                (!languages.is_empty()).then(|| Value::from(languages))
+            }
+            listed => listed,
+        };
+    }
     match value {
         // A language named in another tongue (ドイツ語) is snapped by its
         // English name.
@@ -679,7 +713,7 @@ fn rescaled(
     let scaled = in_described_scale(number, after, name, description)
         .or_else(|| percent_as_example_decimal(number, after, description))
         .or_else(|| {
-            let major = in_cents(name, description) && written_in_major_unit(message, bytes);
+            let major = in_cents(name, description) && meant_in_major_unit(message, bytes);
             major.then(|| (number * 100.0).round())
         })?;
     match tool.param_type(name) {

@@ -13,6 +13,7 @@
 
 mod assign;
 mod choose;
+mod date_spans;
 mod dates;
 mod days;
 mod doings;
@@ -49,7 +50,7 @@ use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHAR
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, best_tool, decide};
-use doings::reports_doing;
+use doings::{reports_doing, reports_marked_state};
 use reach::Asked;
 use values::ValueTokens;
 
@@ -63,10 +64,22 @@ pub enum Route {
     Call { tool: String, params: Params },
 }
 
+/// A call the message asked for that lacks a value its tool requires: the
+/// tool and the parameter the message gives no value for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShortCall {
+    pub tool: String,
+    pub missing: String,
+}
+
 /// A routing decision with the scores behind it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteReport {
     pub route: Route,
+    /// When no call is made because the tool chosen first lacks a required
+    /// value: that tool and the value, so the answer can ask for it rather
+    /// than say no tool serves the message.
+    pub short_of: Option<ShortCall>,
     /// The calls of the further requests a message joins to its first
     /// ("What time is it in London, and how many pounds is 3 kg?"), each a
     /// [`Route::Call`]; empty for a message that asks one thing.
@@ -164,6 +177,7 @@ impl Router {
         if tools.is_empty() {
             return Ok(RouteReport {
                 route: Route::None,
+                short_of: None,
                 further: Vec::new(),
                 scores: Vec::new(),
                 form: message_form(message),
@@ -184,6 +198,12 @@ impl Router {
             form = MessageForm::Request;
             requested = requested_actions("record");
         }
+        // A record said to be sold, paid or done asks the tool that marks
+        // it so to mark it.
+        if !must_call && requested.is_empty() && reports_marked_state(message, form, tools) {
+            form = MessageForm::Request;
+            requested = requested_actions("mark");
+        }
         // A report of something broken asks for it to be reported: a
         // request to create one (a repair request, a ticket).
         let fault = form != MessageForm::Question && reports_fault(message);
@@ -195,6 +215,7 @@ impl Router {
         // `none` is the last candidate.
         let none = choice.candidates.len().saturating_sub(1);
         let mut reply_tokens = 0;
+        let mut short_of: Option<ShortCall> = None;
         // A call without a parameter its tool requires is not made: a tool
         // short of what it works on (its record's identifier) is out of the
         // running, and the next best is weighed; one short of another
@@ -222,6 +243,12 @@ impl Router {
                 };
             }
             scores[index].incomplete = true;
+            if let Some(missing) = &missing {
+                short_of.get_or_insert_with(|| ShortCall {
+                    tool: tool.name.clone(),
+                    missing: missing.clone(),
+                });
+            }
             // The tool asked for, short of a value its manifest requires:
             // no call, rather than another tool's.
             if missing.is_some_and(|name| !works_on(tool, &name)) {
@@ -230,6 +257,7 @@ impl Router {
             }
         };
         Ok(RouteReport {
+            short_of: short_of.filter(|_| route == Route::None),
             route,
             further: Vec::new(),
             scores,

@@ -10,9 +10,11 @@ const MONEY_WORDS: &[&str] = &[
     "eur",
     "€",
     "dollar",
+    "buck",
     "usd",
     "$",
     "pound",
+    "quid",
     "gbp",
     "£",
     "yen",
@@ -65,6 +67,19 @@ pub(super) fn written_in_major_unit(message: &str, bytes: &Range<usize>) -> bool
             .any(|sign| after.starts_with(sign) || before.ends_with(sign))
 }
 
+/// Whether the number at `bytes` of `message`, for a parameter in cents,
+/// stands for a sum in the main unit: written so ("€2", "28 dollars"), or
+/// written bare ("drop the price to 30"): nobody prices a thing in cents
+/// without saying so ("80 cents", "50p").
+pub(super) fn meant_in_major_unit(message: &str, bytes: &Range<usize>) -> bool {
+    let after = message[bytes.end..].trim_start().to_lowercase();
+    let in_cents = after
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .is_some_and(|word| matches!(word, "c" | "p" | "cent" | "cents" | "pence" | "penny"));
+    written_in_major_unit(message, bytes) || !written_as_money(message, bytes) && !in_cents
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +98,11 @@ mod tests {
         assert!(written_in_major_unit(message, &at("1.50")));
         assert!(!written_in_major_unit(message, &at("300")));
         assert!(!written_in_major_unit(message, &at("80")));
+        assert!(!meant_in_major_unit(message, &at("80")));
+        assert!(!meant_in_major_unit(message, &at("300")));
+        assert!(meant_in_major_unit(message, &at("2")));
+        let bare = "drop the price on L-40219 to 30";
+        assert!(meant_in_major_unit(bare, &(bare.len() - 2..bare.len())));
     }
 
     #[test]

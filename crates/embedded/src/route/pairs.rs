@@ -1,12 +1,22 @@
 //! Parameters that come in pairs, filled as the pair the message writes:
 //! a range's two ends ("born between 1850 and 1880": `born_after` 1850,
-//! `born_before` 1880) and a name's two parts (李秀英, written family name
+//! `born_before` 1880), a span of clock times ("6pm to 11pm": a start at
+//! 18:00 and 5 hours, or a start and an end), a span of days
+//! (2027年4月1日から4月3日まで: `check_in` and `check_out`) and a name's two
+//! parts (李秀英, written family name
 //! first: `last_name` 李, `first_name` 秀英). Each value alone may be read
 //! well and still land on the wrong side of its pair.
 
-use riverse_route::{MessageSpans, script::is_cjk};
+use chrono::NaiveDate;
+use riverse_route::{
+    MessageSpans, clock_span_in, in_described_scale, script::is_cjk, wants_clock_time,
+    written_in_unit_of,
+};
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::Value;
+
+use crate::route::date_spans::date_span;
+use crate::route::dates::wants_iso_date;
 
 /// Words of a parameter's name that make it the lower end of a range.
 const LOWER_ENDS: [&str; 10] = [
@@ -57,6 +67,119 @@ pub(crate) fn with_written_range(
     }
 }
 
+/// `values` with a span of clock times the message writes ("6pm to
+/// 11pm", "9am-1pm") given to the tool's start and end times, or to its
+/// one time and a length of time ("hours": 5). Each end alone would be
+/// read as the one time the tool takes.
+pub(crate) fn with_clock_span(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    let Some((start, end)) = clock_span_in(message) else {
+        return;
+    };
+    let params: Vec<(&String, &String)> = tool.parameters.iter().collect();
+    let clocks: Vec<usize> = (0..params.len())
+        .filter(|&index| wants_clock_time(params[index].1))
+        .collect();
+    let named_end = |index: usize, ends: &[&str]| {
+        name_words(params[index].0)
+            .iter()
+            .any(|word| ends.contains(&word.as_str()))
+    };
+    if let [first, second] = clocks[..] {
+        let (lower, upper) = match named_end(second, &LOWER_ENDS) || named_end(first, &UPPER_ENDS) {
+            true => (second, first),
+            false => (first, second),
+        };
+        values[lower] = Some(Value::from(start));
+        values[upper] = Some(Value::from(end));
+        return;
+    }
+    let [clock] = clocks[..] else {
+        return;
+    };
+    values[clock] = Some(Value::from(start.clone()));
+    let length = (0..params.len()).find(|&index| {
+        let (name, description) = params[index];
+        index != clock && written_in_unit_of(" min", name, description)
+    });
+    let Some(length) = length else {
+        return;
+    };
+    let minutes = |time: &str| -> Option<f64> {
+        let (hour, minute) = time.split_once(':')?;
+        Some(hour.parse::<f64>().ok()? * 60.0 + minute.parse::<f64>().ok()?)
+    };
+    let (Some(from), Some(to)) = (minutes(&start), minutes(&end)) else {
+        return;
+    };
+    let (name, description) = params[length];
+    // None: the length is asked in minutes, as written.
+    let span = in_described_scale(to - from, " min", name, description).unwrap_or(to - from);
+    let span = match tool.param_type(name) {
+        ParamType::Int if span.fract() == 0.0 => Value::from(span as i64),
+        ParamType::Int => return,
+        ParamType::Float => match serde_json::Number::from_f64(span) {
+            Some(number) => Value::Number(number),
+            None => return,
+        },
+        // A length declared as text ("5"), or not declared at all.
+        _ => Value::from(span.to_string()),
+    };
+    values[length] = Some(span);
+}
+
+/// `values` with a span of days the message writes given to the tool's
+/// two date parameters of one span, the start to the lower end
+/// (`from_date`, `check_in`, `start_date`) and the end to the upper.
+pub(crate) fn with_date_span(
+    tool: &ToolManifest,
+    message: &str,
+    today: NaiveDate,
+    values: &mut [Option<Value>],
+) {
+    let dates: Vec<(usize, Vec<String>)> = tool
+        .parameters
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, description))| wants_iso_date(description))
+        .map(|(index, (name, _))| (index, name_words(name)))
+        .collect();
+    let lower_ends: Vec<&str> = LOWER_ENDS.iter().copied().chain(["in"]).collect();
+    let upper_ends: Vec<&str> = UPPER_ENDS.iter().copied().chain(["out"]).collect();
+    let Some((lower, upper)) = paired(&dates, &lower_ends, &upper_ends) else {
+        return;
+    };
+    let Some((start, end)) = date_span(message, today) else {
+        return;
+    };
+    values[lower] = Some(Value::from(start));
+    values[upper] = Some(Value::from(end));
+}
+
+/// The indices of two of `params` (index and name words) whose names
+/// differ only in a word of each end: `lower_ends` in one, `upper_ends`
+/// in the other.
+fn paired(
+    params: &[(usize, Vec<String>)],
+    lower_ends: &[&str],
+    upper_ends: &[&str],
+) -> Option<(usize, usize)> {
+    fn end_of(words: &[String], ends: &[&str]) -> Option<Vec<String>> {
+        let rest: Vec<String> = words
+            .iter()
+            .filter(|word| !ends.contains(&word.as_str()))
+            .cloned()
+            .collect();
+        (rest.len() + 1 == words.len()).then_some(rest)
+    }
+    params.iter().find_map(|(lower, lower_words)| {
+        let lower_rest = end_of(lower_words, lower_ends)?;
+        params.iter().find_map(|(upper, upper_words)| {
+            let upper_rest = end_of(upper_words, upper_ends)?;
+            (upper != lower && upper_rest == lower_rest).then_some((*lower, *upper))
+        })
+    })
+}
+
 /// The indices of the tool's two number parameters that are one range's
 /// ends: their names differ only in a word of each end (`born_after`,
 /// `born_before`; `min_price`, `max_price`).
@@ -68,21 +191,7 @@ fn range_params(tool: &ToolManifest) -> Option<(usize, usize)> {
         .filter(|(_, name)| matches!(tool.param_type(name), ParamType::Int | ParamType::Float))
         .map(|(index, name)| (index, name_words(name)))
         .collect();
-    fn end_of(words: &[String], ends: &[&str]) -> Option<Vec<String>> {
-        let rest: Vec<String> = words
-            .iter()
-            .filter(|word| !ends.contains(&word.as_str()))
-            .cloned()
-            .collect();
-        (rest.len() + 1 == words.len()).then_some(rest)
-    }
-    numeric.iter().find_map(|(lower, lower_words)| {
-        let lower_rest = end_of(lower_words, &LOWER_ENDS)?;
-        numeric.iter().find_map(|(upper, upper_words)| {
-            let upper_rest = end_of(upper_words, &UPPER_ENDS)?;
-            (upper != lower && upper_rest == lower_rest).then_some((*lower, *upper))
-        })
-    })
+    paired(&numeric, &LOWER_ENDS, &UPPER_ENDS)
 }
 
 /// The words of a parameter's name, lowercase.
@@ -166,6 +275,89 @@ mod tests {
         let mut values = vec![None, Some(json!(1850)), None];
         with_written_range(&search, &spans, &mut values);
         assert_eq!(values[2], None, "no range written");
+    }
+
+    #[test]
+    fn a_span_of_clock_times_fills_a_start_and_a_length_or_both_ends() {
+        let book = tool_with_types(
+            "book_sitter",
+            &[
+                (
+                    "start_time",
+                    "start time, HH:MM in 24-hour format",
+                    "string",
+                ),
+                ("hours", "length of the sitting in hours", "number"),
+                ("children", "number of children", "integer"),
+            ],
+        );
+        let mut values = vec![Some(json!("23:00")), Some(json!(2)), Some(json!(2))];
+        with_clock_span(&book, "Saturday, 6pm to 11pm, two kids", &mut values);
+        assert_eq!(
+            values,
+            [Some(json!("18:00")), Some(json!(5.0)), Some(json!(2))]
+        );
+        let mut values = vec![Some(json!("19:00")), Some(json!(4)), None];
+        with_clock_span(&book, "from 7pm for 4 hours", &mut values);
+        assert_eq!(
+            values[..2],
+            [Some(json!("19:00")), Some(json!(4))],
+            "no span"
+        );
+        let untyped = tool_with_types(
+            "book_sitter",
+            &[
+                (
+                    "start_time",
+                    "start time, HH:MM in 24-hour format",
+                    "string",
+                ),
+                ("hours", "length of the sitting in hours", "string"),
+            ],
+        );
+        let mut values = vec![Some(json!("23:00")), Some(json!("6pm"))];
+        with_clock_span(&untyped, "Saturday, 6pm to 11pm", &mut values);
+        assert_eq!(values, [Some(json!("18:00")), Some(json!("5"))]);
+
+        let reserve = tool_with_types(
+            "reserve_room",
+            &[
+                ("end", "end time, HH:MM", "string"),
+                ("start", "start time, HH:MM", "string"),
+                ("minutes", "optional; length in minutes", "integer"),
+            ],
+        );
+        let mut values = vec![None, None, None];
+        with_clock_span(&reserve, "room 4 from 9:30 to 11:00", &mut values);
+        assert_eq!(values, [Some(json!("11:00")), Some(json!("09:30")), None]);
+    }
+
+    #[test]
+    fn a_span_of_days_fills_both_ends() {
+        let hotels = tool_with_types(
+            "search_hotels",
+            &[
+                ("city", "city", "string"),
+                ("check_in", "YYYY-MM-DD", "string"),
+                ("check_out", "YYYY-MM-DD", "string"),
+            ],
+        );
+        let today = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+        let message = "京都のホテルを探してください。2027年4月1日から4月3日まで";
+        let mut values = vec![Some(json!("京都")), Some(json!("2027-04-01")), None];
+        with_date_span(&hotels, message, today, &mut values);
+        assert_eq!(
+            values[1..],
+            [Some(json!("2027-04-01")), Some(json!("2027-04-03"))]
+        );
+        let mut values = vec![None, Some(json!("2027-04-01")), None];
+        with_date_span(
+            &hotels,
+            "Kyoto on 2027-04-01 for two nights",
+            today,
+            &mut values,
+        );
+        assert_eq!(values[1..], [Some(json!("2027-04-01")), None], "no span");
     }
 
     #[test]

@@ -171,3 +171,50 @@ async fn the_choice_of_tools_is_honoured_for_a_message_no_tool_would_win() {
         vec![]
     );
 }
+
+#[tokio::test]
+async fn a_request_short_of_a_required_value_is_asked_for_it() {
+    let provider = provider_of_the_test_model();
+    let tools: Vec<riverse_tool::ToolManifest> = serde_json::from_value(json!([
+        {
+            "name": "book_sitter",
+            "description": "Books a babysitter for a date and time and returns a booking id.",
+            "parameters": {
+                "sitter_name": "full name of the sitter",
+                "date": "date of the sitting, YYYY-MM-DD",
+                "hours": "length of the sitting in hours",
+                "notes": "optional; anything the sitter should know"
+            },
+            "parameter_types": {"sitter_name": "string", "date": "string", "hours": "number", "notes": "string"}
+        },
+        {
+            "name": "list_bookings",
+            "description": "Lists your upcoming sittings.",
+            "parameters": {}
+        }
+    ]))
+    .unwrap();
+    let messages = vec![Message::User("Book Tom Becker as our babysitter".into())];
+    let mut streamed = String::new();
+    let mut sink = |piece: &str| streamed.push_str(piece);
+    let response = provider
+        .complete(
+            ChatRequest {
+                messages: &messages,
+                tools: &tools,
+                temperature: None,
+                max_tokens: None,
+                tool_choice: &ToolChoice::Auto,
+                parallel_tool_calls: None,
+            },
+            Some(&mut sink),
+        )
+        .await
+        .unwrap();
+    assert!(response.tool_calls.is_empty(), "{response:?}");
+    assert!(
+        response.text.starts_with("To use book_sitter I need the "),
+        "{response:?}"
+    );
+    assert_eq!(streamed, response.text);
+}
