@@ -147,7 +147,6 @@ impl Provider for EmbeddedProvider {
         if let (false, Some(Message::User(message))) = (offered.is_empty(), request.messages.last())
         {
             let (router, asked) = (model.clone(), message.clone());
-            let offered_manifests = offered.clone();
             let report = self
                 .blocking(move || {
                     if must_call {
@@ -160,9 +159,7 @@ impl Provider for EmbeddedProvider {
             routing = report.usage;
             // The tool asked for lacks a value: ask for it.
             let question = report.short_of.as_ref().and_then(|short| {
-                let tool = offered_manifests
-                    .iter()
-                    .find(|tool| tool.name == short.tool)?;
+                let tool = request.tools.iter().find(|tool| tool.name == short.tool)?;
                 let about = tool.parameters.get(&short.missing)?;
                 Some(asks_for_value(message, &tool.name, &short.missing, about))
             });

@@ -54,17 +54,19 @@ pub fn clock_span_in(message: &str) -> Option<(String, String)> {
         if !SPAN_JOINERS.contains(&between.as_str()) {
             return None;
         }
-        let minutes = |time: &str| {
-            let (hour, minute) = time.split_once(':')?;
-            Some(hour.parse::<u32>().ok()? * 60 + minute.parse::<u32>().ok()?)
-        };
-        let (from, mut to) = (minutes(start)?, minutes(end)?);
+        let (from, mut to) = (clock_minutes(start)?, clock_minutes(end)?);
         if to <= from && to + 12 * 60 > from {
             to += 12 * 60;
         }
         (to > from && to < 24 * 60)
             .then(|| (start.clone(), format!("{:02}:{:02}", to / 60, to % 60)))
     })
+}
+
+/// The minutes since midnight of an `HH:MM` time.
+pub fn clock_minutes(time: &str) -> Option<u32> {
+    let (hour, minute) = time.split_once(':')?;
+    Some(hour.parse::<u32>().ok()? * 60 + minute.parse::<u32>().ok()?)
 }
 
 /// Every clock time of `message` with where it is written (start and end

@@ -104,8 +104,8 @@ pub use faults::{FAULT_SUBJECTS, reports_fault};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{
-    NumberLabel, as_clock_time, clock_span_in, clock_times_in, labelled_number, number_labels,
-    trailing_digits, wants_clock_time,
+    NumberLabel, as_clock_time, clock_minutes, clock_span_in, clock_times_in, labelled_number,
+    number_labels, trailing_digits, wants_clock_time,
 };
 pub use identifiers::{
     IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,

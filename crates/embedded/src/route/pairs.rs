@@ -9,8 +9,8 @@
 
 use chrono::NaiveDate;
 use riverse_route::{
-    MessageSpans, clock_span_in, in_described_scale, script::is_cjk, wants_clock_time,
-    written_in_unit_of,
+    MessageSpans, clock_minutes, clock_span_in, in_described_scale, script::is_cjk,
+    wants_clock_time, written_in_unit_of,
 };
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::Value;
@@ -104,16 +104,13 @@ pub(crate) fn with_clock_span(tool: &ToolManifest, message: &str, values: &mut [
     let Some(length) = length else {
         return;
     };
-    let minutes = |time: &str| -> Option<f64> {
-        let (hour, minute) = time.split_once(':')?;
-        Some(hour.parse::<f64>().ok()? * 60.0 + minute.parse::<f64>().ok()?)
-    };
-    let (Some(from), Some(to)) = (minutes(&start), minutes(&end)) else {
+    let (Some(from), Some(to)) = (clock_minutes(&start), clock_minutes(&end)) else {
         return;
     };
+    let minutes = f64::from(to - from);
     let (name, description) = params[length];
     // None: the length is asked in minutes, as written.
-    let span = in_described_scale(to - from, " min", name, description).unwrap_or(to - from);
+    let span = in_described_scale(minutes, " min", name, description).unwrap_or(minutes);
     let span = match tool.param_type(name) {
         ParamType::Int if span.fract() == 0.0 => Value::from(span as i64),
         ParamType::Int => return,
