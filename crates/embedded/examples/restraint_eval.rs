@@ -379,6 +379,7 @@ fn dumped(
                 "combined": score.combined,
                 "model": score.model,
                 "similarity": score.similarity,
+                "fit": score.fit,
                 "serves": score.serves,
                 "covered": score.covered,
                 "unasked_change": score.unasked_change,

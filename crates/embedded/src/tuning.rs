@@ -79,6 +79,11 @@ pub const NAME_CHOICE_BONUS: f32 = 4.0;
 /// splits (docs/embedded-model.md).
 pub const OPTION_CHOICE_BONUS: f32 = 2.0;
 
+/// Added to a tool's choice score for each kind of value the message
+/// writes that its parameters take: a day, a measure in a parameter's unit,
+/// a record's number (see `route::fits`).
+pub const FIT_CHOICE_BONUS: f32 = 2.0;
+
 /// Candidates scored in full per batch while pruning: a batch costs one
 /// forward pass whatever its size, so a few at a time avoids a second pass.
 /// Speed only: pruning picks the same winner whatever the batch (a unit test

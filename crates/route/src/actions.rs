@@ -275,15 +275,26 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     // The verbs a description joins agree in form: after "Lists", a bare
     // "set" is no verb ("with their rise and set times").
     let mut third_person = None;
-    for clause in clauses(&description) {
+    for (at, clause) in clauses(&description).into_iter().enumerate() {
         let Some(verb) = leading_verb(&clause).filter(|word| !is_participle(word)) else {
             continue;
         };
         let actions = word_actions(verb);
         if actions.is_empty() {
+            // A description opening with a verb no class lists ("Returns
+            // the rules…") still sets the form its verbs take.
+            if at == 0 && verb.len() > 3 && verb.ends_with('s') && !verb.ends_with("ss") {
+                third_person = Some(true);
+            }
             continue;
         }
         let inflected = classes_of(verb).is_empty();
+        // After the description's first verb, a word in -ing is a noun or
+        // an adjective ("opening hours", "upcoming"), not another action.
+        let gerund = inflected && verb.ends_with("ing");
+        if third_person.is_some() && gerund {
+            continue;
+        }
         if *third_person.get_or_insert(inflected) && !inflected {
             continue;
         }
@@ -498,6 +509,16 @@ fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
 mod tests {
     use super::*;
     use crate::test_tools::tool;
+
+    #[test]
+    fn a_noun_in_ing_after_the_descriptions_verb_offers_nothing() {
+        let rules = tool(
+            "get_water_rules",
+            "Returns the rules for a water: banned baits, close season dates and opening hours.",
+            &[],
+        );
+        assert!(!offered_actions(&rules).changes());
+    }
 
     #[test]
     fn a_records_noun_before_its_number_asks_nothing() {
@@ -737,6 +758,12 @@ mod tests {
         assert_eq!(
             requested_actions("export all closed issues").names(),
             ["export"]
+        );
+        let export = tool("export_log", "Exports the log as an ADIF file.", &[]);
+        let import = requested_actions("Import the ADIF file I downloaded into my log");
+        assert!(
+            !offered_actions(&export).serve(import),
+            "import is no export"
         );
         let buy = tool(
             "buy_tickets",

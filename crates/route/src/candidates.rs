@@ -5,7 +5,8 @@
 //!
 //! What is never a value is left out: words that only name the tool or
 //! carry nothing (see [`MessageSpans`]), a span that ends on a function word
-//! or cuts a shaped token, a Japanese predicate (降る), and the whole request.
+//! or cuts a shaped token, a Japanese predicate (降る), a value the message
+//! rejects ("not SSB"), and the whole request.
 
 use std::ops::Range;
 
@@ -183,6 +184,23 @@ fn keeps(message: &MessageSpans<'_>, shaped: &[Shaped], span: Range<usize>) -> b
         && !message.ends_on_function_word(span.end)
         && !cuts_a_shaped_token(shaped, &span)
         && !is_predicate(message, &span)
+        && !rejected(message.text, &span)
+}
+
+/// Words before a value that reject it: "CW not SSB", "Friday instead of
+/// Monday", "tea rather than coffee" name the value wanted first.
+const REJECTING: [&str; 3] = ["not", "instead of", "rather than"];
+
+/// Whether `span` is a value the message rejects, or holds one: it
+/// follows, or holds, one of [`REJECTING`].
+fn rejected(text: &str, span: &Range<usize>) -> bool {
+    let before = text[..span.start].trim_end().to_lowercase();
+    let value = text[span.clone()].trim_start().to_lowercase();
+    REJECTING.iter().any(|words| {
+        let ends = before.ends_with(words)
+            && !before[..before.len() - words.len()].ends_with(char::is_alphanumeric);
+        ends || value.starts_with(&format!("{words} ")) || value.contains(&format!(" {words} "))
+    })
 }
 
 /// Whether `span` overlaps a shaped token without being it or holding it
@@ -273,6 +291,25 @@ mod tests {
             !found.iter().any(|value| value.contains("Ko's")),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn a_value_the_message_rejects_is_no_candidate() {
+        let update = tool("update_contact", "Corrects a logged contact.");
+        let found = values("Contact 412 should be CW not SSB, pls fix", &update);
+        assert!(found.contains(&"CW".to_owned()), "{found:?}");
+        assert!(
+            !found.iter().any(|value| value.contains("SSB")),
+            "{found:?}"
+        );
+        let found = values("move it to Friday instead of Monday", &update);
+        assert!(found.contains(&"Friday".to_owned()), "{found:?}");
+        assert!(
+            !found.iter().any(|value| value.contains("Monday")),
+            "{found:?}"
+        );
+        let found = values("a knot in the rope", &update);
+        assert!(found.contains(&"knot".to_owned()), "{found:?}");
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! none is passed by. Single characters are not terms: alone they mean too
 //! many things (的, 了, 点) to name a subject.
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use crate::glossary;
@@ -57,6 +58,23 @@ static CHINESE: LazyLock<Lexicon> =
     LazyLock::new(|| Lexicon::parse(include_str!("../data/lexicon_zh.txt")));
 static JAPANESE: LazyLock<Lexicon> =
     LazyLock::new(|| Lexicon::parse(include_str!("../data/lexicon_ja.txt")));
+
+/// Every English word the lexicons' senses use: a vocabulary of English
+/// that tells a word from a contraction of one ("part" is a word, "appt"
+/// is none).
+static ENGLISH: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    CHINESE
+        .entries
+        .iter()
+        .chain(&JAPANESE.entries)
+        .flat_map(|(_, words)| words.split_whitespace())
+        .collect()
+});
+
+/// Whether `word` (lowercase) is an English word the lexicons know.
+pub fn is_english_word(word: &str) -> bool {
+    ENGLISH.contains(word)
+}
 
 /// The English words of the terms `text` holds, in order, space-separated
 /// (empty when it holds no CJK term).

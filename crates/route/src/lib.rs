@@ -124,7 +124,7 @@ pub use parts::{asking_sentence, request_parts};
 pub use purpose::{Purpose, values_only_verb};
 pub use request::{RequestLength, is_whole_request};
 pub use scales::{
-    in_described_scale, is_unit_name, unit_fits, writes_measure, written_in_unit_of,
+    in_described_scale, is_unit_name, measures_for, unit_fits, writes_measure, written_in_unit_of,
     written_with_unit,
 };
 pub use shapes::{QUOTE_PAIRS, Shape, Shaped, shaped_tokens, tool_shapes};

@@ -186,15 +186,40 @@ fn opens_request(text: &str) -> bool {
     !requested_actions(clause).is_empty() || message_form(clause) == MessageForm::Question
 }
 
-/// Long enough to ask something: three words, or four CJK characters.
+/// Words of polite asking that carry no request of their own (帮我记录一下
+/// is 记录: "record it", of whatever came before).
+const CJK_POLITE: [&str; 10] = [
+    "帮我",
+    "幫我",
+    "请",
+    "請",
+    "一下",
+    "吧",
+    "ください",
+    "下さい",
+    "お願い",
+    "して",
+];
+
+/// Long enough to ask something: three words, or four CJK characters
+/// besides polite asking.
 fn asks_something(part: &str) -> bool {
-    let cjk = part.chars().filter(|&c| is_cjk(c)).count();
+    let plain = CJK_POLITE
+        .iter()
+        .fold(part.to_owned(), |text, polite| text.replace(polite, ""));
+    let cjk = plain.chars().filter(|&c| is_cjk(c)).count();
     part.split_whitespace().count() >= 3 || cjk >= 4
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_polite_ask_belongs_to_what_came_before() {
+        let message = "今天在 Oldmill Pond 钓到一条1.8公斤的鲤鱼，已经放生了，帮我记录一下";
+        assert_eq!(request_parts(message), [message]);
+    }
 
     #[test]
     fn two_requests_joined_by_and_are_two_parts() {

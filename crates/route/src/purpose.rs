@@ -310,6 +310,28 @@ fn same_stem(a: &str, b: &str) -> bool {
     (common == shorter && shorter >= 4 && longer == shorter + 1)
         || (shorter >= 6 && common >= 5 && common + 1 >= shorter)
         || (shorter >= 7 && one_slip_apart(a, b))
+        || abbreviates(a, b)
+        || abbreviates(b, a)
+}
+
+/// Whether `short` is a contraction of `word` that no dictionary knows:
+/// it opens with the word's first two letters and keeps some of the rest
+/// in order, skipping at least one ("appt" of appointment, "acct" of
+/// account, "mgmt" of management), and is no English word itself ("part"
+/// is no contraction of parent). A plain prefix is left out: "car" is no
+/// carpet.
+fn abbreviates(short: &str, word: &str) -> bool {
+    let plausible = short.len() >= 3
+        && short.len() + 2 <= word.len()
+        && short.bytes().all(|c| c.is_ascii_lowercase())
+        && short.as_bytes()[..2] == word.as_bytes()[..2]
+        && !word.starts_with(short);
+    if !plausible {
+        return false;
+    }
+    let mut rest = word.bytes();
+    let in_order = short.bytes().all(|c| rest.any(|w| w == c));
+    in_order && !lexicon::is_english_word(short)
 }
 
 /// Whether two long words differ by one slip of the typist: a letter left
@@ -467,6 +489,10 @@ mod tests {
         assert!(same_stem(&stem("presciption"), &stem("prescription")));
         assert!(same_stem(&stem("reciepts"), &stem("receipts")));
         assert!(!same_stem(&stem("contract"), &stem("contrast")));
+        assert!(same_stem("appt", &stem("appointment")));
+        assert!(same_stem(&stem("acct"), &stem("account")));
+        assert!(!same_stem("part", &stem("parent")), "a word of its own");
+        assert!(!same_stem("car", &stem("carpet")), "a prefix");
         let verb = |message: &str| values_only_verb(message);
         assert_eq!(verb("switch me to Kenya Kiambu").as_deref(), Some("switch"));
         assert_eq!(

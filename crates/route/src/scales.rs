@@ -229,6 +229,18 @@ pub fn written_with_unit(after: &str) -> bool {
     unit_after(after).is_some()
 }
 
+/// Whether `message` writes a number in a unit of the kind parameter
+/// `name` asks for ("2 kg" for `min_weight_kg`, "90 minutes" for a length
+/// "in hours"): a value only that parameter's tool takes.
+pub fn measures_for(message: &str, name: &str, description: &str) -> bool {
+    let Some(wanted) = described_unit(name, description) else {
+        return false;
+    };
+    numbers(message).iter().any(|number| {
+        unit_after(&message[number.bytes.end..]).is_some_and(|unit| unit.kind == wanted.kind)
+    })
+}
+
 /// Whether `text` is nothing but the name of a unit ("min", "kg", 小时).
 pub fn is_unit_name(text: &str) -> bool {
     let text = text.trim().to_lowercase();
@@ -299,11 +311,16 @@ pub(crate) fn starts_with_unit(after: &str) -> bool {
 /// The unit named right after a number: a word, or CJK characters.
 fn unit_after(after: &str) -> Option<&'static Unit> {
     let after = after.trim_start_matches([' ', '-', '\u{a0}']);
-    let word: String = after
+    let written: String = after
         .chars()
         .take_while(|c| c.is_ascii_alphabetic())
-        .collect::<String>()
-        .to_lowercase();
+        .collect();
+    // A capital letter alone is a name's part ("3D printer", "4K"), no
+    // unit; litres are the exception ("2L").
+    if written.len() == 1 && written != "L" && written.chars().all(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let word = written.to_lowercase();
     if !word.is_empty() {
         return UNITS
             .iter()
@@ -319,7 +336,8 @@ fn unit_after(after: &str) -> Option<&'static Unit> {
 }
 
 /// The unit a parameter asks for: named after "in" in its description, or
-/// the last word of its name.
+/// the last word of its name, or counted by its description ("how many
+/// days"), or a plural unit in its name (`days_back`).
 fn described_unit(name: &str, description: &str) -> Option<&'static Unit> {
     let description = description.to_lowercase();
     let words: Vec<&str> = description
@@ -330,10 +348,31 @@ fn described_unit(name: &str, description: &str) -> Option<&'static Unit> {
         .windows(2)
         .find(|pair| pair[0] == "in" && find_unit(pair[1]).is_some())
         .and_then(|pair| find_unit(pair[1]));
-    after_in.or_else(|| {
-        let last = name.rsplit(['_', '-']).next()?.to_lowercase();
-        find_unit(&last)
-    })
+    // "how many days back to look", "number of weeks"
+    let counted = || {
+        words
+            .windows(3)
+            .find(|three| {
+                matches!((three[0], three[1]), ("how", "many") | ("number", "of"))
+                    && find_unit(three[2]).is_some()
+            })
+            .and_then(|three| find_unit(three[2]))
+    };
+    let name = name.to_lowercase();
+    let mut name_words = name.split(['_', '-']);
+    let last = name_words.next_back();
+    // A unit's plural anywhere in the name counts it (`days_back`,
+    // `hours_worked`); a singular one must end it (`day_of_week` counts
+    // nothing).
+    let plural = || {
+        name_words
+            .filter(|word| word.len() > 2 && word.ends_with('s'))
+            .find_map(find_unit)
+    };
+    after_in
+        .or_else(|| last.and_then(find_unit))
+        .or_else(counted)
+        .or_else(plural)
 }
 
 fn find_unit(word: &str) -> Option<&'static Unit> {
@@ -389,6 +428,28 @@ mod tests {
             in_described_scale(8.0, "分のタイマー", "seconds", "Duration in seconds"),
             Some(480.0)
         );
+    }
+
+    #[test]
+    fn a_capital_letter_alone_is_no_unit() {
+        assert!(!writes_measure("3Dプリンターを予約"));
+        assert!(!writes_measure("a 4K screen"));
+        assert!(writes_measure("a 2L bottle"));
+        assert!(writes_measure("3d later"));
+    }
+
+    #[test]
+    fn a_count_of_units_is_read_from_the_name_or_the_description() {
+        let back = |name, description| in_described_scale(2.0, " weeks", name, description);
+        assert_eq!(back("days_back", "how far back to look"), Some(14.0));
+        assert_eq!(back("lookback", "how many days back to look"), Some(14.0));
+        assert_eq!(back("day_of_week", "Which day"), None, "no count");
+        assert!(measures_for(
+            "over 2 kg",
+            "min_weight_kg",
+            "smallest weight"
+        ));
+        assert!(!measures_for("over 2 kg", "days_back", "how far back"));
     }
 
     #[test]

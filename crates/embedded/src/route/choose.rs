@@ -3,6 +3,8 @@
 use riverse_route::words::SMALL_TALK;
 use std::collections::BTreeSet;
 
+use chrono::NaiveDate;
+
 use riverse_route::{
     Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
     offered_actions, param_options, reports_fault, shaped_tokens, takes_record, tool_shapes,
@@ -13,11 +15,12 @@ use riverse_tool::ToolManifest;
 use crate::error::Result;
 use crate::inference::engine::{Engine, State, logprob};
 use crate::inference::prompt_cache::PromptCache;
+use crate::route::fits::{Takes, Written};
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
 use crate::route::reach::{Asked, Reach};
 use crate::tuning::{
-    CALL_MARGIN, CHANGE_MARGIN, FRAGMENT_MARGIN, NAME_CHOICE_BONUS, OPTION_CHOICE_BONUS,
-    PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
+    CALL_MARGIN, CHANGE_MARGIN, FIT_CHOICE_BONUS, FRAGMENT_MARGIN, NAME_CHOICE_BONUS,
+    OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -44,6 +47,8 @@ pub(crate) struct ChoicePrefix {
     /// Per tool, whether it takes a record by its identifier (see
     /// [`takes_record`]).
     records: Vec<bool>,
+    /// Per tool, the kinds of value its parameters take (see [`Takes`]).
+    takes: Vec<Takes>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -58,6 +63,10 @@ pub struct CandidateScore {
     /// The message has a token of a shape the candidate's manifest writes
     /// (a path for a file reader, an expression for a calculator).
     pub shape: bool,
+    /// How many kinds of value the message writes that the candidate's
+    /// parameters take: a day, a measure in their unit, a record's number.
+    /// Always 0 for `none`.
+    pub fit: u32,
     /// What the decision compares.
     pub combined: f32,
     /// The candidate could not win, so `model` is only an upper bound (its
@@ -120,6 +129,7 @@ impl ChoicePrefix {
             .collect();
         let options: Vec<Vec<String>> = tools.iter().map(listed_options).collect();
         let records: Vec<bool> = tools.iter().map(takes_record).collect();
+        let takes: Vec<Takes> = tools.iter().map(Takes::of).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -138,6 +148,7 @@ impl ChoicePrefix {
                 reach,
                 options,
                 records,
+                takes,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -152,6 +163,7 @@ impl ChoicePrefix {
             reach,
             options,
             records,
+            takes,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -193,9 +205,18 @@ impl ChoicePrefix {
         message: &str,
         requested: Actions,
         asked: &Asked,
+        today: NaiveDate,
     ) -> Result<(Vec<CandidateScore>, usize)> {
         let state = engine.extend(&self.state, &choice_suffix(message))?;
         let similarity = self.similarity.scores(message);
+        let written = Written::of(message, today);
+        let fit: Vec<u32> = (0..self.candidates.len())
+            .map(|index| {
+                self.takes
+                    .get(index)
+                    .map_or(0, |takes| takes.fits(&written))
+            })
+            .collect();
         let Judged {
             shape,
             named,
@@ -214,8 +235,9 @@ impl ChoicePrefix {
             .iter()
             .zip(&shape)
             .zip(&named)
+            .zip(&fit)
             .enumerate()
-            .map(|(index, ((&similarity, &shape), &named))| {
+            .map(|(index, (((&similarity, &shape), &named), &fit))| {
                 let optioned = self
                     .options
                     .get(index)
@@ -224,6 +246,7 @@ impl ChoicePrefix {
                     + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
                     + if named { NAME_CHOICE_BONUS } else { 0.0 }
                     + if optioned { OPTION_CHOICE_BONUS } else { 0.0 }
+                    + FIT_CHOICE_BONUS * fit as f32
             })
             .collect();
         let bonus: Vec<f32> = evidence
@@ -264,6 +287,7 @@ impl ChoicePrefix {
                     model,
                     similarity: similarity[index],
                     shape: shape[index],
+                    fit: fit[index],
                     combined: model + evidence[index],
                     pruned: !bound.exact,
                     serves: serves[index],
@@ -569,6 +593,7 @@ mod tests {
                 model: combined,
                 similarity: 0.0,
                 shape: false,
+                fit: 0,
                 combined,
                 pruned: false,
                 serves: true,

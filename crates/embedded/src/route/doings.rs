@@ -8,7 +8,8 @@
 //!
 //! Likewise a record said to be in the state a tool marks records with
 //! ("L-33817 is sold!" beside `mark_sold`, "Marks a listing as sold"): the
-//! news asks for the record to be marked.
+//! news asks for the record to be marked. And a question whether a thing
+//! was done asks to read, whatever verb it holds.
 
 use riverse_route::{
     MessageForm, currency_mentions, names_record, script::mostly_cjk, writes_measure,
@@ -32,7 +33,8 @@ const LEAD: &[&str] = &[
 const IRREGULAR_PAST: &[&str] = &[
     "ate", "drank", "ran", "did", "gave", "spent", "fed", "paid", "bought", "sold", "took", "made",
     "rode", "swam", "went", "slept", "wrote", "got", "had", "put", "sent", "brought", "lost",
-    "won", "lent", "drove", "flew", "read", "grew", "threw", "caught", "left",
+    "won", "lent", "drove", "flew", "read", "grew", "threw", "caught", "left", "saw", "heard",
+    "found", "met", "built", "kept",
 ];
 
 /// Whether `message`, of `form`, reports a doing of the person's own with
@@ -53,6 +55,27 @@ pub(crate) fn reports_doing(message: &str, form: MessageForm) -> bool {
     let money =
         message.chars().any(|c| c.is_ascii_digit()) && !currency_mentions(message).is_empty();
     past && (writes_measure(message) || money)
+}
+
+/// Whether `message`, of `form`, asks whether something was done ("has
+/// my fault report been fixed yet?", "did I ever work VK2DEF?", "have the
+/// tiles arrived?"): a question opening with a perfect or past auxiliary
+/// asks to read a record of the doing, not to do it.
+pub(crate) fn asks_whether_done(message: &str, form: MessageForm) -> bool {
+    if form != MessageForm::Question || mostly_cjk(message) {
+        return false;
+    }
+    let lower = message.to_lowercase();
+    let mut words = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|word| !word.is_empty());
+    let opening = words.next().unwrap_or_default();
+    // "did you…", "have you…" ask the assistant itself, often to do it.
+    let asked = words.next().unwrap_or_default();
+    matches!(
+        opening,
+        "has" | "have" | "did" | "hasn't" | "haven't" | "didn't"
+    ) && !matches!(asked, "you" | "u")
 }
 
 /// Whether `message`, of `form`, says that a record it names by its
@@ -110,6 +133,16 @@ fn marked_states(tool: &ToolManifest) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_whether_a_thing_was_done_asks_to_read() {
+        let asks = |message: &str| asks_whether_done(message, MessageForm::Question);
+        assert!(asks("has my fault report about the lathe been fixed yet?"));
+        assert!(asks("did I ever work VK2DEF?"));
+        assert!(!asks("did you book it?"));
+        assert!(!asks("can you book the bandsaw?"));
+        assert!(!asks_whether_done("has been fixed", MessageForm::Fragment));
+    }
     use crate::test_tools::tool;
     use riverse_route::message_form;
 

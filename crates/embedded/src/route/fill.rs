@@ -31,7 +31,7 @@ use crate::route::dates::{
     wants_year_month,
 };
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
-use crate::route::listed::list_as_asked;
+use crate::route::listed::{list_as_asked, takes_days, widened_to_enumerations, with_listed_days};
 use crate::route::money::{
     in_cents, in_currency, meant_in_major_unit, written_as_money, written_in_major_unit,
 };
@@ -42,6 +42,7 @@ use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
 use crate::route::values::{Decoded, ValueTokens, decode_value, order_anchor, overlaps};
 use crate::route::written::{labelled_value, tidied, with_spelled_numbers, without_tool_words};
+use crate::route::years::with_calendar_numbers;
 use crate::tuning::WHOLE_REQUEST;
 
 /// Which numbers of the message may be `name`'s: a number followed by a
@@ -203,6 +204,8 @@ pub(crate) fn fill_params(
     }
     with_word_quantities(tool, message, &mut values);
     with_written_range(tool, &spans, &mut values);
+    with_listed_days(tool, message, today, &mut taken, &mut values);
+    with_calendar_numbers(tool, message, today, &mut values);
     let filling = Filling {
         engine,
         tokens,
@@ -259,8 +262,10 @@ fn fill_strings(
         .parameters
         .keys()
         .enumerate()
-        .filter(|(_, name)| {
-            tool.param_type(name) == ParamType::String && declared(tool, name) != Some(Kind::Object)
+        .filter(|(index, name)| {
+            tool.param_type(name) == ParamType::String
+                && declared(tool, name) != Some(Kind::Object)
+                && !(takes_days(tool, name) && values[*index].is_some())
         })
         .map(|(index, _)| index)
         .collect();
@@ -426,7 +431,7 @@ fn with_word_quantities(tool: &ToolManifest, message: &str, values: &mut [Option
     let mut quantities = word_quantities(message, has_unit);
     for (index, (name, description)) in tool.parameters.iter().enumerate() {
         let kind = tool.param_type(name);
-        if values[index].is_some() || !matches!(kind, ParamType::Int | ParamType::Float) {
+        if !matches!(kind, ParamType::Int | ParamType::Float) {
             continue;
         }
         // The parameter is in that unit, or in one the quantity converts to.
@@ -438,6 +443,19 @@ fn with_word_quantities(tool: &ToolManifest, message: &str, values: &mut [Option
             in_described_scale(number, after, name, description)
                 .or_else(|| (stem.len() >= 3 && own.contains(stem)).then_some(number))
         };
+        // "two" of "two and a half hours" taken alone is the quantity's
+        // whole part only.
+        let whole_part_of_half = |value: &Value| {
+            quantities.iter().any(|(number, end)| {
+                number.fract() == 0.5 && in_unit(number.floor(), &message[*end..]) == value.as_f64()
+            })
+        };
+        if values[index]
+            .as_ref()
+            .is_some_and(|value| !whole_part_of_half(value))
+        {
+            continue;
+        }
         let Some(at) = quantities
             .iter()
             .position(|(number, end)| in_unit(*number, &message[*end..]).is_some())
@@ -516,55 +534,6 @@ fn with_currency_codes(tool: &ToolManifest, message: &str, values: &mut [Option<
         taken.extend(code);
         values[index] = code.map(|code| Value::String(code.to_owned()));
     }
-}
-
-/// `chosen` with a list parameter's single item widened to the longest
-/// enumeration that holds it as an item ("bug" of "label it bug and ui" is the
-/// labels bug and ui, "French" of "speaks Spanish and French" the
-/// languages Spanish and French: items joined by "and" are one list),
-/// unless that overlaps another parameter's value.
-fn widened_to_enumerations(
-    found: &[Candidate],
-    items: &[Option<Vec<String>>],
-    lists: &[bool],
-    mut chosen: Vec<Option<usize>>,
-) -> Vec<Option<usize>> {
-    for slot in 0..chosen.len() {
-        let Some(c) = chosen[slot] else { continue };
-        if !lists[slot] || items[c].is_some() {
-            continue;
-        }
-        let held = found[c].bytes.clone();
-        let others: Vec<&Range<usize>> = chosen
-            .iter()
-            .enumerate()
-            .filter(|(other, _)| *other != slot)
-            .filter_map(|(_, choice)| choice.map(|o| &found[o].bytes))
-            .collect();
-        let widest = (0..found.len())
-            .filter(|&e| {
-                let bytes = &found[e].bytes;
-                let item = |items: &Vec<String>| {
-                    items
-                        .iter()
-                        .any(|item| item.trim() == found[c].value.trim())
-                };
-                items[e].as_ref().is_some_and(item)
-                    && bytes.start <= held.start
-                    && held.end <= bytes.end
-            })
-            .filter(|&e| {
-                let bytes = &found[e].bytes;
-                others
-                    .iter()
-                    .all(|other| other.end <= bytes.start || bytes.end <= other.start)
-            })
-            .max_by_key(|&e| found[e].bytes.len());
-        if let Some(widest) = widest {
-            chosen[slot] = Some(widest);
-        }
-    }
-    chosen
 }
 
 /// `value` written as parameter `name` asks: a list as
@@ -731,7 +700,7 @@ pub(super) fn param_name(tool: &ToolManifest, index: usize) -> &str {
 }
 
 /// The single kind `name` is declared as, if it is one.
-fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
+pub(super) fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
     tool.parameter_types.get(name)?.conversion()
 }
 

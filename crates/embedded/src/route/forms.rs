@@ -103,7 +103,7 @@ const NUMBER_WORDS: &[(&str, f64)] = &[
 ];
 
 /// The quantities `message` writes as a number word and a unit ("an
-/// hour", "three weeks"): each one's value and the byte after its number
+/// hour", "three weeks", "an hour and a half"): each one's value and the byte after its number
 /// word. `has_unit` tells whether the text after a number opens with a
 /// unit.
 pub(crate) fn word_quantities(message: &str, has_unit: impl Fn(&str) -> bool) -> Vec<(f64, usize)> {
@@ -117,10 +117,37 @@ pub(crate) fn word_quantities(message: &str, has_unit: impl Fn(&str) -> bool) ->
             continue;
         };
         if has_unit(&message[end..]) {
-            found.push((*value, end));
+            found.push((value + and_a_half(&message[end..]), end));
+            continue;
+        }
+        // "two and a half hours"
+        let rest = &message[end..];
+        let skipped = rest.len() - rest.trim_start().len();
+        if rest.trim_start().to_lowercase().starts_with("and a half") {
+            let half_end = end + skipped + "and a half".len();
+            if has_unit(&message[half_end..]) {
+                found.push((value + 0.5, half_end));
+            }
         }
     }
     found
+}
+
+/// 0.5 when the unit that opens `after` is followed by "and a half" ("an
+/// hour and a half"), else 0.
+fn and_a_half(after: &str) -> f64 {
+    let rest = after.trim_start();
+    let unit_end = rest
+        .find(|c: char| !c.is_alphabetic())
+        .unwrap_or(rest.len());
+    match rest[unit_end..]
+        .trim_start()
+        .to_lowercase()
+        .starts_with("and a half")
+    {
+        true => 0.5,
+        false => 0.0,
+    }
 }
 
 /// The items of one copied value of a list: split at the separators an
@@ -231,7 +258,7 @@ mod tests {
     fn a_quantity_may_be_written_in_words() {
         let has_unit = |after: &str| {
             let word = after.split_whitespace().next().unwrap_or("");
-            ["hour", "weeks", "days"].contains(&word)
+            ["hour", "hours", "weeks", "days"].contains(&word)
         };
         let text = "it'll take about an hour";
         assert_eq!(
@@ -242,6 +269,16 @@ mod tests {
         assert_eq!(
             word_quantities(text, has_unit),
             [(3.0, text.find(" weeks").unwrap())]
+        );
+        let text = "log two and a half hours";
+        assert_eq!(
+            word_quantities(text, has_unit),
+            [(2.5, text.find(" hours").unwrap())]
+        );
+        let text = "book it for an hour and a half";
+        assert_eq!(
+            word_quantities(text, has_unit),
+            [(1.5, text.find(" hour").unwrap())]
         );
         assert!(word_quantities("a table for a few days", has_unit).is_empty());
     }

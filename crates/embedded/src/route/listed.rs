@@ -1,9 +1,20 @@
 //! A list parameter's items written as the tool asks: each one of its
 //! options ("racket, ball_can, shoes" takes `ball_can` for "a can of
-//! balls"), or each a clock time as `HH:MM` ("at 8am, 2pm and 10pm").
+//! balls"), or each a clock time as `HH:MM` ("at 8am, 2pm and 10pm"), or
+//! each a day as `YYYY-MM-DD` ("I can do Dec 12 or Dec 19"); and a list's
+//! one chosen item widened to the enumeration that holds it ("Spanish and
+//! French").
 
-use riverse_route::{as_clock_time, clock_times_in, options_named, wants_clock_time};
+use std::ops::Range;
+
+use chrono::NaiveDate;
+use riverse_route::{Candidate, as_clock_time, clock_times_in, options_named, wants_clock_time};
+use riverse_tool::{Kind, ToolManifest};
 use serde_json::Value;
+
+use crate::route::dates::{looks_back, wants_iso_date};
+use crate::route::days::named_days;
+use crate::route::fill::declared;
 
 /// The items of list parameter `value` as its `description` and
 /// `options` ask, or `None` when none can be: times are every clock time
@@ -46,6 +57,101 @@ pub(super) fn list_as_asked(
         named = options_named(message, options);
     }
     (!named.is_empty()).then(|| Value::from(named))
+}
+
+/// Whether parameter `name` of `tool` is a list of ISO dates ("dates that
+/// suit you, YYYY-MM-DD").
+pub(super) fn takes_days(tool: &ToolManifest, name: &str) -> bool {
+    declared(tool, name) == Some(Kind::List)
+        && tool
+            .parameters
+            .get(name)
+            .is_some_and(|description| wants_iso_date(description))
+}
+
+/// A list of dates takes every day the message names ("I can do Dec 12
+/// or Dec 19"), in order, and their words are no other parameter's value.
+pub(super) fn with_listed_days(
+    tool: &ToolManifest,
+    message: &str,
+    today: NaiveDate,
+    taken: &mut Vec<Range<usize>>,
+    values: &mut [Option<Value>],
+) {
+    for (index, name) in tool.parameters.keys().enumerate() {
+        if values[index].is_some() || !takes_days(tool, name) {
+            continue;
+        }
+        let gone = looks_back(&tool.name, &tool.parameters[name]);
+        let days = named_days(message, today, gone);
+        if days.is_empty() {
+            continue;
+        }
+        let dates: Vec<String> = days.iter().map(|day| day.date.to_string()).collect();
+        taken.extend(days.into_iter().map(|day| day.bytes));
+        values[index] = Some(Value::from(dates));
+    }
+}
+
+/// `chosen` with a list parameter's single item widened to the longest
+/// enumeration that holds it as an item ("bug" of "label it bug and ui" is the
+/// labels bug and ui, "French" of "speaks Spanish and French" the
+/// languages Spanish and French: items joined by "and" are one list),
+/// unless that overlaps another parameter's value other than one of its
+/// items, which the list then takes from that parameter.
+pub(super) fn widened_to_enumerations(
+    found: &[Candidate],
+    items: &[Option<Vec<String>>],
+    lists: &[bool],
+    mut chosen: Vec<Option<usize>>,
+) -> Vec<Option<usize>> {
+    for slot in 0..chosen.len() {
+        let Some(c) = chosen[slot] else { continue };
+        if !lists[slot] || items[c].is_some() {
+            continue;
+        }
+        let held = found[c].bytes.clone();
+        let is_item = |e: usize, value: &str| {
+            items[e]
+                .as_ref()
+                .is_some_and(|items| items.iter().any(|item| item.trim() == value.trim()))
+        };
+        let others: Vec<(usize, usize)> = chosen
+            .iter()
+            .enumerate()
+            .filter(|(other, _)| *other != slot)
+            .filter_map(|(other, choice)| choice.map(|o| (other, o)))
+            .collect();
+        let widest = (0..found.len())
+            .filter(|&e| {
+                let bytes = &found[e].bytes;
+                is_item(e, &found[c].value) && bytes.start <= held.start && held.end <= bytes.end
+            })
+            .filter(|&e| {
+                let bytes = &found[e].bytes;
+                others.iter().all(|&(_, o)| {
+                    let other = &found[o].bytes;
+                    other.end <= bytes.start
+                        || bytes.end <= other.start
+                        || is_item(e, &found[o].value)
+                })
+            })
+            .max_by_key(|&e| found[e].bytes.len());
+        if let Some(widest) = widest {
+            chosen[slot] = Some(widest);
+            // Another parameter given one of the list's items splits the
+            // list ("sam@… and priya@…" are both recipients, not a
+            // recipient and a note).
+            let bytes = &found[widest].bytes;
+            for (other, o) in others {
+                let inside = bytes.start <= found[o].bytes.start && found[o].bytes.end <= bytes.end;
+                if inside && is_item(widest, &found[o].value) {
+                    chosen[other] = None;
+                }
+            }
+        }
+    }
+    chosen
 }
 
 #[cfg(test)]

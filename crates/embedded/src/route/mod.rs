@@ -18,6 +18,7 @@ mod dates;
 mod days;
 mod doings;
 mod fill;
+mod fits;
 mod forms;
 mod implied;
 mod listed;
@@ -29,6 +30,7 @@ mod signs;
 mod speech;
 mod values;
 mod written;
+mod years;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -50,7 +52,7 @@ use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHAR
 
 pub use choose::CandidateScore;
 use choose::{ChoicePrefix, best_tool, decide};
-use doings::{reports_doing, reports_marked_state};
+use doings::{asks_whether_done, reports_doing, reports_marked_state};
 use reach::Asked;
 use values::ValueTokens;
 
@@ -204,6 +206,10 @@ impl Router {
             form = MessageForm::Request;
             requested = requested_actions("mark");
         }
+        // A question whether a thing was done asks to read its record.
+        if !must_call && requested.is_empty() && asks_whether_done(message, form) {
+            requested = requested_actions("check");
+        }
         // A report of something broken asks for it to be reported: a
         // request to create one (a repair request, a ticket).
         let fault = form != MessageForm::Question && reports_fault(message);
@@ -211,7 +217,8 @@ impl Router {
             form = MessageForm::Request;
             requested = requested_actions("submit");
         }
-        let (mut scores, mut prompt_tokens) = choice.score(engine, message, requested, &asked)?;
+        let (mut scores, mut prompt_tokens) =
+            choice.score(engine, message, requested, &asked, today)?;
         // `none` is the last candidate.
         let none = choice.candidates.len().saturating_sub(1);
         let mut reply_tokens = 0;

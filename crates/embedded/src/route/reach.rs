@@ -21,7 +21,7 @@
 //!   tool that only creates issues does not serve it; "Unassign Tom"
 //!   modifies or removes; "Take Priya's shift off the rota" removes.
 
-use riverse_route::script::is_cjk;
+use riverse_route::script::{is_cjk, mostly_cjk};
 use riverse_route::{Actions, requested_actions};
 use riverse_tool::ToolManifest;
 
@@ -296,9 +296,11 @@ impl Asked {
         // "log 3.5 hrs for Acme yesterday" opens with a verb that creates
         // (log, record, add): a record of what happened then, no question
         // about the past.
+        let create = requested_actions("create");
         let creates = action_verb
             .as_deref()
-            .is_some_and(|verb| requested_actions(verb).meets(requested_actions("create")));
+            .is_some_and(|verb| requested_actions(verb).meets(create))
+            || cjk_record_request(message);
         Asked {
             past: !creates && asks_past(request_clause(message)),
             implied: implied_actions(request_clause(message)),
@@ -321,6 +323,16 @@ impl Asked {
     pub fn served_by(&self, offered: Actions) -> bool {
         self.implied.is_empty() || self.implied.iter().any(|wanted| offered.meets(*wanted))
     }
+}
+
+/// Whether a Chinese or Japanese `message` asks only for something to be
+/// recorded or made (昨日…見ました。記録してください): the day it names is the
+/// doing's, no question about the past.
+fn cjk_record_request(message: &str) -> bool {
+    let requested = requested_actions(message);
+    mostly_cjk(message)
+        && requested.meets(requested_actions("create"))
+        && !requested.meets(requested_actions("show"))
 }
 
 /// What a tool's texts reach: see the module's documentation.
@@ -613,6 +625,8 @@ mod tests {
         assert!(!Asked::of("log 3.5 hrs for Acme yesterday, logo revisions").past);
         assert!(Asked::of("show what I logged yesterday").past);
         assert!(Asked::of("I want to dispute last month's water charges").past);
+        assert!(!Asked::of("昨日、城山公園でシジュウカラを5羽見ました。記録してください。").past);
+        assert!(Asked::of("昨日記録した鳥を見せて").past);
     }
 
     #[test]

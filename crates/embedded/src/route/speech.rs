@@ -135,6 +135,22 @@ pub(crate) fn asks_advice(message: &str) -> bool {
     if at(0) == "should" && matches!(at(1), "i" | "we") {
         return true;
     }
+    // "How often should a piano be tuned?": a rule of thumb, not "how
+    // much should I tip", which a calculator works out.
+    if at(0) == "how" && matches!(at(1), "often" | "long") && at(2) == "should" {
+        return true;
+    }
+    // "How do councils decide…", "how does a heat pump work": how a kind
+    // of thing goes in general (a bare plural, or "a"), not "how do I…",
+    // which may ask for the doing, nor "how does the weather look".
+    let generic = match at(1) {
+        "do" => at(2).len() > 3 && at(2).ends_with('s') && !at(2).ends_with("ss"),
+        "does" => matches!(at(2), "a" | "an"),
+        _ => false,
+    };
+    if at(0) == "how" && generic && lower.trim_end().ends_with('?') {
+        return true;
+    }
     // "Which microphone should I buy", not "How much should I tip".
     let wh_should = WH.contains(&at(0))
         && (1..6).any(|offset| at(offset) == "should" && matches!(at(offset + 1), "i" | "we"));
@@ -493,6 +509,9 @@ mod tests {
             "電気代を節約するコツを教えて",
             "パンの焼き方を教えて",
             "周末去哪里玩，有什么推荐？",
+            "How often should a piano be tuned?",
+            "How do councils decide which potholes get fixed first?",
+            "How does a heat pump work?",
         ] {
             assert!(asks_advice(asks), "{asks}");
         }
@@ -507,6 +526,9 @@ mod tests {
             "刘洋的邮箱写错了，应该是 liuyang88@qq.com",
             "東京の天気を教えて",
             "北京天气如何？",
+            "How does the weather look in Oslo tomorrow?",
+            "How do I book the laser cutter?",
+            "How much should I tip on 84 dollars?",
         ] {
             assert!(!asks_advice(not), "{not}");
         }

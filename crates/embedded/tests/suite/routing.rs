@@ -254,6 +254,58 @@ fn days_named_relative_to_today_are_dated_as_of_it() {
 }
 
 #[test]
+fn lists_quantities_and_years_are_read_whole() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "share_checklist",
+        "description": "Emails the list of your sightings from one day to the given people.",
+        "parameters": {
+            "recipients": "email addresses",
+            "message": "optional; a short note to include"
+        },
+        "parameter_types": {"recipients": "list"}
+    }, {
+        "name": "request_induction",
+        "description": "Asks for a safety induction on a machine.",
+        "parameters": {
+            "machine": "machine name",
+            "preferred_dates": "dates that suit you, YYYY-MM-DD"
+        },
+        "parameter_types": {"preferred_dates": "list"}
+    }, {
+        "name": "book_machine",
+        "description": "Books a machine for a length of time.",
+        "parameters": {
+            "machine": "machine name",
+            "duration_minutes": "how long, in minutes"
+        },
+        "parameter_types": {"duration_minutes": "integer"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    let params = |message| match model.route(message, &tools).unwrap() {
+        Route::Call { params, .. } => params,
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    let shared = params("Send today's checklist to sam@birdmail.org and priya.k@example.com");
+    assert_eq!(
+        shared["recipients"],
+        json!(["sam@birdmail.org", "priya.k@example.com"])
+    );
+    assert!(shared.get("message").is_none(), "{shared:?}");
+    let induction = params("I'd like an induction on the welder, I can do Dec 12 or Dec 19");
+    assert_eq!(induction["machine"], json!("welder"));
+    assert_eq!(
+        induction["preferred_dates"],
+        json!(["2026-12-12", "2026-12-19"])
+    );
+    assert_eq!(
+        params("Book the laser cutter for an hour and a half")["duration_minutes"],
+        json!(90)
+    );
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),
