@@ -185,6 +185,34 @@ fn keeps(message: &MessageSpans<'_>, shaped: &[Shaped], span: Range<usize>) -> b
         && !cuts_a_shaped_token(shaped, &span)
         && !is_predicate(message, &span)
         && !rejected(message.text, &span)
+        && !is_everything(&message.text[span.clone()])
+        && !asks_politely(&message.text[span])
+}
+
+/// Japanese endings that make a clause a request to the assistant
+/// (通行履歴を見せてください, 見積もりをお願いします): the request, no value.
+const REQUEST_ENDINGS: [&str; 7] = [
+    "ください",
+    "下さい",
+    "お願いします",
+    "お願い",
+    "願います",
+    "いただけますか",
+    "もらえますか",
+];
+
+fn asks_politely(value: &str) -> bool {
+    let value = value.trim_end_matches(|c: char| is_particle(c) || !c.is_alphanumeric());
+    REQUEST_ENDINGS.iter().any(|ending| value.ends_with(ending))
+}
+
+/// Words that name everything, no one value: "cancel all" names no
+/// record, though "won't turn on at all" may be a fault's description.
+const EVERYTHING: [&str; 3] = ["all", "everything", "anything"];
+
+fn is_everything(value: &str) -> bool {
+    let value = value.trim().to_lowercase();
+    EVERYTHING.contains(&value.as_str())
 }
 
 /// Words before a value that reject it: "CW not SSB", "Friday instead of
@@ -310,6 +338,26 @@ mod tests {
         );
         let found = values("a knot in the rope", &update);
         assert!(found.contains(&"knot".to_owned()), "{found:?}");
+    }
+
+    #[test]
+    fn all_alone_is_no_value_but_may_end_one() {
+        let repair = tool("submit_repair", "Sends a repair request.");
+        let found = values("cancel all", &repair);
+        assert!(!found.contains(&"all".to_owned()), "{found:?}");
+        let found = values("The heating won't turn on at all", &repair);
+        assert!(found.contains(&"turn on at all".to_owned()), "{found:?}");
+    }
+
+    #[test]
+    fn a_polite_request_is_no_value() {
+        let trips = tool("list_trips", "Lists the toll trips of a plate.");
+        let found = values("12月1日から今日までの通行履歴を見せてください。", &trips);
+        assert!(
+            !found.iter().any(|value| value.ends_with("ください")),
+            "{found:?}"
+        );
+        assert!(found.contains(&"通行履歴".to_owned()), "{found:?}");
     }
 
     #[test]

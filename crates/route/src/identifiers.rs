@@ -130,12 +130,18 @@ fn letters_example(description: &str) -> bool {
 /// Whether `tool` takes a record by its identifier or code (a parameter
 /// of [`IdentifierKind::Record`] or [`IdentifierKind::Code`]).
 pub fn takes_record(tool: &ToolManifest) -> bool {
-    tool.parameters.iter().any(|(name, description)| {
-        matches!(
-            identifier_kind(name, description),
-            Some(IdentifierKind::Record | IdentifierKind::Code)
-        )
-    })
+    tool.parameters
+        .iter()
+        .any(|(name, description)| takes_identifier(name, description))
+}
+
+/// Whether the parameter `name` described by `description` takes a
+/// record's identifier or a code.
+pub fn takes_identifier(name: &str, description: &str) -> bool {
+    matches!(
+        identifier_kind(name, description),
+        Some(IdentifierKind::Record | IdentifierKind::Code)
+    )
 }
 
 /// Whether `message` writes a record's identifier: a token of four

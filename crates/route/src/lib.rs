@@ -109,7 +109,7 @@ pub use formats::{
 };
 pub use identifiers::{
     IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,
-    takes_record, written_as_year,
+    takes_identifier, takes_record, written_as_year,
 };
 pub use languages::{as_language, language_named, wants_language};
 pub use lists::{Enumeration, enumerations};

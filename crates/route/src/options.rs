@@ -7,6 +7,7 @@
 use riverse_tool::ToolManifest;
 
 use crate::glossary::glosses;
+use crate::lexicon::english_words;
 use crate::script::is_cjk;
 
 /// The options of `tool`'s parameter `name`, or none when it takes any text.
@@ -63,7 +64,9 @@ fn listed_after_one_of(description: &str, is_option: impl Fn(&&str) -> bool) -> 
 /// The option `value` names: one it is, one a word of it starts with or a
 /// word of it begins ("cooling" names `cool`), or one the English words of
 /// its glossary concepts name (午前 names `morning`), or else the first
-/// option the message names one of these ways; `None` when it names none.
+/// option the message names one of these ways, the lexicons' senses of a
+/// Chinese or Japanese term last (家庭 names `family`, 普通車 `car`);
+/// `None` when it names none.
 /// An option the message names in full that holds the one found is taken
 /// instead ("semi detached" names `semi_detached`, not `detached`).
 pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<String> {
@@ -75,9 +78,11 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .cloned()
         .or_else(|| named_in(&value, options))
         .or_else(|| named_in(&cjk_glosses(&value), options))
+        .or_else(|| named_in(&english_words(&value), options))
         .or_else(|| unit_of_a_number(message, options))
         .or_else(|| named_in(&lower, options))
-        .or_else(|| named_in(&cjk_glosses(&lower), options))?;
+        .or_else(|| named_in(&cjk_glosses(&lower), options))
+        .or_else(|| named_in(&english_words(&lower), options))?;
     let found_words = option_words(&found);
     let holding = options_named(message, options).into_iter().find(|named| {
         let words = option_words(named);
@@ -315,6 +320,21 @@ mod tests {
         assert_eq!(
             snap_to_option("午後", "午後に変更して", &slots).as_deref(),
             Some("afternoon")
+        );
+        let tours = ["highlights", "architecture", "family", "sculpture_garden"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "12月27日下午两点的家庭导览", &tours).as_deref(),
+            Some("family"),
+            "a Chinese term by its lexicon senses"
+        );
+        let classes = ["car", "motorcycle", "van", "truck"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "車両を追加したいです。普通車です。", &classes).as_deref(),
+            Some("car")
+        );
+        assert_eq!(
+            snap_to_option("", "ナンバーは品川300あ1234", &classes),
+            None
         );
         let homes = ["flat", "semi_detached", "detached"].map(str::to_owned);
         assert_eq!(

@@ -116,6 +116,12 @@ pub(crate) fn plan(conversation: &[Message], tools: &[ToolManifest], generate: b
 /// Longest part of a tool's description a fixed reply names it by.
 const SUMMARY_CHARS: usize = 60;
 
+/// Words a phrase cut short may not end on.
+const DANGLING: [&str; 20] = [
+    "the", "a", "an", "and", "or", "of", "to", "for", "with", "in", "on", "at", "by", "its",
+    "their", "your", "that", "which", "from", "returns",
+];
+
 /// A tool as a fixed reply names it: its name, and what it does (its
 /// description's first clause, cut at a word), so a question no tool
 /// serves hears what the tools can do: `clock (get the current date and
@@ -130,16 +136,24 @@ fn summary(tool: &ToolManifest) -> String {
     if clause.is_empty() {
         return tool.name.clone();
     }
-    let mut what = String::new();
+    let mut words: Vec<&str> = Vec::new();
+    let mut length = 0;
     for word in clause.split_whitespace() {
-        if what.chars().count() + word.chars().count() + 1 > SUMMARY_CHARS {
+        length += word.chars().count() + usize::from(!words.is_empty());
+        if length > SUMMARY_CHARS {
+            // A clause cut short ends on a word that can end a phrase, not
+            // "returns the".
+            while words
+                .last()
+                .is_some_and(|last| DANGLING.contains(&last.to_lowercase().as_str()))
+            {
+                words.pop();
+            }
             break;
         }
-        if !what.is_empty() {
-            what.push(' ');
-        }
-        what.push_str(word);
+        words.push(word);
     }
+    let what = words.join(" ");
     let mut chars = what.chars();
     let lowered = match chars.next() {
         Some(first) if chars.clone().next().is_some_and(char::is_lowercase) => {
@@ -359,6 +373,17 @@ mod tests {
             reply,
             "I can't answer that on my own. I can use these tools: \
              clock (get the current date and time), word_count (count the words of a text)."
+        );
+        let lanes = ToolManifest {
+            name: "search_lanes".into(),
+            description: "Finds lanes that are free at a given date and start time and returns \
+                          the lane numbers with the price for the session."
+                .into(),
+            ..ToolManifest::default()
+        };
+        assert_eq!(
+            summary(&lanes),
+            "search_lanes (finds lanes that are free at a given date and start time)"
         );
         let reply = given(plan(&turn("珠穆朗玛峰有多高？", &[]), &tools, false));
         assert!(reply.starts_with("这个我自己回答不了"), "{reply}");

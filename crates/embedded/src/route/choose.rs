@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 
 use riverse_route::{
     Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
-    offered_actions, param_options, reports_fault, shaped_tokens, takes_record, tool_shapes,
-    tool_texts, values_only_verb,
+    offered_actions, param_options, reports_fault, shaped_tokens, tool_shapes, tool_texts,
+    values_only_verb,
 };
 use riverse_tool::ToolManifest;
 
@@ -44,9 +44,6 @@ pub(crate) struct ChoicePrefix {
     reach: Vec<Reach>,
     /// Per tool, the options its parameters list, lowercase, as words.
     options: Vec<Vec<String>>,
-    /// Per tool, whether it takes a record by its identifier (see
-    /// [`takes_record`]).
-    records: Vec<bool>,
     /// Per tool, the kinds of value its parameters take (see [`Takes`]).
     takes: Vec<Takes>,
 }
@@ -128,7 +125,6 @@ impl ChoicePrefix {
             .map(|(tool, offered)| Reach::of(tool, *offered))
             .collect();
         let options: Vec<Vec<String>> = tools.iter().map(listed_options).collect();
-        let records: Vec<bool> = tools.iter().map(takes_record).collect();
         let takes: Vec<Takes> = tools.iter().map(Takes::of).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
@@ -147,7 +143,6 @@ impl ChoicePrefix {
                 purposes,
                 reach,
                 options,
-                records,
                 takes,
             });
         }
@@ -162,7 +157,6 @@ impl ChoicePrefix {
             purposes,
             reach,
             options,
-            records,
             takes,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
@@ -386,7 +380,7 @@ impl ChoicePrefix {
     /// described the record ("ticket", "comment"). For a message that
     /// writes an identifier (see [`names_record`]).
     fn acts_on_record(&self, index: usize, asked: &Asked) -> bool {
-        let takes = self.records.get(index).copied().unwrap_or(false);
+        let takes = self.takes.get(index).is_some_and(Takes::takes_record);
         let own_verb = asked.action_verb.as_deref().is_some_and(|verb| {
             self.reach
                 .get(index)

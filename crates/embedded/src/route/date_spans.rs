@@ -2,12 +2,16 @@
 //! 2027年4月1日から4月3日まで, "Jan 1 through Dec 31" of a year written
 //! beside it, 3月1日から15日まで): its two ends, each read from its own
 //! side of the word that joins them. Read as one date each, both ends
-//! would be the first day the message names.
+//! would be the first day the message names. Where only one end or two
+//! ends apart are written, the word beside each day says which end it is
+//! ("starting tomorrow and ending next Saturday", 12月20日から).
 
 use chrono::{Datelike, NaiveDate};
 
 use crate::route::dates::{iso_date, lone_year, month_day};
-use crate::route::days::named_days;
+use riverse_route::script::is_cjk;
+
+use crate::route::days::{NamedDay, named_days};
 
 /// What joins the two ends of a span of days.
 const SPAN_JOINERS: [&str; 12] = [
@@ -42,6 +46,87 @@ pub(crate) fn date_span(message: &str, today: NaiveDate) -> Option<(String, Stri
             (start < end).then_some((start, end))
         })
     })
+}
+
+/// Words written right before a day that make it a span's first day
+/// ("starting tomorrow", "from Monday", 从明天), and those that make it
+/// its last ("ending next Saturday", "until the 20th", 到周五).
+const START_BEFORE: [&str; 12] = [
+    "starting",
+    "start",
+    "starts",
+    "from",
+    "beginning",
+    "begin",
+    "begins",
+    "since",
+    "effective",
+    "commencing",
+    "从",
+    "自",
+];
+const END_BEFORE: [&str; 11] = [
+    "ending",
+    "end",
+    "ends",
+    "until",
+    "till",
+    "through",
+    "thru",
+    "finishing",
+    "finish",
+    "到",
+    "至",
+];
+
+/// Words written right after a day that make it a span's first day
+/// (12月20日から, 明天开始) or its last (金曜日まで, 周五为止).
+const START_AFTER: [&str; 3] = ["から", "开始", "起"];
+const END_AFTER: [&str; 3] = ["まで", "为止", "结束"];
+
+/// The days `message` marks as a span's first and last by the words
+/// beside them ("starting tomorrow and ending next Saturday"), each the
+/// first day so marked; days named relative to `today` are dated as of it.
+pub(crate) fn marked_ends(message: &str, today: NaiveDate) -> (Option<NamedDay>, Option<NamedDay>) {
+    let days = named_days(message, today, false);
+    let marked = |before: &[&str], after: &[&str]| {
+        days.iter()
+            .find(|day| {
+                let lead = word_before(&message[..day.bytes.start]);
+                let follows = message[day.bytes.end..].trim_start();
+                before.contains(&lead.as_str())
+                    || after.iter().any(|word| follows.starts_with(word))
+            })
+            .cloned()
+    };
+    (
+        marked(&START_BEFORE, &START_AFTER),
+        marked(&END_BEFORE, &END_AFTER),
+    )
+}
+
+/// The word `text` ends with, lowercase, passing over "on" and "the"
+/// ("starting on Monday", "until the 20th"); a CJK text's last character.
+fn word_before(text: &str) -> String {
+    let lower = text.to_lowercase();
+    let mut rest = lower.trim_end();
+    loop {
+        if rest.ends_with(is_cjk) {
+            return rest
+                .chars()
+                .next_back()
+                .map(String::from)
+                .unwrap_or_default();
+        }
+        let start = rest.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |at| {
+            at + rest[at..].chars().next().map_or(1, char::len_utf8)
+        });
+        let word = &rest[start..];
+        if !matches!(word, "on" | "the") || start == 0 {
+            return word.to_owned();
+        }
+        rest = rest[..start].trim_end();
+    }
 }
 
 /// Which of the days a side of the span names is its end.
@@ -155,6 +240,31 @@ mod tests {
             span("帮我请年假,2027年5月6日到5月9日"),
             ends("2027-05-06", "2027-05-09")
         );
+    }
+
+    #[test]
+    fn the_words_beside_a_day_say_which_end_it_is() {
+        let dated = |message| {
+            let (start, end) = marked_ends(message, today());
+            (
+                start.map(|day| day.date.to_string()),
+                end.map(|day| day.date.to_string()),
+            )
+        };
+        assert_eq!(
+            dated("at 8am, starting tomorrow and ending next Saturday."),
+            (Some("2026-12-06".into()), Some("2026-12-12".into()))
+        );
+        assert_eq!(
+            dated("starting on Monday"),
+            (Some("2026-12-07".into()), None)
+        );
+        assert_eq!(
+            dated("keep it going until the 20th"),
+            (None, Some("2026-12-20".into()))
+        );
+        assert_eq!(dated("12月20日から毎日"), (Some("2026-12-20".into()), None));
+        assert_eq!(dated("book it for Friday"), (None, None));
     }
 
     #[test]

@@ -39,6 +39,17 @@ pub(crate) fn named_days(message: &str, today: NaiveDate, gone: bool) -> Vec<Nam
     found
 }
 
+/// Whether `value` is a day named and nothing else ("next Friday",
+/// 来週水曜日の), as of `today`.
+pub(crate) fn names_only_a_day(value: &str, today: NaiveDate) -> bool {
+    let value =
+        value.trim_end_matches(|c: char| !c.is_alphanumeric() || "のにはでから".contains(c));
+    let value = value.trim();
+    named_days(value, today, false)
+        .iter()
+        .any(|day| day.bytes.start == 0 && day.bytes.end >= value.len())
+}
+
 /// The day `value` names as `message` writes it: the named day of the
 /// message that `value` is part of ("Tuesday" of "next Tuesday"), else
 /// the one `value` names alone.
@@ -607,6 +618,15 @@ mod tests {
         named_days(text, today(), false)
             .first()
             .map(|day| day.date.to_string())
+    }
+
+    #[test]
+    fn a_day_alone_is_told_from_a_value_that_names_one() {
+        assert!(names_only_a_day("来週水曜日", today()));
+        assert!(names_only_a_day("next Friday", today()));
+        assert!(names_only_a_day("tomorrow", today()));
+        assert!(!names_only_a_day("Friday night lights", today()));
+        assert!(!names_only_a_day("the Tuesday group", today()));
     }
 
     #[test]

@@ -30,6 +30,7 @@ use crate::route::dates::{
     as_iso_date, as_year_month, looks_back, no_date_kept, only_named_date, wants_iso_date,
     wants_year_month,
 };
+use crate::route::days::names_only_a_day;
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::listed::{list_as_asked, takes_days, widened_to_enumerations, with_listed_days};
 use crate::route::money::{
@@ -607,8 +608,24 @@ fn as_asked(
         None if wants_clock_time(description) && !described_optional(description) => {
             only_clock_time(tool, message).map(Value::String)
         }
+        // A day alone (来週水曜日, "next Friday") is no publisher or site.
+        Some(Value::String(text))
+            if !speaks_of_time(name, description) && names_only_a_day(&text, today) =>
+        {
+            None
+        }
         other => other,
     }
+}
+
+/// Words of a parameter's name or description that let its text be a day.
+const TIME_WORDS: [&str; 9] = [
+    "date", "day", "when", "time", "week", "month", "period", "schedule", "deadline",
+];
+
+fn speaks_of_time(name: &str, description: &str) -> bool {
+    let texts = format!("{name} {description}").to_lowercase();
+    TIME_WORDS.iter().any(|word| texts.contains(word))
 }
 
 /// Whether `tool` takes one date only: the day a message names is that

@@ -7,7 +7,7 @@
 //! goldfinches … this morning" for `record_sighting`).
 
 use chrono::NaiveDate;
-use riverse_route::{IdentifierKind, identifier_kind, measures_for, names_record};
+use riverse_route::{measures_for, names_record, takes_identifier};
 use riverse_tool::ToolManifest;
 
 use crate::route::dates::{iso_date, wants_iso_date};
@@ -40,12 +40,7 @@ impl Takes {
         let records: Vec<&String> = tool
             .parameters
             .iter()
-            .filter(|(name, description)| {
-                matches!(
-                    identifier_kind(name, description),
-                    Some(IdentifierKind::Record | IdentifierKind::Code)
-                )
-            })
+            .filter(|(name, description)| takes_identifier(name, description))
             .map(|(name, _)| name)
             .collect();
         let record_words = records
@@ -64,6 +59,12 @@ impl Takes {
             record_words,
             record: !records.is_empty(),
         }
+    }
+
+    /// Whether some parameter takes a record's identifier (see
+    /// [`riverse_route::takes_record`]).
+    pub fn takes_record(&self) -> bool {
+        self.record
     }
 
     /// How many kinds of value this tool takes that `written` writes.

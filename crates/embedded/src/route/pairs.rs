@@ -15,7 +15,7 @@ use riverse_route::{
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::Value;
 
-use crate::route::date_spans::date_span;
+use crate::route::date_spans::{date_span, marked_ends};
 use crate::route::dates::wants_iso_date;
 
 /// Words of a parameter's name that make it the lower end of a range.
@@ -145,11 +145,32 @@ pub(crate) fn with_date_span(
     let Some((lower, upper)) = paired(&dates, &lower_ends, &upper_ends) else {
         return;
     };
-    let Some((start, end)) = date_span(message, today) else {
+    if let Some((start, end)) = date_span(message, today) {
+        values[lower] = Some(Value::from(start));
+        values[upper] = Some(Value::from(end));
         return;
+    }
+    let (start, end) = marked_ends(message, today);
+    let marked: Vec<&str> = [&start, &end]
+        .into_iter()
+        .flatten()
+        .map(|day| &message[day.bytes.clone()])
+        .collect();
+    // An end the message leaves unmarked keeps its value unless that is
+    // the day marked as the other end.
+    let is_marked = |value: &Option<Value>| {
+        value.as_ref().and_then(Value::as_str).is_some_and(|value| {
+            let value = value.trim().to_lowercase();
+            !value.is_empty() && marked.iter().any(|day| day.to_lowercase().contains(&value))
+        })
     };
-    values[lower] = Some(Value::from(start));
-    values[upper] = Some(Value::from(end));
+    for (index, day) in [(lower, start), (upper, end)] {
+        match day {
+            Some(day) => values[index] = Some(Value::from(day.date.to_string())),
+            None if is_marked(&values[index]) => values[index] = None,
+            None => {}
+        }
+    }
 }
 
 /// The indices of two of `params` (index and name words) whose names

@@ -254,7 +254,7 @@ fn days_named_relative_to_today_are_dated_as_of_it() {
 }
 
 #[test]
-fn lists_quantities_and_years_are_read_whole() {
+fn lists_and_quantities_are_read_whole() {
     let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
         "name": "share_checklist",
         "description": "Emails the list of your sightings from one day to the given people.",
@@ -303,6 +303,46 @@ fn lists_quantities_and_years_are_read_whole() {
         params("Book the laser cutter for an hour and a half")["duration_minutes"],
         json!(90)
     );
+}
+
+#[test]
+fn a_span_s_ends_and_options_named_in_another_language() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "set_dose_reminder",
+        "description": "Creates a daily phone reminder to take a medicine at the given times of day.",
+        "parameters": {
+            "medication": "name of the medicine",
+            "times": "times of day to be reminded, each HH:MM in 24-hour time",
+            "start_date": "optional; first day of the reminder, YYYY-MM-DD; today if left out",
+            "end_date": "optional; last day of the reminder, YYYY-MM-DD; no end if left out"
+        },
+        "parameter_types": {"times": "list"}
+    }, {
+        "name": "book_tour",
+        "description": "Books a guided tour of the museum and returns a booking reference.",
+        "parameters": {
+            "date": "YYYY-MM-DD",
+            "time": "HH:MM 24-hour",
+            "tour": "one of: highlights, architecture, family, sculpture_garden"
+        }
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    let params = |message| match model.route(message, &tools).unwrap() {
+        Route::Call { params, .. } => params,
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    let reminder =
+        params("Set reminders for my vitamin D at 9am, starting Monday and ending next Friday");
+    assert_eq!(reminder["start_date"], json!("2026-12-07"), "{reminder:?}");
+    assert_eq!(reminder["end_date"], json!("2026-12-11"), "{reminder:?}");
+    let started = params("Remind me to take my iron tablets at 8am, starting tomorrow");
+    assert_eq!(started["start_date"], json!("2026-12-06"), "{started:?}");
+    assert!(started.get("end_date").is_none(), "{started:?}");
+    let tour = params("帮我预约12月27日下午两点的家庭导览");
+    assert_eq!(tour["tour"], json!("family"), "{tour:?}");
+    assert_eq!(tour["date"], json!("2026-12-27"), "{tour:?}");
 }
 
 #[test]
