@@ -82,13 +82,96 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .or_else(|| unit_of_a_number(message, options))
         .or_else(|| named_in(&lower, options))
         .or_else(|| named_in(&cjk_glosses(&lower), options))
-        .or_else(|| named_in(&english_words(&lower), options))?;
+        .or_else(|| named_in(&english_words(&lower), options))
+        .or_else(|| named_by_time(&lower, options))?;
     let found_words = option_words(&found);
     let holding = options_named(message, options).into_iter().find(|named| {
         let words = option_words(named);
         words.len() > found_words.len() && found_words.iter().all(|word| words.contains(word))
     });
     Some(holding.unwrap_or(found))
+}
+
+/// Options that say when a thing is, each with words a message says it
+/// by ("what's on right now" asks for `current` ones, 已经结束 for `past`).
+const TIMES: [(&str, &[&str]); 3] = [
+    (
+        "current",
+        &[
+            "now",
+            "currently",
+            "ongoing",
+            "at the moment",
+            "running",
+            "现在",
+            "目前",
+            "正在",
+            "当前",
+            "現在",
+            "開催中",
+            "今",
+        ],
+    ),
+    (
+        "upcoming",
+        &[
+            "coming up",
+            "soon",
+            "future",
+            "next",
+            "later",
+            "即将",
+            "将来",
+            "以后",
+            "今後",
+            "これから",
+            "予定",
+        ],
+    ),
+    (
+        "past",
+        &[
+            "ended",
+            "finished",
+            "over",
+            "previous",
+            "earlier",
+            "former",
+            "已经结束",
+            "结束",
+            "过去",
+            "以前",
+            "終了",
+            "終わった",
+            "過去",
+        ],
+    ),
+];
+
+/// The option `lower` (a lowercase message) names by when it is, among
+/// options that say when: one of [`TIMES`] whose words it says.
+fn named_by_time(lower: &str, options: &[String]) -> Option<String> {
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let says = |phrase: &str| match phrase.chars().any(is_cjk) {
+        true => lower.contains(phrase),
+        false => {
+            let wanted: Vec<&str> = phrase.split(' ').collect();
+            words
+                .windows(wanted.len())
+                .any(|window| window == wanted.as_slice())
+        }
+    };
+    options
+        .iter()
+        .find(|option| {
+            TIMES.iter().any(|(time, phrases)| {
+                option.to_lowercase() == *time && phrases.iter().any(|phrase| says(phrase))
+            })
+        })
+        .cloned()
 }
 
 /// The English words of the glossary concepts Chinese or Japanese `text`
@@ -336,6 +419,18 @@ mod tests {
             snap_to_option("", "ナンバーは品川300あ1234", &classes),
             None
         );
+        let shown = ["current", "upcoming", "past"].map(str::to_owned);
+        let by_time = |message| snap_to_option("", message, &shown);
+        assert_eq!(
+            by_time("what exhibitions are on right now?").as_deref(),
+            Some("current")
+        );
+        assert_eq!(
+            by_time("anything coming up in May?").as_deref(),
+            Some("upcoming")
+        );
+        assert_eq!(by_time("有哪些已经结束的展览？").as_deref(), Some("past"));
+        assert_eq!(by_time("which exhibitions have sculptures?"), None);
         let homes = ["flat", "semi_detached", "detached"].map(str::to_owned);
         assert_eq!(
             snap_to_option("detached", "a semi detached with 9 windows", &homes).as_deref(),
