@@ -211,8 +211,10 @@ fn asks_politely(value: &str) -> bool {
 const EVERYTHING: [&str; 3] = ["all", "everything", "anything"];
 
 fn is_everything(value: &str) -> bool {
-    let value = value.trim().to_lowercase();
-    EVERYTHING.contains(&value.as_str())
+    let value = value.trim();
+    EVERYTHING
+        .iter()
+        .any(|word| value.eq_ignore_ascii_case(word))
 }
 
 /// Words before a value that reject it: "CW not SSB", "Friday instead of

@@ -124,7 +124,7 @@ pub fn terms() -> impl Iterator<Item = &'static str> {
 
 /// Whether `term` occurs in `text`; a term starting or ending with an ASCII
 /// letter or digit must do so at a word boundary ("cat" is not in "catch").
-fn mentions(text: &str, term: &str) -> bool {
+pub(crate) fn mentions(text: &str, term: &str) -> bool {
     occurrences(text, term).next().is_some()
 }
 

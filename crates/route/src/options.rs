@@ -6,7 +6,7 @@
 
 use riverse_tool::ToolManifest;
 
-use crate::glossary::glosses;
+use crate::glossary::{glosses, mentions};
 use crate::lexicon::english_words;
 use crate::script::is_cjk;
 
@@ -151,24 +151,12 @@ const TIMES: [(&str, &[&str]); 3] = [
 /// The option `lower` (a lowercase message) names by when it is, among
 /// options that say when: one of [`TIMES`] whose words it says.
 fn named_by_time(lower: &str, options: &[String]) -> Option<String> {
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .collect();
-    let says = |phrase: &str| match phrase.chars().any(is_cjk) {
-        true => lower.contains(phrase),
-        false => {
-            let wanted: Vec<&str> = phrase.split(' ').collect();
-            words
-                .windows(wanted.len())
-                .any(|window| window == wanted.as_slice())
-        }
-    };
     options
         .iter()
         .find(|option| {
+            let option = option.to_lowercase();
             TIMES.iter().any(|(time, phrases)| {
-                option.to_lowercase() == *time && phrases.iter().any(|phrase| says(phrase))
+                option == *time && phrases.iter().any(|phrase| mentions(lower, phrase))
             })
         })
         .cloned()

@@ -619,13 +619,13 @@ fn as_asked(
 }
 
 /// Words of a parameter's name or description that let its text be a day.
-const TIME_WORDS: [&str; 9] = [
+const TIMED_PARAM_WORDS: [&str; 9] = [
     "date", "day", "when", "time", "week", "month", "period", "schedule", "deadline",
 ];
 
 fn speaks_of_time(name: &str, description: &str) -> bool {
     let texts = format!("{name} {description}").to_lowercase();
-    TIME_WORDS.iter().any(|word| texts.contains(word))
+    TIMED_PARAM_WORDS.iter().any(|word| texts.contains(word))
 }
 
 /// Whether `tool` takes one date only: the day a message names is that
