@@ -155,8 +155,13 @@ fn main() {
                 .iter()
                 .map(|(tool, params)| format!("{tool} {}", Value::Object((*params).clone())))
                 .collect();
+            let short_of = report
+                .short_of
+                .as_ref()
+                .map(|short| format!(" (short of {}.{})", short.tool, short.missing))
+                .unwrap_or_default();
             println!(
-                "{} [{}] {:?} -> [{}] (expected [{}])",
+                "{} [{}] {:?} -> [{}]{short_of} (expected [{}])",
                 if right { "ok  " } else { "MISS" },
                 case.lang,
                 case.message,
@@ -395,6 +400,7 @@ fn dumped(
         "got": calls.iter().map(|(tool, _)| *tool).collect::<Vec<_>>(),
         "right": right,
         "form": format!("{:?}", report.form),
+        "short_of": report.short_of.as_ref().map(|short| format!("{}.{}", short.tool, short.missing)),
         "scores": scores,
     })
 }

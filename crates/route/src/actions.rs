@@ -21,8 +21,8 @@ use std::sync::LazyLock;
 
 use riverse_tool::ToolManifest;
 
+use crate::clause_verbs::{labels_record, names_no_action, sets_to_number};
 use crate::form::without_quotations;
-use crate::identifiers::names_record;
 use crate::script::is_cjk;
 use crate::words::{NEGATIONS, REQUEST_LEAD_INS, data_lines};
 
@@ -139,7 +139,7 @@ fn actions_named_in(lower: &str) -> Actions {
         .any(|word| CONDITIONS.contains(&word));
     for clause in clauses(lower) {
         if let Some(verb) = leading_verb(&clause) {
-            if labels_record(&clause, verb) {
+            if labels_record(&clause, verb) || names_no_action(&clause, verb) {
                 continue;
             }
             // "drop the price to 30" lowers it, and removes nothing.
@@ -453,40 +453,6 @@ fn clauses(text: &str) -> Vec<Vec<&str>> {
         clauses.push(clause);
     }
     clauses
-}
-
-/// Nouns that are verbs too ("order", "book"): one that a record's
-/// number alone follows names the record ("…ready yet? order 88314").
-const RECORD_NOUNS: [&str; 7] = [
-    "order",
-    "booking",
-    "ticket",
-    "reservation",
-    "invoice",
-    "bill",
-    "report",
-];
-
-/// Whether `clause` is `verb`, a record's noun, and the record's number
-/// and nothing else ("order 88314", "ticket #4471"): a label, no action.
-fn labels_record(clause: &[&str], verb: &str) -> bool {
-    let Some(at) = clause.iter().position(|word| word.contains(verb)) else {
-        return false;
-    };
-    RECORD_NOUNS.contains(&verb)
-        && clause.len() == at + 2
-        && names_record(clause[at + 1].trim_start_matches('#'))
-}
-
-/// Whether `clause` says what a value becomes: "to" and a number ("to
-/// 30", "to $25").
-fn sets_to_number(clause: &[&str]) -> bool {
-    clause.windows(2).any(|pair| {
-        pair[0] == "to"
-            && pair[1]
-                .trim_start_matches(['$', '€', '£', '¥'])
-                .starts_with(|c: char| c.is_ascii_digit())
-    })
 }
 
 /// The clause's first word after its lead-in words, when the lead-in does

@@ -1,6 +1,8 @@
 //! Street addresses: the number that opens one ("12 Elm Street", "88
 //! Harbour Rd") is part of a place, no count or amount.
 
+use std::ops::Range;
+
 /// The words that end a street's name, long and short.
 const STREET_WORDS: [&str; 28] = [
     "street",
@@ -56,6 +58,53 @@ pub fn opens_street_address(after: &str) -> bool {
             .all(|word| word.starts_with(char::is_uppercase))
 }
 
+/// Where `message` writes a postcode in the British form, outward code
+/// and inward code ("OX4 2JY", "EH1 2NG", "SW1A1AA").
+pub fn postcodes(message: &str) -> Vec<Range<usize>> {
+    let mut tokens: Vec<Range<usize>> = Vec::new();
+    for (at, c) in message.char_indices() {
+        match tokens.last_mut() {
+            Some(token) if c.is_ascii_alphanumeric() && token.end == at => token.end = at + 1,
+            _ if c.is_ascii_alphanumeric() => tokens.push(at..at + 1),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for (index, token) in tokens.iter().enumerate() {
+        let text = &message[token.clone()];
+        let inward_next = tokens.get(index + 1).filter(|next| {
+            is_inward_code(&message[(*next).clone()]) && message[token.end..next.start] == *" "
+        });
+        if let Some(next) = inward_next.filter(|_| is_outward_code(text)) {
+            found.push(token.start..next.end);
+        } else if text.len() > 5 {
+            let (outward, inward) = text.split_at(text.len() - 3);
+            if is_outward_code(outward) && is_inward_code(inward) {
+                found.push(token.clone());
+            }
+        }
+    }
+    found
+}
+
+/// A postcode's district: one or two letters, a digit, and a digit or a
+/// letter more ("OX4", "SW1A", "M14").
+fn is_outward_code(token: &str) -> bool {
+    let letters = token.chars().take_while(char::is_ascii_uppercase).count();
+    let rest = &token[letters..];
+    let mut rest_chars = rest.chars();
+    (1..=2).contains(&letters)
+        && rest_chars.next().is_some_and(|c| c.is_ascii_digit())
+        && rest.len() <= 2
+        && rest_chars.all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+}
+
+/// A postcode's unit: a digit and two letters ("2JY").
+fn is_inward_code(token: &str) -> bool {
+    let chars: Vec<char> = token.chars().collect();
+    matches!(chars.as_slice(), [digit, a, b] if digit.is_ascii_digit() && a.is_ascii_uppercase() && b.is_ascii_uppercase())
+}
+
 /// Whether `message` writes a street address: a number that opens one
 /// (see [`opens_street_address`]).
 pub fn writes_street_address(message: &str) -> bool {
@@ -78,5 +127,19 @@ mod tests {
         assert!(!opens_street_address(" Elm trees on the way"));
         assert!(writes_street_address("save 'gym' as 400 Lakeview Ave"));
         assert!(!writes_street_address("book 2 rooms on Main Street"));
+    }
+
+    #[test]
+    fn a_postcode_is_read_whole() {
+        let written = |message: &str| -> Vec<String> {
+            postcodes(message)
+                .into_iter()
+                .map(|bytes| message[bytes].to_owned())
+                .collect()
+        };
+        assert_eq!(written("order birch to OX4 2JY for Friday"), ["OX4 2JY"]);
+        assert_eq!(written("邮编CB2 1TN，多少钱"), ["CB2 1TN"]);
+        assert_eq!(written("near SW1A1AA or M14 5RB"), ["SW1A1AA", "M14 5RB"]);
+        assert!(written("room B12 at 3PM, flight BA 123").is_empty());
     }
 }

@@ -87,6 +87,13 @@ pub fn english_words(text: &str) -> String {
     found.join(" ")
 }
 
+/// The English words of `term` as one whole term of the lexicon of the
+/// language `context` is written in (住所 is "address residence
+/// domicile"); `None` when the lexicon lists no such term.
+pub fn senses_of(term: &str, context: &str) -> Option<&'static str> {
+    lexicon_of(context).get(term)
+}
+
 /// The lexicon of the language `text` is written in: Japanese when it has
 /// kana, else Chinese.
 fn lexicon_of(text: &str) -> &'static Lexicon {

@@ -62,6 +62,7 @@ mod affinity;
 mod arithmetic;
 mod boundaries;
 mod candidates;
+mod clause_verbs;
 mod currencies;
 mod faults;
 mod flags;
@@ -94,11 +95,12 @@ mod triggers;
 pub mod words;
 
 pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions, verb_actions};
-pub use addresses::{opens_street_address, writes_street_address};
+pub use addresses::{opens_street_address, postcodes, writes_street_address};
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
+pub use clause_verbs::LIGHT_VERBS;
 pub use currencies::{currency_code, currency_mentions, wants_currency_code};
 pub use faults::{FAULT_SUBJECTS, reports_fault};
 pub use flags::implied_flag;
@@ -121,7 +123,7 @@ pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
-pub use purpose::{Purpose, values_only_verb};
+pub use purpose::{Purpose, names_values_only, values_only_verb};
 pub use request::{RequestLength, is_whole_request};
 pub use scales::{
     in_described_scale, is_unit_name, measures_for, unit_fits, writes_measure, written_in_unit_of,

@@ -210,7 +210,8 @@ impl SlotWords {
     }
 
     /// The parameter whose name the word right before a number names
-    /// ("member 20488" names `member_id`, "episode 42" `episode_number`),
+    /// ("member 20488" names `member_id`, "episode 42" `episode_number`,
+    /// "membership 7752" `member_number`),
     /// if one does: that number is an identifier of the thing named, and
     /// no other parameter's quantity.
     pub fn named_before_number(&self, before: &str) -> Option<&str> {
@@ -226,10 +227,15 @@ impl SlotWords {
             return None;
         }
         let previous = singular(&previous);
+        // A word made from a slot's ("membership 7752" for
+        // `member_number`) names it too.
+        let names = |word: &String| {
+            *word == previous || word.len() >= 5 && previous.starts_with(word.as_str())
+        };
         let mut named = self
             .params
             .iter()
-            .filter(|(_, words)| words.contains(&previous))
+            .filter(|(_, words)| words.iter().any(names))
             .map(|(name, _)| name.as_str());
         let first = named.next()?;
         named.next().is_none().then_some(first)
@@ -568,6 +574,16 @@ mod tests {
         );
         assert_eq!(slots.named_before_number("for "), None);
         assert_eq!(slots.named_before_number("members, "), None);
+        assert_eq!(
+            slots.named_before_number("renew membership "),
+            Some("member_id"),
+            "a word made from the slot's"
+        );
+        assert_eq!(
+            slots.named_before_number("loaner "),
+            None,
+            "too short a stem"
+        );
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use std::ops::Range;
 
+use crate::script::is_cjk;
+
 /// A number written in the message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NumberSpan {
@@ -90,9 +92,10 @@ fn token_end(chars: &[(usize, char)], mut index: usize) -> usize {
     }
 }
 
-/// The index after the alphanumeric run that `index` is in.
+/// The index after the alphanumeric run that `index` is in. An ideograph
+/// or kana ends it: CJK text writes no space after a name ("DL5KLMと21").
 fn word_end(chars: &[(usize, char)], mut index: usize) -> usize {
-    while index < chars.len() && chars[index].1.is_alphanumeric() {
+    while index < chars.len() && chars[index].1.is_alphanumeric() && !is_cjk(chars[index].1) {
         index += 1;
     }
     index
@@ -175,6 +178,15 @@ mod tests {
                 ("100".to_owned(), true),
             ]
         );
+    }
+
+    #[test]
+    fn a_name_ends_where_cjk_text_follows_it() {
+        let found: Vec<String> = numbers("DL5KLMと21.205MHzで")
+            .into_iter()
+            .map(|n| n.text)
+            .collect();
+        assert_eq!(found, ["21.205"]);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! nothing of its own ("3 bags, just wash and fold", "My number is
 //! 555-0142.") is no request: it gives details of the one beside it.
 
-use crate::actions::requested_actions;
+use crate::actions::{leading_action_verb, requested_actions};
 use crate::form::{MessageForm, message_form};
 use crate::script::is_cjk;
 
@@ -179,11 +179,14 @@ fn joined(sentence: &str) -> Vec<&str> {
     parts
 }
 
-/// Whether `text` opens with a verb that names an action, or asks a
+/// Whether `text` opens with a verb that names an action, or one that
+/// asks for something all the same ("give me the forecast"), or asks a
 /// question.
 fn opens_request(text: &str) -> bool {
     let clause = text.split([',', ';']).next().unwrap_or(text);
-    !requested_actions(clause).is_empty() || message_form(clause) == MessageForm::Question
+    !requested_actions(clause).is_empty()
+        || leading_action_verb(clause).is_some()
+        || message_form(clause) == MessageForm::Question
 }
 
 /// Words of polite asking that carry no request of their own (帮我记录一下
@@ -230,6 +233,11 @@ mod tests {
         assert_eq!(
             request_parts("Set the bedroom lights to 20% and close the blinds"),
             ["Set the bedroom lights to 20%", "close the blinds"]
+        );
+        assert_eq!(
+            request_parts("book a table for two and give me the forecast for tonight"),
+            ["book a table for two", "give me the forecast for tonight"],
+            "a light verb asks all the same"
         );
     }
 

@@ -161,6 +161,27 @@ pub fn values_only_verb(message: &str) -> Option<String> {
     if !verb.chars().all(|c| c.is_ascii_alphabetic()) {
         return None;
     }
+    (values_in(words)? > 0).then_some(verb)
+}
+
+/// Whether `message` names nothing but values beside topic-free words
+/// ("where is S-004518?", "who is EA7QRS"): a question about a thing
+/// known by its name or code alone. English only.
+pub fn names_values_only(message: &str) -> bool {
+    if mostly_cjk(message) {
+        return false;
+    }
+    let text = without_quotations(message);
+    let words = text
+        .split_whitespace()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|word| !word.is_empty());
+    values_in(words).is_some_and(|values| values > 0)
+}
+
+/// How many of `words` are values (names, codes, numbers), when the rest
+/// are topic-free or time words; `None` when one names a subject.
+fn values_in<'a>(words: impl Iterator<Item = &'a str>) -> Option<usize> {
     let mut values = 0;
     for word in words {
         let lower = word.to_lowercase();
@@ -174,7 +195,7 @@ pub fn values_only_verb(message: &str) -> Option<String> {
         }
         values += 1;
     }
-    (values > 0).then_some(verb)
+    Some(values)
 }
 
 /// The stems of the words of a tool's name that name a subject: not the
@@ -511,6 +532,13 @@ mod tests {
         assert_eq!(verb("Add her aunt Rosa Lopez to the pickup list"), None);
         assert_eq!(verb("switch it"), None, "names no value");
         assert_eq!(verb("ジョンに連絡して"), None);
+        assert!(names_values_only("where is S-004518?"));
+        assert!(names_values_only("who is EA7QRS"));
+        assert!(
+            !names_values_only("who owns S-004518?"),
+            "names what is asked"
+        );
+        assert!(!names_values_only("where is it?"), "names no value");
         assert!(!Purpose::of(&logs).named_by("What time is it?"));
         let reminder = tool("set_reminder", "Remind the user later.", &[]);
         assert!(

@@ -7,8 +7,8 @@ use chrono::NaiveDate;
 
 use riverse_route::{
     Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
-    offered_actions, param_options, reports_fault, shaped_tokens, tool_shapes, tool_texts,
-    values_only_verb,
+    names_values_only, offered_actions, param_options, reports_fault, shaped_tokens, tool_shapes,
+    tool_texts, values_only_verb,
 };
 use riverse_tool::ToolManifest;
 
@@ -338,9 +338,14 @@ impl ChoicePrefix {
         // "switch me to Kenya Kiambu" names no subject, only its verb and a
         // value: the tool that opens with that verb covers it.
         let values_only_verb = values_only_verb(message);
+        // "where is S-004518?" asks after a record by its code alone: a
+        // tool that reads such records covers it.
+        let record_question =
+            record && message_form(message) == MessageForm::Question && names_values_only(message);
         let covered = each(&|index| {
             (shape[index]
                 || record && self.acts_on_record(index, asked)
+                || record_question && self.reads_record(index)
                 || values_only_verb.as_deref().is_some_and(|verb| {
                     self.reach
                         .get(index)
@@ -387,6 +392,17 @@ impl ChoicePrefix {
                 .is_some_and(|reach| reach.opens_with_kindred(verb))
         });
         takes && own_verb
+    }
+
+    /// Whether tool `index` takes a record by its identifier and changes
+    /// nothing: one that looks a record up.
+    fn reads_record(&self, index: usize) -> bool {
+        let takes = self.takes.get(index).is_some_and(Takes::takes_record);
+        takes
+            && self
+                .offered
+                .get(index)
+                .is_some_and(|offered| !offered.changes())
     }
 
     /// Whether tool `index` names what a requested change acts on ("the

@@ -237,7 +237,9 @@ pub(crate) fn no_date_kept(description: &str, value: String) -> Option<String> {
     let date_like = value.chars().any(|c| c.is_ascii_digit())
         && value.contains(['/', '-', '.'])
         && !value.chars().any(char::is_alphabetic);
-    let numbered = value.chars().any(|c| c.is_ascii_digit());
+    // A clock time ("7pm") is the day's hour, no form of its date.
+    let numbered = value.chars().any(|c| c.is_ascii_digit())
+        && riverse_route::clock_times_in(&value).is_empty();
     (!optional && numbered || offered || date_like).then_some(value)
 }
 
@@ -555,6 +557,7 @@ mod tests {
             Some("3 Brumaire"),
             "a required one that writes a number stays"
         );
+        assert_eq!(no_date_kept(required, "7pm".into()), None, "an hour");
     }
 
     #[test]

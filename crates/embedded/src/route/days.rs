@@ -298,7 +298,8 @@ fn english_day_at(
     let led = weekday_at > at
         || at
             .checked_sub(1)
-            .is_some_and(|before| WEEKDAY_LEADS.contains(&text(before)));
+            .is_some_and(|before| WEEKDAY_LEADS.contains(&text(before)))
+        || timed(text(weekday_at + 1), text(weekday_at + 2));
     if let Some(weekday) = weekday_of(text(weekday_at), led) {
         // A date beside the weekday says which ("Tuesday the 8th", "Wed
         // Dec 16").
@@ -345,6 +346,19 @@ fn english_day_at(
 const WEEKDAY_LEADS: &[&str] = &[
     "on", "by", "until", "till", "from", "for", "every", "and", "or", "to",
 ];
+
+/// Whether `word` (and `next`), after a weekday's short name, is a time
+/// of that day ("wed 7pm", "thurs 18:30", "sat morning"): it makes the
+/// name a day's.
+fn timed(word: &str, next: &str) -> bool {
+    let digits = |text: &str, most: usize| {
+        (1..=most).contains(&text.len()) && text.chars().all(|c| c.is_ascii_digit())
+    };
+    let meridiem = word.starts_with(|c: char| c.is_ascii_digit())
+        && (word.ends_with("am") || word.ends_with("pm"));
+    let clock = word.contains(':') || digits(word, 2) && next.len() == 2 && digits(next, 2);
+    meridiem || clock || ["morning", "afternoon", "evening", "night", "noon"].contains(&word)
+}
 
 /// Words before an ordinal that make it a day of the month ("the 10th").
 const DAY_LEADS: &[&str] = &["the", "on", "by", "until", "till", "from", "since", "to"];
@@ -665,6 +679,9 @@ mod tests {
         assert_eq!(day("Tuesday the 8th").as_deref(), Some("2026-12-08"));
         assert_eq!(day("on sat").as_deref(), Some("2026-12-12"));
         assert_eq!(day("I sat down"), None);
+        assert_eq!(day("lead climbing wed 7pm").as_deref(), Some("2026-12-09"));
+        assert_eq!(day("squash thurs 18:30").as_deref(), Some("2026-12-10"));
+        assert_eq!(day("I sat 3 exams"), None);
     }
 
     #[test]

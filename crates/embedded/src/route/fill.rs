@@ -15,10 +15,10 @@ use std::ops::Range;
 use chrono::NaiveDate;
 use riverse_route::{
     Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, as_language, candidates,
-    clock_times_in, currency_code, currency_mentions, described_optional, enumerations,
-    implied_flag, in_described_scale, labelled_number, language_named, names_time_of_day,
-    number_labels, opens_street_address, param_options, snap_to_option, unit_fits,
-    wants_clock_time, wants_currency_code, wants_language, written_in_unit_of, written_with_unit,
+    clock_times_in, described_optional, enumerations, implied_flag, in_described_scale,
+    labelled_number, language_named, names_time_of_day, number_labels, opens_street_address,
+    param_options, postcodes, snap_to_option, unit_fits, wants_clock_time, wants_language,
+    written_in_unit_of, written_with_unit,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -32,6 +32,7 @@ use crate::route::dates::{
 };
 use crate::route::days::names_only_a_day;
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
+use crate::route::labelled::{with_currency_codes, with_labelled_values, with_postcodes};
 use crate::route::listed::{list_as_asked, takes_days, widened_to_enumerations, with_listed_days};
 use crate::route::money::{
     in_cents, in_currency, meant_in_major_unit, written_as_money, written_in_major_unit,
@@ -41,8 +42,10 @@ use crate::route::pairs::{
 };
 use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
-use crate::route::values::{Decoded, ValueTokens, decode_value, order_anchor, overlaps};
-use crate::route::written::{labelled_value, tidied, with_spelled_numbers, without_tool_words};
+use crate::route::values::{
+    Decoded, ValueTokens, decode_value, open_numbers, order_anchor, overlaps,
+};
+use crate::route::written::{tidied, with_spelled_numbers, without_tool_words};
 use crate::route::years::with_calendar_numbers;
 use crate::tuning::WHOLE_REQUEST;
 
@@ -94,11 +97,14 @@ fn number_fits<'a>(
     );
     let integer = tool.param_type(name) == ParamType::Int;
     let cents = in_cents(name, description);
+    let postcodes = postcodes(message);
     move |number: &NumberSpan| {
         let after = &message[number.bytes.end..];
         // "ten in the morning" is an hour of the day, "12 Elm Street" a
-        // house number: no quantities.
-        if names_time_of_day(after) || opens_street_address(after) {
+        // house number, the 1 of "CB2 1TN" part of a postcode: no
+        // quantities.
+        let in_postcode = postcodes.iter().any(|code| overlaps(code, &number.bytes));
+        if names_time_of_day(after) || opens_street_address(after) || in_postcode {
             return false;
         }
         let said = said_as_change(&message[..number.bytes.start]);
@@ -217,6 +223,7 @@ pub(crate) fn fill_params(
     };
     fill_strings(&filling, &taken, &object, &mut values)?;
     with_labelled_values(tool, message, &mut values);
+    with_postcodes(tool, message, &mut values);
     with_currency_codes(tool, message, &mut values);
     in_written_name_order(tool, message, &mut values);
     with_clock_span(tool, message, &mut values);
@@ -356,7 +363,10 @@ fn fill_number(
     let state = engine.extend(base, &prompt::param_key(0, name))?;
     let description = tool.parameters.get(name).map_or("", String::as_str);
     let usable = number_fits(tool, message, spans, slot_words, name, description);
-    let decoded = decode_value(engine, &state, kind, spans, taken, "}", &usable)?;
+    let decoded = match named_number(tool, message, slot, taken, &usable) {
+        Some(named) => named,
+        None => decode_value(engine, &state, kind, spans, taken, "}", &usable)?,
+    };
     let decoded = match decoded.value {
         None => only_sum(tool, slot, message, taken, &usable).unwrap_or(decoded),
         Some(_) => decoded,
@@ -382,6 +392,45 @@ fn fill_number(
         taken.extend(decoded.taken);
     }
     Ok(value.map(|value| signed(description, message, value)))
+}
+
+/// The one open number the message names as `slot`'s: followed or
+/// preceded by a word of its name ("3 seats", "membership 7752") or
+/// written in its unit ("35分" for a length in minutes), and named so for
+/// no other number parameter of the tool. Its words say whose it is: the
+/// model is not asked.
+fn named_number(
+    tool: &ToolManifest,
+    message: &str,
+    slot: &NumberSlot<'_>,
+    taken: &[Range<usize>],
+    usable: &dyn Fn(&NumberSpan) -> bool,
+) -> Option<Decoded> {
+    let names = |number: &NumberSpan, param: &str| {
+        let description = tool.parameters.get(param).map_or("", String::as_str);
+        let after = &message[number.bytes.end..];
+        slot.slot_words.named_after_number(after) == Some(param)
+            || slot
+                .slot_words
+                .named_before_number(&message[..number.bytes.start])
+                == Some(param)
+            || written_in_unit_of(after, param, description)
+    };
+    let others: Vec<&String> = tool
+        .parameters
+        .keys()
+        .filter(|other| *other != slot.name)
+        .filter(|other| matches!(tool.param_type(other), ParamType::Int | ParamType::Float))
+        .collect();
+    let named: Vec<&NumberSpan> = open_numbers(slot.spans, taken, usable)
+        .into_iter()
+        .filter(|number| names(number, slot.name))
+        .filter(|number| others.iter().all(|other| !names(number, other)))
+        .collect();
+    let [number] = named.as_slice() else {
+        return None;
+    };
+    Some(Decoded::of(slot.kind, number))
 }
 
 /// The sum a required parameter of money takes when the model gave it
@@ -475,20 +524,6 @@ fn with_word_quantities(tool: &ToolManifest, message: &str, values: &mut [Option
     }
 }
 
-/// `values` with each text parameter (no list, no options) that the
-/// message labels with its name taking the value written after the label
-/// (see [`labelled_value`]).
-fn with_labelled_values(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
-    for (index, name) in tool.parameters.keys().enumerate() {
-        let text = tool.param_type(name) == ParamType::String
-            && declared(tool, name).is_none_or(|kind| kind == Kind::String)
-            && param_options(tool, name).is_empty();
-        if let Some(value) = labelled_value(message, name).filter(|_| text) {
-            values[index] = Some(Value::String(value));
-        }
-    }
-}
-
 /// The items of candidate `c` for a list: its own when it is an
 /// enumeration, else those of an enumeration of the same text ("Ana and
 /// Luis" is two attendees).
@@ -498,43 +533,6 @@ fn items_of(found: &[Candidate], items: &[Option<Vec<String>>], c: usize) -> Opt
             .filter(|&other| found[other].bytes == found[c].bytes)
             .find_map(|other| items[other].clone())
     })
-}
-
-/// `values` with each parameter that asks for a currency code given the
-/// code of the currency its value names or, when it names none, of the
-/// next currency the message names that no earlier such parameter took
-/// ("250 dollars in euros": from USD, to EUR); left out when none is left.
-fn with_currency_codes(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
-    let wanting: Vec<usize> = tool
-        .parameters
-        .iter()
-        .enumerate()
-        .filter(|(_, (name, description))| {
-            tool.param_type(name) == ParamType::String
-                && declared(tool, name) != Some(Kind::List)
-                && wants_currency_code(description)
-        })
-        .map(|(index, _)| index)
-        .collect();
-    if wanting.is_empty() {
-        return;
-    }
-    let mentions = currency_mentions(message);
-    let mut taken: Vec<&str> = Vec::new();
-    for index in wanting {
-        let own = values[index]
-            .as_ref()
-            .and_then(Value::as_str)
-            .and_then(currency_code);
-        let code = own.or_else(|| {
-            mentions
-                .iter()
-                .map(|(_, code)| *code)
-                .find(|code| !taken.contains(code))
-        });
-        taken.extend(code);
-        values[index] = code.map(|code| Value::String(code.to_owned()));
-    }
 }
 
 /// `value` written as parameter `name` asks: a list as
@@ -623,7 +621,7 @@ const TIMED_PARAM_WORDS: [&str; 9] = [
     "date", "day", "when", "time", "week", "month", "period", "schedule", "deadline",
 ];
 
-fn speaks_of_time(name: &str, description: &str) -> bool {
+pub(super) fn speaks_of_time(name: &str, description: &str) -> bool {
     let texts = format!("{name} {description}").to_lowercase();
     TIMED_PARAM_WORDS.iter().any(|word| texts.contains(word))
 }

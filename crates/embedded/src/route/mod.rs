@@ -21,6 +21,7 @@ mod fill;
 mod fits;
 mod forms;
 mod implied;
+mod labelled;
 mod listed;
 mod money;
 mod pairs;

@@ -130,13 +130,29 @@ pub(crate) fn in_described_range(description: &str, number: f64) -> bool {
         return false;
     }
     let all: Vec<&str> = words(&lower).collect();
-    let bounds = all.windows(4).find_map(|window| match window {
+    let worded = all.windows(4).find_map(|window| match window {
         ["from" | "between", low, "to" | "and", high] => {
             Some((low.parse::<f64>().ok()?, high.parse::<f64>().ok()?))
         }
         _ => None,
     });
+    let bounds = worded.or_else(|| dashed_range(&lower));
     bounds.is_none_or(|(low, high)| low >= high || (low..=high).contains(&number))
+}
+
+/// The bounds of a range written with a dash between two whole numbers
+/// ("number of years, 1-3", "1–5 stars"), not of a date or a code
+/// ("2026-12-01", "A-12-3"), whose parts run on.
+fn dashed_range(description: &str) -> Option<(f64, f64)> {
+    let tokens =
+        description.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')'));
+    tokens
+        .map(|token| token.trim_end_matches('.'))
+        .find_map(|token| {
+            let (low, high) = token.split_once(['-', '–'])?;
+            let whole = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit());
+            (whole(low) && whole(high)).then(|| Some((low.parse().ok()?, high.parse().ok()?)))?
+        })
 }
 
 fn words(text: &str) -> impl Iterator<Item = &str> {
@@ -158,6 +174,16 @@ mod tests {
         assert!(!in_described_range("effort from 1 to 10", 12.0));
         assert!(in_described_range("effort from 1 to 10", 7.0));
         assert!(in_described_range("amount to move, in euros", 500.0));
+        assert!(!in_described_range(
+            "optional; number of years, 1-3",
+            7752.0
+        ));
+        assert!(in_described_range("optional; number of years, 1-3", 2.0));
+        assert!(in_described_range("rating, 1–5 stars", 4.0));
+        assert!(
+            in_described_range("day of the visit, YYYY-MM-DD, e.g. 2026-12-01", 40.0),
+            "a date is no range"
+        );
     }
 
     #[test]

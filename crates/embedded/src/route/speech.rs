@@ -21,7 +21,7 @@
 //!   to a member"); see [`unlisted_verb`].
 
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS, TOPIC_FREE_WORDS};
-use riverse_route::{requested_actions, verb_actions};
+use riverse_route::{LIGHT_VERBS, requested_actions, verb_actions};
 use riverse_tool::{Kind, ParamType, ToolManifest};
 
 /// Adjectives that judge, after a copula ("what's a good…", "is it safe…").
@@ -435,7 +435,8 @@ pub(crate) fn unlisted_verb(message: &str) -> Option<String> {
     });
     let verb = words.find(|word| !word.is_empty() && !REQUEST_LEAD_INS.contains(word))?;
     let plain = verb.len() >= 3 && verb.chars().all(|c| c.is_ascii_alphabetic());
-    (plain && requested_actions(&verb).is_empty() && !NEGATIONS.contains(&verb)).then_some(verb)
+    let unlisted = requested_actions(&verb).is_empty() && !LIGHT_VERBS.contains(&verb.as_str());
+    (plain && unlisted && !NEGATIONS.contains(&verb)).then_some(verb)
 }
 
 /// Whether `tool`'s name or description opens with `verb`, inflected or

@@ -39,6 +39,43 @@ pub(crate) struct Decoded {
     pub taken: Option<Range<usize>>,
 }
 
+impl Decoded {
+    /// `number` as the value of a parameter of `kind`.
+    pub fn of(kind: ParamType, number: &NumberSpan) -> Decoded {
+        let value = match kind {
+            // A fraction the caller accepts for an integer is one it
+            // rescales ("half an hour" in minutes).
+            ParamType::Int if !number.is_integer => {
+                number.text.parse::<f64>().ok().map(Value::from)
+            }
+            ParamType::Int => number.text.parse::<i64>().ok().map(Value::from),
+            _ => number.text.parse::<f64>().ok().map(Value::from),
+        };
+        Decoded {
+            value,
+            taken: Some(number.bytes.clone()),
+        }
+    }
+}
+
+/// The numbers of `message` a number parameter may take: those `usable`
+/// accepts that no earlier value took and that are no ordinal, clock time
+/// or date.
+pub(crate) fn open_numbers<'a>(
+    message: &'a MessageSpans<'_>,
+    taken: &[Range<usize>],
+    usable: &dyn Fn(&NumberSpan) -> bool,
+) -> Vec<&'a NumberSpan> {
+    message
+        .numbers
+        .iter()
+        .filter(|number| !is_ordinal(message.text, &number.bytes))
+        .filter(|number| !taken.iter().any(|span| overlaps(span, &number.bytes)))
+        .filter(|number| !in_time_or_date(message.text, &number.bytes))
+        .filter(|number| usable(number))
+        .collect()
+}
+
 /// Decodes the number or boolean that follows `state`, which ends just
 /// after `"name":`. `close` is the JSON text that follows the value (`,`
 /// before another key, `}` after the last), used to score numbers fairly.
@@ -68,15 +105,7 @@ pub(crate) fn decode_value(
     match kind {
         ParamType::String => Ok(omitted()),
         ParamType::Int | ParamType::Float => {
-            let numbers: Vec<&NumberSpan> = message
-                .numbers
-                .iter()
-                .filter(|number| kind == ParamType::Float || number.is_integer || usable(number))
-                .filter(|number| !is_ordinal(message.text, &number.bytes))
-                .filter(|number| !taken.iter().any(|span| overlaps(span, &number.bytes)))
-                .filter(|number| !in_time_or_date(message.text, &number.bytes))
-                .filter(|number| usable(number))
-                .collect();
+            let numbers = open_numbers(message, taken, usable);
             if numbers.is_empty() {
                 return Ok(omitted());
             }
@@ -93,20 +122,7 @@ pub(crate) fn decode_value(
             let best = best_index(&scores[1..]);
             match best {
                 Some(index) if scores[index + 1] >= scores[0] => {
-                    let number = numbers[index];
-                    let value = match kind {
-                        // A fraction the caller accepts for an integer
-                        // is one it rescales ("half an hour" in minutes).
-                        ParamType::Int if !number.is_integer => {
-                            number.text.parse::<f64>().ok().map(Value::from)
-                        }
-                        ParamType::Int => number.text.parse::<i64>().ok().map(Value::from),
-                        _ => number.text.parse::<f64>().ok().map(Value::from),
-                    };
-                    Ok(Decoded {
-                        value,
-                        taken: Some(number.bytes.clone()),
-                    })
+                    Ok(Decoded::of(kind, numbers[index]))
                 }
                 _ => Ok(omitted()),
             }

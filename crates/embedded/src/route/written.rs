@@ -8,7 +8,8 @@
 
 use std::ops::Range;
 
-use riverse_route::script::mostly_cjk;
+use riverse_route::lexicon::senses_of;
+use riverse_route::script::{is_cjk, mostly_cjk};
 use riverse_route::{MessageSpans, NumberSpan, QUOTE_PAIRS, is_unit_name, spelled_numbers};
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::Value;
@@ -129,6 +130,82 @@ pub(crate) fn without_tool_words(spans: &MessageSpans<'_>, bytes: &Range<usize>)
     (!kept.is_empty()).then(|| kept.to_owned())
 }
 
+/// What marks a Japanese or Chinese label off from its value (住所は…,
+/// 地址是…, 型号：…).
+const CJK_LABEL_MARKS: [&str; 5] = ["は", "是", "为", "：", ":"];
+
+/// What ends a value after a CJK label.
+const CJK_VALUE_ENDS: &[char] = &['、', '。', '，', ',', '；', ';', '！', '!', '？', '?', '\n'];
+
+/// Words too general to tell one parameter from another by ("serial
+/// number" is told by "serial").
+const GENERAL_NAME_WORDS: [&str; 5] = ["number", "code", "type", "value", "text"];
+
+/// The value a Japanese or Chinese message writes after a label naming
+/// parameter `name` (住所は札幌市中央区…です for `address`, 地址是和平路88号
+/// for `address`): the label is a word of the lexicon one of whose senses
+/// is a word of the parameter's name, and the value runs to the next
+/// punctuation, less a closing です.
+pub(crate) fn cjk_labelled_value(message: &str, name: &str) -> Option<String> {
+    if !message.chars().any(is_cjk) {
+        return None;
+    }
+    let lower = name.replace(['_', '-'], " ").to_lowercase();
+    let all: Vec<&str> = lower
+        .split_whitespace()
+        .filter(|word| word.len() >= 3)
+        .collect();
+    let telling: Vec<&str> = match all.iter().any(|word| !GENERAL_NAME_WORDS.contains(word)) {
+        true => all
+            .iter()
+            .copied()
+            .filter(|word| !GENERAL_NAME_WORDS.contains(word))
+            .collect(),
+        false => all,
+    };
+    let names_param = |label: &str| {
+        senses_of(label, message).is_some_and(|senses| {
+            senses
+                .split_whitespace()
+                .any(|sense| telling.contains(&sense))
+        })
+    };
+    for mark in CJK_LABEL_MARKS {
+        for (at, _) in message.match_indices(mark) {
+            let before: Vec<(usize, char)> = message[..at]
+                .char_indices()
+                .rev()
+                .take_while(|(_, c)| is_cjk(*c))
+                .take(LONGEST_LABEL)
+                .collect();
+            let labelled = before
+                .iter()
+                .any(|&(start, _)| names_param(&message[start..at]));
+            if !labelled {
+                continue;
+            }
+            let rest = &message[at + mark.len()..];
+            let value = rest.split(CJK_VALUE_ENDS).next().unwrap_or_default();
+            let value = value
+                .trim()
+                .trim_end_matches("です")
+                .trim_end_matches("でした")
+                .trim();
+            if !value.is_empty() && value.chars().count() <= LONGEST_LABELLED_VALUE {
+                return Some(value.to_owned());
+            }
+        }
+    }
+    None
+}
+
+/// The longest label read before a mark, in characters.
+const LONGEST_LABEL: usize = 6;
+
+/// The longest value a CJK label gives, in characters: more is a
+/// sentence, no value.
+const LONGEST_LABELLED_VALUE: usize = 40;
+
 /// The value the message writes after parameter `name`'s own name as a
 /// label: quoted (`subject "Missing homework"`) or after a colon up to the
 /// end of the message (`description: for when the city is asleep`).
@@ -174,6 +251,29 @@ pub(crate) fn labelled_value(message: &str, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cjk_label_gives_the_value_after_it() {
+        let address = "除雪の見積もりをお願いします。住所は札幌市中央区北1条西2丁目です。";
+        assert_eq!(
+            cjk_labelled_value(address, "address").as_deref(),
+            Some("札幌市中央区北1条西2丁目")
+        );
+        assert_eq!(
+            cjk_labelled_value("申请拆除许可，地址是和平路88号，申请人李强。", "address")
+                .as_deref(),
+            Some("和平路88号")
+        );
+        assert_eq!(
+            cjk_labelled_value("機種はParrot Anafi、重さは320グラムです。", "model").as_deref(),
+            Some("Parrot Anafi")
+        );
+        assert_eq!(cjk_labelled_value(address, "plate"), None, "names another");
+        assert_eq!(
+            cjk_labelled_value("send it to 14 Elm Road", "address"),
+            None
+        );
+    }
 
     fn tidy(name: &str, value: &str) -> String {
         tidied(name, Value::from(value))

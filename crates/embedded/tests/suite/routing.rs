@@ -346,6 +346,117 @@ fn a_span_s_ends_and_options_named_in_another_language() {
 }
 
 #[test]
+fn values_named_by_word_unit_label_or_form_and_requests_led_by_no_verb() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "book_show",
+        "description": "Books seats for a planetarium show.",
+        "parameters": {
+            "show_date": "date of the show, YYYY-MM-DD",
+            "start_time": "show start time, HH:MM 24-hour",
+            "tickets": "number of tickets"
+        },
+        "parameter_types": {"tickets": "integer"}
+    }, {
+        "name": "renew_pass",
+        "description": "Renews an annual pass.",
+        "parameters": {
+            "member_number": "membership number",
+            "years": "optional; number of years, 1-3"
+        },
+        "parameter_types": {"years": "integer"}
+    }, {
+        "name": "log_row",
+        "description": "Records a rowing session in a boat's logbook.",
+        "parameters": {
+            "boat_id": "boat id",
+            "duration_min": "time on the water in minutes"
+        },
+        "parameter_types": {"duration_min": "integer"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    let params = |message| match model.route(message, &tools).unwrap() {
+        Route::Call { params, .. } => params,
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    let show = params("Book 4 tickets for the 19:45 show next Friday");
+    assert_eq!(show["tickets"], json!(4), "{show:?}");
+    assert_eq!(show["start_time"], json!("19:45"), "{show:?}");
+    let renewal = params("renew membership 6620 for me");
+    assert_eq!(renewal["member_number"], json!("6620"), "{renewal:?}");
+    assert!(
+        renewal.get("years").is_none(),
+        "out of its range: {renewal:?}"
+    );
+    let row = params("ボートB-2041で40分漕ぎました。記録してください。");
+    assert_eq!(row["boat_id"], json!("B-2041"), "{row:?}");
+    assert_eq!(row["duration_min"], json!(40), "{row:?}");
+
+    let forms: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "order_logs",
+        "description": "Orders a delivery of firewood logs.",
+        "parameters": {
+            "postcode": "delivery postcode",
+            "volume_m3": "volume in cubic metres"
+        },
+        "parameter_types": {"volume_m3": "number"}
+    }, {
+        "name": "request_clearing_quote",
+        "description": "Requests a quote for clearing snow from a property.",
+        "parameters": {"address": "address of the property"}
+    }]))
+    .unwrap();
+    let formed = |message| match model.route(message, &forms).unwrap() {
+        Route::Call { params, .. } => params,
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    let logs = formed("order 3 cubic metres of ash logs to LS6 2QT");
+    assert_eq!(logs["postcode"], json!("LS6 2QT"), "{logs:?}");
+    assert_eq!(logs["volume_m3"], json!(3.0), "{logs:?}");
+    let quote = formed("雪かきの見積もりをお願いします。住所は福岡市中央区天神1丁目です。");
+    assert_eq!(
+        quote["address"],
+        json!("福岡市中央区天神1丁目"),
+        "{quote:?}"
+    );
+
+    let keys: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "locate_key",
+        "description": "Returns which cabinet and hook a key hangs on, or who has it out.",
+        "parameters": {"key_id": "key id"}
+    }, {
+        "name": "issue_key",
+        "description": "Signs a key out to a member of staff.",
+        "parameters": {"key_id": "key id", "staff_name": "who takes it"}
+    }, {
+        "name": "book_room",
+        "description": "Books a meeting room for a day.",
+        "parameters": {"room": "room name", "date": "YYYY-MM-DD"}
+    }, {
+        "name": "request_delivery",
+        "description": "Requests a delivery of mulch or compost to an allotment plot.",
+        "parameters": {
+            "plot": "plot number",
+            "bags": "number of bags",
+            "material": "one of: mulch, compost"
+        },
+        "parameter_types": {"bags": "integer"}
+    }]))
+    .unwrap();
+    let called = |message| match model.route(message, &keys).unwrap() {
+        Route::Call { tool, .. } => tool,
+        route => panic!("{message:?}: expected a call, got {route:?}"),
+    };
+    assert_eq!(called("where is K-20931?"), "locate_key");
+    assert_eq!(called("can I get the Birch room on friday?"), "book_room");
+    assert_eq!(
+        called("could you drop off three bags of mulch at plot 7"),
+        "request_delivery"
+    );
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),

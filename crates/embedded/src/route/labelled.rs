@@ -1,0 +1,97 @@
+//! Values the message marks as a parameter's: by the parameter's name as
+//! a label (`subject "Missing homework"`, 住所は…), or by a form of their
+//! own (a postcode, a currency).
+
+use riverse_route::{
+    currency_code, currency_mentions, param_options, postcodes, wants_currency_code,
+};
+use riverse_tool::{Kind, ParamType, ToolManifest};
+use serde_json::Value;
+
+use crate::route::fill::{declared, speaks_of_time};
+use crate::route::written::{cjk_labelled_value, labelled_value};
+
+/// `values` with each text parameter (no list, no options) that the
+/// message labels with its name taking the value written after the label
+/// (see [`labelled_value`]).
+pub(super) fn with_labelled_values(
+    tool: &ToolManifest,
+    message: &str,
+    values: &mut [Option<Value>],
+) {
+    for (index, name) in tool.parameters.keys().enumerate() {
+        let text = tool.param_type(name) == ParamType::String
+            && declared(tool, name).is_none_or(|kind| kind == Kind::String)
+            && param_options(tool, name).is_empty();
+        if !text {
+            continue;
+        }
+        let description = tool.parameters.get(name).map_or("", String::as_str);
+        // A day or a time is read as written wherever it stands.
+        let cjk =
+            || cjk_labelled_value(message, name).filter(|_| !speaks_of_time(name, description));
+        if let Some(value) = labelled_value(message, name).or_else(cjk) {
+            values[index] = Some(Value::String(value));
+        }
+    }
+}
+
+/// A parameter of a postcode takes the one postcode the message writes,
+/// whole ("OX4 2JY", which the spans may cut at its space).
+pub(super) fn with_postcodes(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    let [postcode] = &postcodes(message)[..] else {
+        return;
+    };
+    let postcode = &message[postcode.clone()];
+    for (index, (name, description)) in tool.parameters.iter().enumerate() {
+        let said = format!("{} {}", name.replace('_', " "), description).to_lowercase();
+        let of_postcodes = said.contains("post code")
+            || said
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| matches!(word, "postcode" | "postal" | "zip" | "zipcode"));
+        if of_postcodes && tool.param_type(name) == ParamType::String {
+            values[index] = Some(Value::from(postcode));
+        }
+    }
+}
+
+/// `values` with each parameter that asks for a currency code given the
+/// code of the currency its value names or, when it names none, of the
+/// next currency the message names that no earlier such parameter took
+/// ("250 dollars in euros": from USD, to EUR); left out when none is left.
+pub(super) fn with_currency_codes(
+    tool: &ToolManifest,
+    message: &str,
+    values: &mut [Option<Value>],
+) {
+    let wanting: Vec<usize> = tool
+        .parameters
+        .iter()
+        .enumerate()
+        .filter(|(_, (name, description))| {
+            tool.param_type(name) == ParamType::String
+                && declared(tool, name) != Some(Kind::List)
+                && wants_currency_code(description)
+        })
+        .map(|(index, _)| index)
+        .collect();
+    if wanting.is_empty() {
+        return;
+    }
+    let mentions = currency_mentions(message);
+    let mut taken: Vec<&str> = Vec::new();
+    for index in wanting {
+        let own = values[index]
+            .as_ref()
+            .and_then(Value::as_str)
+            .and_then(currency_code);
+        let code = own.or_else(|| {
+            mentions
+                .iter()
+                .map(|(_, code)| *code)
+                .find(|code| !taken.contains(code))
+        });
+        taken.extend(code);
+        values[index] = code.map(|code| Value::String(code.to_owned()));
+    }
+}
