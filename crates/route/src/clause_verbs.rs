@@ -20,7 +20,7 @@ pub(crate) fn names_no_action(clause: &[&str], verb: &str) -> bool {
     if LIGHT_VERBS.contains(&verb) {
         return true;
     }
-    let Some(at) = clause.iter().position(|word| word.contains(verb)) else {
+    let Some(at) = verb_at(clause, verb) else {
         return false;
     };
     let particle = clause
@@ -44,7 +44,7 @@ const RECORD_NOUNS: [&str; 7] = [
 /// Whether `clause` is `verb`, a record's noun, and the record's number
 /// and nothing else ("order 88314", "ticket #4471"): a label, no action.
 pub(crate) fn labels_record(clause: &[&str], verb: &str) -> bool {
-    let Some(at) = clause.iter().position(|word| word.contains(verb)) else {
+    let Some(at) = verb_at(clause, verb) else {
         return false;
     };
     RECORD_NOUNS.contains(&verb)
@@ -61,6 +61,11 @@ pub(crate) fn sets_to_number(clause: &[&str]) -> bool {
                 .trim_start_matches(['$', '€', '£', '¥'])
                 .starts_with(|c: char| c.is_ascii_digit())
     })
+}
+
+/// Where `verb` stands in `clause`.
+fn verb_at(clause: &[&str], verb: &str) -> Option<usize> {
+    clause.iter().position(|word| word.contains(verb))
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! only, and `none` for small talk.
 
 use chrono::NaiveDate;
-use riverse_embedded::Route;
+use riverse_embedded::{EmbeddedModel, Route};
 use riverse_tool::{ParamType, ToolManifest};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::{model, template_tools};
 
@@ -40,6 +40,19 @@ fn call(tool: &str, params: Value) -> Route {
     Route::Call {
         tool: tool.to_owned(),
         params: params.as_object().unwrap().clone(),
+    }
+}
+
+/// The tool `model` calls for `message` among `tools`, and its
+/// parameters; a route that calls none fails the test.
+fn call_of(
+    model: &EmbeddedModel,
+    message: &str,
+    tools: &[ToolManifest],
+) -> (String, Map<String, Value>) {
+    match model.route(message, tools).unwrap() {
+        Route::Call { tool, params } => (tool, params),
+        route => panic!("{message:?}: expected a call, got {route:?}"),
     }
 }
 
@@ -206,10 +219,7 @@ fn values_are_written_as_their_parameters_ask() {
         "parameters": {"title": "Event name", "start": "Start time, HH:MM (24h)"}
     }]))
     .unwrap();
-    let params = |message| match model().route(message, &tools).unwrap() {
-        Route::Call { params, .. } => params,
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let params = |message| call_of(model(), message, &tools).1;
     assert_eq!(
         params("Create an urgent ticket: the login page is down")["priority"],
         json!(1)
@@ -235,10 +245,7 @@ fn days_named_relative_to_today_are_dated_as_of_it() {
     .unwrap();
     let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
     let model = model().clone().on_day(saturday);
-    let date = |message| match model.route(message, &tools).unwrap() {
-        Route::Call { params, .. } => params["date"].clone(),
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let date = |message| call_of(&model, message, &tools).1["date"].clone();
     assert_eq!(
         date("Book a table for 4 next Friday at 7pm"),
         json!("2026-12-11")
@@ -283,10 +290,7 @@ fn lists_and_quantities_are_read_whole() {
     .unwrap();
     let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
     let model = model().clone().on_day(saturday);
-    let params = |message| match model.route(message, &tools).unwrap() {
-        Route::Call { params, .. } => params,
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let params = |message| call_of(&model, message, &tools).1;
     let shared = params("Send today's checklist to sam@birdmail.org and priya.k@example.com");
     assert_eq!(
         shared["recipients"],
@@ -329,10 +333,7 @@ fn a_span_s_ends_and_options_named_in_another_language() {
     .unwrap();
     let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
     let model = model().clone().on_day(saturday);
-    let params = |message| match model.route(message, &tools).unwrap() {
-        Route::Call { params, .. } => params,
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let params = |message| call_of(&model, message, &tools).1;
     let reminder =
         params("Set reminders for my vitamin D at 9am, starting Monday and ending next Friday");
     assert_eq!(reminder["start_date"], json!("2026-12-07"), "{reminder:?}");
@@ -376,10 +377,7 @@ fn values_named_by_word_unit_label_or_form_and_requests_led_by_no_verb() {
     .unwrap();
     let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
     let model = model().clone().on_day(saturday);
-    let params = |message| match model.route(message, &tools).unwrap() {
-        Route::Call { params, .. } => params,
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let params = |message| call_of(&model, message, &tools).1;
     let show = params("Book 4 tickets for the 19:45 show next Friday");
     assert_eq!(show["tickets"], json!(4), "{show:?}");
     assert_eq!(show["start_time"], json!("19:45"), "{show:?}");
@@ -407,10 +405,7 @@ fn values_named_by_word_unit_label_or_form_and_requests_led_by_no_verb() {
         "parameters": {"address": "address of the property"}
     }]))
     .unwrap();
-    let formed = |message| match model.route(message, &forms).unwrap() {
-        Route::Call { params, .. } => params,
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let formed = |message| call_of(&model, message, &forms).1;
     let logs = formed("order 3 cubic metres of ash logs to LS6 2QT");
     assert_eq!(logs["postcode"], json!("LS6 2QT"), "{logs:?}");
     assert_eq!(logs["volume_m3"], json!(3.0), "{logs:?}");
@@ -444,10 +439,7 @@ fn values_named_by_word_unit_label_or_form_and_requests_led_by_no_verb() {
         "parameter_types": {"bags": "integer"}
     }]))
     .unwrap();
-    let called = |message| match model.route(message, &keys).unwrap() {
-        Route::Call { tool, .. } => tool,
-        route => panic!("{message:?}: expected a call, got {route:?}"),
-    };
+    let called = |message| call_of(&model, message, &keys).0;
     assert_eq!(called("where is K-20931?"), "locate_key");
     assert_eq!(called("can I get the Birch room on friday?"), "book_room");
     assert_eq!(
