@@ -185,6 +185,9 @@ pub struct AppState {
     tasks: tasks::RunningTasks,
     /// The open `/v1/conversations/{id}/events` streams.
     conversation_events: conversation_events::ConversationEvents,
+    /// Follow-ups open one at a time: the order their answers are stored in
+    /// is the order their streams are told they started.
+    follow_ups_opening: tokio::sync::Mutex<()>,
     /// Turns end at once, telling their clients the server is stopping:
     /// it waited `serve.shutdown_timeout` for them.
     stopping: tokio::sync::watch::Sender<Option<Duration>>,
@@ -205,6 +208,7 @@ impl AppState {
             llm: LlmState::default(),
             tasks: tasks::RunningTasks::default(),
             conversation_events: Default::default(),
+            follow_ups_opening: Default::default(),
             stopping: tokio::sync::watch::Sender::new(None),
             agent,
             store,

@@ -56,12 +56,14 @@ async fn start(state: &Arc<AppState>, conversation: &str, ended: Ended) -> Resul
     };
     let history = history_of(&stored);
     let gone = || AppError::internal("the conversation went away");
+    let opening = state.follow_ups_opening.lock().await;
     let answer_id = store
         .add_message(conversation, Role::Assistant, "", MessageStatus::Running)
         .await?
         .ok_or_else(gone)?;
     let frames = state.conversation_events.turn(conversation, &answer_id);
     frames.started(&ended.task_id, &ended.tool);
+    drop(opening);
     if let Some(record) = &ended.record {
         store.record_tool_call(&answer_id, record).await?;
         frames.task_call(record);
