@@ -87,6 +87,65 @@ pub fn postcodes(message: &str) -> Vec<Range<usize>> {
     found
 }
 
+/// Where `message` writes a postcode's district alone ("NW3", "in E8"):
+/// a clause of its own, or after "in", "near" or "around". Read only for
+/// a parameter that asks for a postcode, and only when the message writes
+/// no whole postcode.
+pub fn postcode_districts(message: &str) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut offset = 0;
+    let mut previous = "";
+    for word in message.split_inclusive(char::is_whitespace) {
+        let at = offset;
+        offset += word.len();
+        let token = word.trim_end();
+        let bare = token.trim_end_matches([',', '.', ';', '?', '!']);
+        let stands_alone = previous.is_empty() || previous.ends_with([',', ';', ':']);
+        let placed = matches!(
+            previous.to_lowercase().as_str(),
+            "in" | "near" | "around" | "at"
+        );
+        if is_outward_code(bare)
+            && bare.chars().any(|c| c.is_ascii_digit())
+            && (stands_alone || placed)
+        {
+            found.push(at..at + bare.len());
+        }
+        if !token.is_empty() {
+            previous = token;
+        }
+    }
+    found
+}
+
+/// Where `message` writes a latitude and a longitude in decimal degrees
+/// ("51.5072,-0.1276", "48.85, 2.35").
+pub fn coordinates(message: &str) -> Vec<Range<usize>> {
+    let numbers = crate::numbers::numbers(message);
+    numbers
+        .windows(2)
+        .filter_map(|pair| {
+            let (latitude, longitude) = (&pair[0], &pair[1]);
+            let between = message[latitude.bytes.end..longitude.bytes.start].trim();
+            let degrees = |text: &str, most: f64| {
+                text.contains('.')
+                    && text
+                        .trim_start_matches('-')
+                        .parse::<f64>()
+                        .is_ok_and(|value| value <= most)
+            };
+            let start = match message[..latitude.bytes.start].ends_with('-') {
+                true => latitude.bytes.start - 1,
+                false => latitude.bytes.start,
+            };
+            (between == ","
+                && degrees(&message[start..latitude.bytes.end], 90.0)
+                && degrees(&message[longitude.bytes.clone()], 180.0))
+            .then_some(start..longitude.bytes.end)
+        })
+        .collect()
+}
+
 /// A postcode's district: one or two letters, a digit, and a digit or a
 /// letter more ("OX4", "SW1A", "M14").
 fn is_outward_code(token: &str) -> bool {
@@ -141,5 +200,27 @@ mod tests {
         assert_eq!(written("邮编CB2 1TN，多少钱"), ["CB2 1TN"]);
         assert_eq!(written("near SW1A1AA or M14 5RB"), ["SW1A1AA", "M14 5RB"]);
         assert!(written("room B12 at 3PM, flight BA 123").is_empty());
+    }
+
+    #[test]
+    fn a_district_alone_and_a_pair_of_degrees_are_read() {
+        let written = |found: Vec<Range<usize>>, message: &str| -> Vec<String> {
+            found
+                .into_iter()
+                .map(|bytes| message[bytes].to_owned())
+                .collect()
+        };
+        let message = "a babysitter, NW3, tomorrow 18:30";
+        assert_eq!(written(postcode_districts(message), message), ["NW3"]);
+        let message = "any sitters in E8 tonight?";
+        assert_eq!(written(postcode_districts(message), message), ["E8"]);
+        let message = "plot B12 has weeds, call 3PM";
+        assert!(postcode_districts(message).is_empty());
+        let message = "any restrictions near 51.5072,-0.1276 tomorrow";
+        assert_eq!(written(coordinates(message), message), ["51.5072,-0.1276"]);
+        let message = "fly at -33.86, 151.2 today";
+        assert_eq!(written(coordinates(message), message), ["-33.86, 151.2"]);
+        let message = "3.5, 4.5 and 120.0, 95.5";
+        assert_eq!(written(coordinates(message), message), ["3.5, 4.5"]);
     }
 }

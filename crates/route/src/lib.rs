@@ -95,7 +95,9 @@ mod triggers;
 pub mod words;
 
 pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions, verb_actions};
-pub use addresses::{opens_street_address, postcodes, writes_street_address};
+pub use addresses::{
+    coordinates, opens_street_address, postcode_districts, postcodes, writes_street_address,
+};
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;
 pub use boundaries::{Boundaries, is_forbidden};
@@ -110,14 +112,14 @@ pub use formats::{
     number_labels, trailing_digits, wants_clock_time,
 };
 pub use identifiers::{
-    IdentifierKind, identifier_kind, identifier_shaped, names_record, number_before_name,
-    takes_identifier, takes_record, written_as_year,
+    IdentifierKind, identifier_kind, identifier_shaped, is_record_code, names_record,
+    number_before_name, takes_identifier, takes_record, written_as_year,
 };
 pub use languages::{as_language, language_named, wants_language};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
-    SlotWords, answers, described_optional, missing_required, names_time_only, required_params,
-    wants_time, works_on,
+    SlotWords, answers, described_optional, holds_cjk_time, missing_required, names_time_only,
+    required_params, wants_time, works_on,
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers};

@@ -142,6 +142,26 @@ fn cjk_time_only(lower: &str) -> bool {
     timed && rest.chars().all(date_char)
 }
 
+/// Whether Chinese or Japanese `text` holds a time beside other words
+/// (苗床过去 "the seedling bench in the past", 李明明天 "Li Ming tomorrow",
+/// 12月8号早上7点半的车): a span run past its value into the time the
+/// message gives, no value of a parameter about something else. A number
+/// before 号 alone is a house's (世纪大道100号), not a day.
+pub fn holds_cjk_time(text: &str) -> bool {
+    if !text.chars().any(is_cjk) || cjk_time_only(text) {
+        return false;
+    }
+    let term = TIME_WORDS
+        .entries()
+        .iter()
+        .any(|term| term.chars().any(is_cjk) && text.contains(term));
+    let chars: Vec<char> = text.chars().collect();
+    let dated = chars
+        .windows(2)
+        .any(|pair| pair[0].is_ascii_digit() && "月日時点點".contains(pair[1]));
+    term || dated
+}
+
 /// Whether parameter `name`, described by `description`, is about time.
 pub fn wants_time(name: &str, description: &str) -> bool {
     let text = format!("{} {}", split_identifier(name), description).to_lowercase();
@@ -168,7 +188,7 @@ pub struct SlotWords {
 
 impl SlotWords {
     pub fn of(tool: &ToolManifest) -> Self {
-        let params: Vec<(String, Vec<String>)> = tool
+        let mut params: Vec<(String, Vec<String>)> = tool
             .parameters
             .keys()
             .map(|name| {
@@ -185,6 +205,17 @@ impl SlotWords {
             .flat_map(|(_, words)| words.iter().cloned())
             .collect();
         words.extend(description_head(&tool.description));
+        // "6 people" names `attendees`, "number of people attending".
+        for (name, param_words) in &mut params {
+            let counts = matches!(tool.param_type(name), ParamType::Int | ParamType::Float);
+            let description = tool
+                .parameters
+                .get(name.as_str())
+                .map_or("", String::as_str);
+            if let Some(noun) = counted_noun(description).filter(|_| counts) {
+                param_words.push(noun);
+            }
+        }
         SlotWords { words, params }
     }
 
@@ -421,6 +452,18 @@ fn is_number(word: &str) -> bool {
             .all(|c| c.is_ascii_digit() || ".:-/".contains(c) || c == 'h')
 }
 
+/// What a description of a count counts: "people" of "number of people
+/// attending", "lock" of "how many locks".
+fn counted_noun(description: &str) -> Option<String> {
+    let lower = description.to_lowercase();
+    let words = english_words(&lower);
+    let after = words.windows(3).find_map(|three| match three {
+        ["number" | "count", "of", noun] | ["how", "many", noun] => Some(*noun),
+        _ => None,
+    })?;
+    (after.len() >= 3 && !is_filler(after)).then(|| singular(after))
+}
+
 /// A word without a plural `s` (not of "ss": "address").
 fn singular(word: &str) -> String {
     match word.strip_suffix('s') {
@@ -543,6 +586,28 @@ mod tests {
     }
 
     #[test]
+    fn a_chinese_or_japanese_span_run_into_a_time_holds_one() {
+        for held in [
+            "苗床过去",
+            "我朋友李明明天来找我",
+            "12月8号早上7点半的车",
+            "布洛芬现在有没有货",
+        ] {
+            assert!(holds_cjk_time(held), "{held}");
+        }
+        for free in [
+            "苗床",
+            "布洛芬",
+            "明天",
+            "12月8号",
+            "Tuesday morning",
+            "浦东新区世纪大道100号",
+        ] {
+            assert!(!holds_cjk_time(free), "{free}");
+        }
+    }
+
+    #[test]
     fn a_number_goes_to_the_parameter_its_word_names() {
         let hotel = tool(
             "book_hotel",
@@ -562,6 +627,29 @@ mod tests {
         assert_eq!(slots.named_after_number(" guest"), Some("guests"));
         assert_eq!(slots.named_after_number(" euros a night"), None);
         assert_eq!(slots.named_after_number(""), None);
+        let mut room = tool(
+            "book_meeting_room",
+            "Books a meeting room.",
+            &[
+                ("location", "branch name"),
+                ("attendees", "number of people attending"),
+                ("note", "number of people to tell, as text"),
+            ],
+        );
+        room.parameter_types.insert(
+            "attendees".into(),
+            serde_json::from_value(json!("integer")).unwrap(),
+        );
+        let slots = SlotWords::of(&room);
+        assert_eq!(
+            slots.named_after_number(" people at Harbour Point"),
+            Some("attendees"),
+            "the noun a count's description counts names it"
+        );
+        assert!(
+            !slots.names_only("people"),
+            "a counted noun is no slot word"
+        );
         let loans = tool(
             "check_out_book",
             "Lends a book.",

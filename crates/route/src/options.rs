@@ -67,8 +67,11 @@ fn listed_after_one_of(description: &str, is_option: impl Fn(&&str) -> bool) -> 
 /// option the message names one of these ways, the lexicons' senses of a
 /// Chinese or Japanese term last (家庭 names `family`, 普通車 `car`);
 /// `None` when it names none.
-/// An option the message names in full that holds the one found is taken
-/// instead ("semi detached" names `semi_detached`, not `detached`).
+/// An option of several words named by all of them, close together, comes
+/// before any named by one word ("in progress" names `in_progress`, "change
+/// three locks" `lock_change`, not `lockout`). An option the message names
+/// in full that holds the one found is taken instead ("semi detached" names
+/// `semi_detached`, not `detached`).
 pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<String> {
     let value = value.trim().to_lowercase();
     let lower = message.to_lowercase();
@@ -76,10 +79,12 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .iter()
         .find(|option| option.to_lowercase() == value)
         .cloned()
+        .or_else(|| phrase_named(&value, options))
         .or_else(|| named_in(&value, options))
         .or_else(|| named_in(&cjk_glosses(&value), options))
         .or_else(|| named_in(&english_words(&value), options))
         .or_else(|| unit_of_a_number(message, options))
+        .or_else(|| phrase_named(&lower, options))
         .or_else(|| named_in(&lower, options))
         .or_else(|| named_in(&cjk_glosses(&lower), options))
         .or_else(|| named_in(&english_words(&lower), options))
@@ -215,14 +220,40 @@ pub fn options_named(text: &str, options: &[String]) -> Vec<String> {
 /// Most words between the first and the last of an option's words.
 const OPTION_WORDS_SPREAD: usize = 4;
 
+/// The first option of two words or more that `text` names by all its
+/// words, one other word between them at most ("in progress", "change
+/// three locks" for `lock_change`).
+fn phrase_named(text: &str, options: &[String]) -> Option<String> {
+    let words: Vec<String> = option_words(text);
+    options
+        .iter()
+        .filter_map(|option| {
+            let lower = option_words(option);
+            let option_words: Vec<&str> = lower.iter().map(String::as_str).collect();
+            let spread = option_words.len();
+            if spread < 2 {
+                return None;
+            }
+            first_naming(&words, &option_words, spread).map(|at| (at, option))
+        })
+        .min_by_key(|(at, _)| *at)
+        .map(|(_, option)| option.clone())
+}
+
 /// Where `words` first name every one of `option_words` within
 /// [`OPTION_WORDS_SPREAD`] words of each other, at the first of them.
 fn earliest_naming(words: &[String], option_words: &[&str]) -> Option<usize> {
+    first_naming(words, option_words, OPTION_WORDS_SPREAD)
+}
+
+/// Where `words` first name every one of `option_words` within `spread`
+/// words of each other, at the first of them.
+fn first_naming(words: &[String], option_words: &[&str], spread: usize) -> Option<usize> {
     if option_words.is_empty() {
         return None;
     }
     (0..words.len()).find(|&start| {
-        let window = &words[start..words.len().min(start + OPTION_WORDS_SPREAD + 1)];
+        let window = &words[start..words.len().min(start + spread + 1)];
         inflected(&words[start], option_words)
             && option_words
                 .iter()
@@ -443,6 +474,51 @@ mod tests {
         assert_eq!(
             snap_to_option("bikes", "any bikes near", &vehicles).as_deref(),
             Some("bike")
+        );
+    }
+
+    #[test]
+    fn an_option_of_several_words_is_named_by_them_all_before_one_word_names_another() {
+        let statuses = ["open", "in_progress", "resolved", "closed"].map(str::to_owned);
+        for message in [
+            "move PAY-88 to in_progress",
+            "set PAY-88 to in progress",
+            "mark PAY-88 in-progress",
+        ] {
+            assert_eq!(
+                snap_to_option("", message, &statuses).as_deref(),
+                Some("in_progress"),
+                "{message}"
+            );
+        }
+        let jobs = ["lockout", "lock_change", "key_cutting", "safe_opening"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "how much to change three locks?", &jobs).as_deref(),
+            Some("lock_change")
+        );
+        assert_eq!(
+            snap_to_option("lock change", "a lock change, 2 locks", &jobs).as_deref(),
+            Some("lock_change")
+        );
+        assert_eq!(
+            snap_to_option("", "a lockout at my flat", &jobs).as_deref(),
+            Some("lockout"),
+            "one word still names an option of one"
+        );
+        assert_eq!(
+            snap_to_option("", "change the locks on the back door", &jobs).as_deref(),
+            Some("lock_change"),
+            "one word between the option's words"
+        );
+        assert_eq!(
+            snap_to_option(
+                "",
+                "the safe in the cellar needs a new lock fitted, then change",
+                &jobs
+            )
+            .as_deref(),
+            Some("safe_opening"),
+            "words far apart name no option of several"
         );
     }
 }

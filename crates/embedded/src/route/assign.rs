@@ -10,14 +10,15 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, ParamAffinity, SlotWords, answers, identifier_kind,
-    number_before_name, written_as_year,
+    Candidate, Fit, MessageSpans, ParamAffinity, SlotWords, answers, holds_cjk_time,
+    identifier_kind, is_record_code, number_before_name, param_options, snap_to_option,
+    wants_language, written_as_year,
 };
-use riverse_tool::ToolManifest;
+use riverse_tool::{Kind, ToolManifest};
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
-use crate::route::fill::{CLOSE, param_name};
+use crate::route::fill::{CLOSE, declared, param_name, speaks_of_time};
 use crate::route::forms::{inside_token, opens_with_request_verb, written_as_described};
 use crate::route::values::{ValueTokens, overlaps};
 use crate::route::written::only_a_unit_or_flag;
@@ -261,7 +262,9 @@ pub(super) fn assign_strings(
 /// Whether the parameter at `index` may take `candidate`: a value answers
 /// what its parameter means (no time for a place, no word naming a slot),
 /// is written the way its description says, and is neither the request's
-/// opening verb nor a piece of a longer token.
+/// opening verb nor a piece of a longer token. A record's code is no
+/// option, and a Chinese or Japanese span run on into a time (苗床过去) is
+/// no value of a parameter about anything but time.
 fn may_take(
     tool: &ToolManifest,
     slot_words: &SlotWords,
@@ -281,6 +284,47 @@ fn may_take(
         && !inside_token(spans.text, &candidate.bytes)
         && !only_a_unit_or_flag(tool, name, &candidate.value)
         && !number_of_a_name
+        && !code_for_options(tool, name, &candidate.value)
+        && (!holds_cjk_time(&candidate.value)
+            || speaks_of_time(name, description)
+            || writes_content(name))
+}
+
+/// Words of a parameter's name that say it takes what is written or said,
+/// which may speak of any time ("会议改到下午三点" is a message's text).
+const CONTENT_WORDS: [&str; 10] = [
+    "message",
+    "text",
+    "body",
+    "content",
+    "note",
+    "notes",
+    "comment",
+    "description",
+    "details",
+    "summary",
+];
+
+/// Whether parameter `name` takes what is written or said.
+fn writes_content(name: &str) -> bool {
+    name.to_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| CONTENT_WORDS.contains(&word))
+}
+
+/// Whether a record's code is no value of parameter `name` for naming
+/// none of its options: "S-009912" is no `priority` of routine or urgent,
+/// and is left for the sample's id (an option is read from the whole
+/// message when the model gives none). A list's items and a language are
+/// read their own ways.
+fn code_for_options(tool: &ToolManifest, name: &str, value: &str) -> bool {
+    let options = param_options(tool, name);
+    let description = tool.parameters.get(name).map_or("", String::as_str);
+    !options.is_empty()
+        && declared(tool, name) != Some(Kind::List)
+        && !wants_language(name, description)
+        && is_record_code(value)
+        && snap_to_option(value, "", &options).is_none()
 }
 
 /// Per candidate, whether only a list may take it: an enumeration, or a

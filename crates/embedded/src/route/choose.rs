@@ -18,9 +18,11 @@ use crate::inference::prompt_cache::PromptCache;
 use crate::route::fits::{Takes, Written};
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
 use crate::route::reach::{Asked, Reach};
+use crate::route::speech::{naming_verb, same_verb};
 use crate::tuning::{
     CALL_MARGIN, CHANGE_MARGIN, FIT_CHOICE_BONUS, FRAGMENT_MARGIN, NAME_CHOICE_BONUS,
-    OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT, STATEMENT_MARGIN,
+    NAME_VERB_BONUS, OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT,
+    STATEMENT_MARGIN,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -46,6 +48,9 @@ pub(crate) struct ChoicePrefix {
     options: Vec<Vec<String>>,
     /// Per tool, the kinds of value its parameters take (see [`Takes`]).
     takes: Vec<Takes>,
+    /// Per tool, the first word of its name, lowercase ("stop" of
+    /// `stop_charging`).
+    name_verbs: Vec<String>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -126,6 +131,7 @@ impl ChoicePrefix {
             .collect();
         let options: Vec<Vec<String>> = tools.iter().map(listed_options).collect();
         let takes: Vec<Takes> = tools.iter().map(Takes::of).collect();
+        let name_verbs: Vec<String> = tools.iter().map(name_verb).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -144,6 +150,7 @@ impl ChoicePrefix {
                 reach,
                 options,
                 takes,
+                name_verbs,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -158,6 +165,7 @@ impl ChoicePrefix {
             reach,
             options,
             takes,
+            name_verbs,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -214,6 +222,7 @@ impl ChoicePrefix {
         let Judged {
             shape,
             named,
+            named_verb,
             serves,
             covered,
             unasked_change,
@@ -230,18 +239,22 @@ impl ChoicePrefix {
             .zip(&shape)
             .zip(&named)
             .zip(&fit)
+            .zip(&named_verb)
             .enumerate()
-            .map(|(index, (((&similarity, &shape), &named), &fit))| {
-                let optioned = self
-                    .options
-                    .get(index)
-                    .is_some_and(|options| options.iter().any(|option| words.contains(option)));
-                SIMILARITY_WEIGHT * similarity
-                    + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
-                    + if named { NAME_CHOICE_BONUS } else { 0.0 }
-                    + if optioned { OPTION_CHOICE_BONUS } else { 0.0 }
-                    + FIT_CHOICE_BONUS * fit as f32
-            })
+            .map(
+                |(index, ((((&similarity, &shape), &named), &fit), &named_verb))| {
+                    let optioned = self
+                        .options
+                        .get(index)
+                        .is_some_and(|options| options.iter().any(|option| words.contains(option)));
+                    SIMILARITY_WEIGHT * similarity
+                        + if shape { SHAPE_CHOICE_BONUS } else { 0.0 }
+                        + if named { NAME_CHOICE_BONUS } else { 0.0 }
+                        + if named_verb { NAME_VERB_BONUS } else { 0.0 }
+                        + if optioned { OPTION_CHOICE_BONUS } else { 0.0 }
+                        + FIT_CHOICE_BONUS * fit as f32
+                },
+            )
             .collect();
         let bonus: Vec<f32> = evidence
             .iter()
@@ -318,6 +331,14 @@ impl ChoicePrefix {
                     .get(index)
                     .is_some_and(|purpose| purpose.named_by(message))
         });
+        let opening = naming_verb(message);
+        let named_verb = each(&|index| {
+            opening.as_deref().is_some_and(|verb| {
+                self.name_verbs
+                    .get(index)
+                    .is_some_and(|word| same_verb(word, verb))
+            })
+        });
         // A verb the action classes do not list that a tool's name or
         // description opens with ("Lend", "waive") is that tool's.
         let verb_owners: Vec<bool> = each(&|index| {
@@ -370,6 +391,7 @@ impl ChoicePrefix {
         Judged {
             shape,
             named,
+            named_verb,
             serves,
             covered,
             unasked_change,
@@ -450,6 +472,15 @@ fn listed_options(tool: &ToolManifest) -> Vec<String> {
         .map(|option| option.to_lowercase())
         .filter(|option| option.len() >= 3 && option.chars().all(char::is_alphanumeric))
         .collect()
+}
+
+/// The first word of `tool`'s name, lowercase.
+fn name_verb(tool: &ToolManifest) -> String {
+    tool.name
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .find(|word| !word.is_empty())
+        .unwrap_or("")
+        .to_lowercase()
 }
 
 /// A candidate's model score: exact, or an upper bound (its first token's
@@ -580,6 +611,8 @@ struct Judged {
     shape: Vec<bool>,
     /// The message names a word of the tool's name.
     named: Vec<bool>,
+    /// The request opens with the verb the tool's name opens with.
+    named_verb: Vec<bool>,
     /// The tool offers the action the message asks for.
     serves: Vec<bool>,
     /// The tool's purpose covers the message's subject.

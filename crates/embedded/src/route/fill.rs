@@ -32,7 +32,9 @@ use crate::route::dates::{
 };
 use crate::route::days::names_only_a_day;
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
-use crate::route::labelled::{with_currency_codes, with_labelled_values, with_postcodes};
+use crate::route::labelled::{
+    with_coordinates, with_currency_codes, with_labelled_values, with_postcodes,
+};
 use crate::route::listed::{list_as_asked, takes_days, widened_to_enumerations, with_listed_days};
 use crate::route::money::{
     in_cents, in_currency, meant_in_major_unit, written_as_money, written_in_major_unit,
@@ -45,6 +47,7 @@ use crate::route::signs::{in_described_range, percent_as_example_decimal, signed
 use crate::route::values::{
     Decoded, ValueTokens, decode_value, open_numbers, order_anchor, overlaps,
 };
+use crate::route::verb_object::with_verb_object;
 use crate::route::written::{tidied, with_spelled_numbers, without_tool_words};
 use crate::route::years::with_calendar_numbers;
 use crate::tuning::WHOLE_REQUEST;
@@ -223,7 +226,9 @@ pub(crate) fn fill_params(
     };
     fill_strings(&filling, &taken, &object, &mut values)?;
     with_labelled_values(tool, message, &mut values);
+    with_verb_object(tool, message, &mut values);
     with_postcodes(tool, message, &mut values);
+    with_coordinates(tool, message, &mut values);
     with_currency_codes(tool, message, &mut values);
     in_written_name_order(tool, message, &mut values);
     with_clock_span(tool, message, &mut values);

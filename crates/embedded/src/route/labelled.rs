@@ -3,7 +3,8 @@
 //! own (a postcode, a currency).
 
 use riverse_route::{
-    currency_code, currency_mentions, param_options, postcodes, wants_currency_code,
+    coordinates, currency_code, currency_mentions, param_options, postcode_districts, postcodes,
+    wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, ToolManifest};
 use serde_json::Value;
@@ -37,20 +38,66 @@ pub(super) fn with_labelled_values(
 }
 
 /// A parameter of a postcode takes the one postcode the message writes,
-/// whole ("OX4 2JY", which the spans may cut at its space).
+/// whole ("OX4 2JY", which the spans may cut at its space), or else the
+/// one district it writes alone ("NW3").
 pub(super) fn with_postcodes(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
-    let [postcode] = &postcodes(message)[..] else {
+    let whole = postcodes(message);
+    // A district alone is less sure than the model's place ("Clapham").
+    let (found, given_kept) = match whole.is_empty() {
+        true => (postcode_districts(message), true),
+        false => (whole, false),
+    };
+    let [postcode] = &found[..] else {
         return;
     };
-    let postcode = &message[postcode.clone()];
-    for (index, (name, description)) in tool.parameters.iter().enumerate() {
-        let said = format!("{} {}", name.replace('_', " "), description).to_lowercase();
-        let of_postcodes = said.contains("post code")
-            || said
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|word| matches!(word, "postcode" | "postal" | "zip" | "zipcode"));
-        if of_postcodes && tool.param_type(name) == ParamType::String {
-            values[index] = Some(Value::from(postcode));
+    let form = Form {
+        value: &message[postcode.clone()],
+        phrases: &["post code"],
+        words: &["postcode", "postal", "zip", "zipcode"],
+        given_kept,
+    };
+    form.fill(tool, values);
+}
+
+/// A parameter of a place that may be written as coordinates takes the one
+/// latitude and longitude the message writes ("51.5072,-0.1276").
+pub(super) fn with_coordinates(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    let [pair] = &coordinates(message)[..] else {
+        return;
+    };
+    let form = Form {
+        value: &message[pair.clone()],
+        phrases: &[],
+        words: &["latitude", "coordinates", "lat"],
+        given_kept: false,
+    };
+    form.fill(tool, values);
+}
+
+/// A value written in a form of its own, and how a parameter says it
+/// takes that form.
+struct Form<'a> {
+    value: &'a str,
+    phrases: &'a [&'a str],
+    words: &'a [&'a str],
+    /// A value the parameter already has stays.
+    given_kept: bool,
+}
+
+impl Form<'_> {
+    /// `values` with each text parameter whose name or description says
+    /// one of the form's phrases or words taking its value.
+    fn fill(&self, tool: &ToolManifest, values: &mut [Option<Value>]) {
+        for (index, (name, description)) in tool.parameters.iter().enumerate() {
+            let said = format!("{} {}", name.replace('_', " "), description).to_lowercase();
+            let of_form = self.phrases.iter().any(|phrase| said.contains(phrase))
+                || said
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|word| self.words.contains(&word));
+            let open = !self.given_kept || values[index].is_none();
+            if of_form && open && tool.param_type(name) == ParamType::String {
+                values[index] = Some(Value::from(self.value));
+            }
         }
     }
 }

@@ -30,6 +30,7 @@ pub(crate) mod reach;
 mod signs;
 mod speech;
 mod values;
+mod verb_object;
 mod written;
 mod years;
 

@@ -21,7 +21,7 @@
 //!   to a member"); see [`unlisted_verb`].
 
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS, TOPIC_FREE_WORDS};
-use riverse_route::{LIGHT_VERBS, requested_actions, verb_actions};
+use riverse_route::{LIGHT_VERBS, leading_action_verb, requested_actions, verb_actions};
 use riverse_tool::{Kind, ParamType, ToolManifest};
 
 /// Adjectives that judge, after a copula ("what's a good…", "is it safe…").
@@ -445,6 +445,31 @@ pub(crate) fn opens_with_verb(tool: &ToolManifest, verb: &str) -> bool {
     opening_words(tool).any(|word| same_verb(&word, verb))
 }
 
+/// Verbs too general to name a tool's action ("check my balance", "make
+/// a booking"): a request opening with one names no tool by its verb.
+const GENERAL_VERBS: [&str; 4] = ["check", "make", "have", "let"];
+
+/// The verb a request opens with, lowercase, when it may name a tool's
+/// action: one an action class lists ("stop", "moved") or one it does not
+/// ("message"), light and general verbs aside.
+pub(crate) fn naming_verb(message: &str) -> Option<String> {
+    leading_action_verb(message)
+        .or_else(|| unlisted_verb(message))
+        .filter(|verb| {
+            !LIGHT_VERBS.contains(&verb.as_str()) && !GENERAL_VERBS.contains(&verb.as_str())
+        })
+}
+
+/// Whether `verb` is one `tool` is named or described by: a word of its
+/// name ("refill" of `request_refill`, "invoice" of `create_invoice`) or
+/// the verb its description opens with ("queue" of "Queues an assay").
+pub(crate) fn names_verb(tool: &ToolManifest, verb: &str) -> bool {
+    tool.name
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|word| same_verb(&word.to_lowercase(), verb))
+        || opens_with_verb(tool, verb)
+}
+
 /// Whether `tool`'s name or description opens with a verb of an action
 /// class `verb` is in ("delete" of `delete_photo` for "trash", "update"
 /// for "mark").
@@ -467,7 +492,7 @@ fn opening_words(tool: &ToolManifest) -> impl Iterator<Item = String> {
 
 /// Whether `word`, a tool's, is `verb` or an inflection of it ("lends",
 /// "schedules", "released").
-fn same_verb(word: &str, verb: &str) -> bool {
+pub(crate) fn same_verb(word: &str, verb: &str) -> bool {
     let base = |word: &str| -> String {
         for suffix in ["ing", "es", "ed", "s"] {
             if let Some(stem) = word.strip_suffix(suffix)

@@ -449,6 +449,72 @@ fn values_named_by_word_unit_label_or_form_and_requests_led_by_no_verb() {
 }
 
 #[test]
+fn options_of_words_objects_of_the_tools_verb_counted_nouns_and_coordinates() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "move_job",
+        "description": "Moves a bicycle repair job to another stage of the workshop.",
+        "parameters": {
+            "job_id": "repair job number",
+            "stage": "one of: received, in_repair, awaiting_parts, ready"
+        }
+    }, {
+        "name": "restock_plant",
+        "description": "Adds pots of a plant to the nursery's stock.",
+        "parameters": {
+            "plant": "name of the plant",
+            "pots": "number of pots added",
+            "supplier": "optional; the nursery they came from"
+        },
+        "parameter_types": {"pots": "integer"}
+    }, {
+        "name": "book_hall",
+        "description": "Books the village hall for an event.",
+        "parameters": {
+            "date": "day of the event, YYYY-MM-DD",
+            "guests": "number of people attending"
+        },
+        "parameter_types": {"guests": "integer"}
+    }, {
+        "name": "check_tides",
+        "description": "Returns high and low tide times for a place on a day.",
+        "parameters": {
+            "place": "harbour name or latitude,longitude",
+            "date": "day, YYYY-MM-DD"
+        }
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    let params = |message| call_of(&model, message, &tools).1;
+    let job = params("move job R-3310 to awaiting parts");
+    assert_eq!(job["stage"], json!("awaiting_parts"), "{job:?}");
+    let stock = params("restock echinacea pls, 40 pots came in");
+    assert_eq!(stock["plant"], json!("echinacea"), "{stock:?}");
+    assert_eq!(stock["pots"], json!(40), "{stock:?}");
+    let hall = params("Book the hall for 60 people on 2026-12-19, it's a birthday party");
+    assert_eq!(hall["guests"], json!(60), "{hall:?}");
+    let tides = params("tides at 50.3755,-4.1427 tomorrow?");
+    assert_eq!(tides["place"], json!("50.3755,-4.1427"), "{tides:?}");
+
+    let rentals: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "list_rentals",
+        "description": "Lists a customer's kayak rentals with their start times and charges.",
+        "parameters": {"customer": "optional; customer name"}
+    }, {
+        "name": "stop_rental",
+        "description": "Ends a kayak rental and returns its charge.",
+        "parameters": {"rental_id": "rental id"}
+    }, {
+        "name": "start_rental",
+        "description": "Starts a kayak rental for a customer.",
+        "parameters": {"customer": "customer name", "kayak": "kayak number"}
+    }]))
+    .unwrap();
+    let called = |message| call_of(&model, message, &rentals).0;
+    assert_eq!(called("stop rental KR-5521"), "stop_rental");
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),
