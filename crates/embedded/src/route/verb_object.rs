@@ -166,18 +166,21 @@ fn verb_object(message: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use riverse_tool::ToolManifest;
+    use crate::test_tools::tool;
 
-    fn tool(name: &str, description: &str, parameters: &[(&str, &str)]) -> ToolManifest {
-        ToolManifest {
-            name: name.into(),
-            description: description.into(),
-            parameters: parameters
-                .iter()
-                .map(|(name, meaning)| ((*name).to_owned(), (*meaning).to_owned()))
-                .collect(),
-            ..ToolManifest::default()
-        }
+    /// A pharmacy's refill tool: its medication required, its day not.
+    fn refill() -> ToolManifest {
+        tool(
+            "request_refill",
+            "Asks the pharmacy to refill one of your prescriptions.",
+            &[
+                ("medication", "name of the prescribed medicine"),
+                (
+                    "pickup_date",
+                    "optional; the day you want to collect it, YYYY-MM-DD",
+                ),
+            ],
+        )
     }
 
     fn object_for(tool: &ToolManifest, message: &str) -> Option<Value> {
@@ -188,17 +191,7 @@ mod tests {
 
     #[test]
     fn the_object_of_the_tools_own_verb_is_what_it_works_on() {
-        let refill = tool(
-            "request_refill",
-            "Asks the pharmacy to refill one of your prescriptions.",
-            &[
-                ("medication", "name of the prescribed medicine"),
-                (
-                    "pickup_date",
-                    "optional; the day you want to collect it, YYYY-MM-DD",
-                ),
-            ],
-        );
+        let refill = refill();
         assert_eq!(
             object_for(&refill, "refill omeprazole pls, ill pick it up tuesday"),
             Some(Value::from("omeprazole"))
@@ -261,17 +254,7 @@ mod tests {
 
     #[test]
     fn another_verb_a_pronoun_or_a_slot_word_gives_nothing() {
-        let refill = tool(
-            "request_refill",
-            "Asks the pharmacy to refill one of your prescriptions.",
-            &[
-                ("medication", "name of the prescribed medicine"),
-                (
-                    "pickup_date",
-                    "optional; the day you want to collect it, YYYY-MM-DD",
-                ),
-            ],
-        );
+        let refill = refill();
         assert_eq!(
             object_for(&refill, "order omeprazole for me"),
             None,
