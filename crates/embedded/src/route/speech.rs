@@ -88,7 +88,7 @@ const ADVISING: &[&str] = &[
 ];
 
 /// Words that may stand between a changing verb and its object.
-const OBJECT_LEAD: &[&str] = &[
+pub(crate) const OBJECT_LEAD: &[&str] = &[
     "the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those",
     "all", "every", "up", "down", "off", "out", "on", "back", "me", "us",
 ];
@@ -99,7 +99,7 @@ const DEFINITE: &[&str] = &[
 ];
 
 /// Words that end an object ("the hold on Piranesi", "the heating up").
-const OBJECT_END: &[&str] = &[
+pub(crate) const OBJECT_END: &[&str] = &[
     "called", "named", "titled", "about", "that", "which", "who", "of", "on", "for", "to", "from",
     "in", "at", "by", "with", "into", "as", "and", "or", "then", "up", "down", "off", "out",
     "back", "so", "because", "before", "after", "until", "since", "please", "now", "today",

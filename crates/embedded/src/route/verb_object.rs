@@ -11,19 +11,13 @@ use riverse_tool::{Kind, ParamType, ToolManifest};
 use serde_json::Value;
 
 use crate::route::fill::{declared, speaks_of_time};
-use crate::route::speech::names_verb;
+use crate::route::speech::{OBJECT_END, OBJECT_LEAD, names_verb};
 
-/// Words that may stand between the verb and its object.
-const LEADS: &[&str] = &[
-    "the", "a", "an", "my", "our", "your", "his", "her", "their", "some", "me", "us",
-];
-
-/// Words that end the object: prepositions, joiners, politeness.
-const ENDS: &[&str] = &[
-    "called", "named", "titled", "about", "that", "which", "who", "of", "on", "for", "to", "from",
-    "in", "at", "by", "with", "into", "as", "and", "or", "then", "so", "because", "before",
-    "after", "until", "since", "please", "pls", "plz", "thanks", "thx", "asap", "now", "is", "are",
-    "was", "were", "it", "them", "this", "that", "again",
+/// Words that end an object beside those that end a changed one
+/// ([`OBJECT_END`]): asking, being and pronouns.
+const MORE_ENDS: &[&str] = &[
+    "pls", "plz", "thanks", "thx", "asap", "is", "are", "was", "were", "it", "them", "this",
+    "again",
 ];
 
 /// Most words of an object.
@@ -75,7 +69,8 @@ fn without_object(value: &mut Value, object: &str) {
         };
         let rest = text.strip_prefix(object).and_then(|rest| {
             let (word, rest) = rest.trim_start().split_once(' ')?;
-            ENDS.contains(&word.to_lowercase().as_str())
+            OBJECT_END
+                .contains(&word.to_lowercase().as_str())
                 .then(|| rest.trim())
         });
         if let Some(rest) = rest.filter(|rest| !rest.is_empty()) {
@@ -141,13 +136,14 @@ fn verb_object(message: &str) -> Option<(String, String)> {
     let rest = &words[at + 1..];
     let start = rest
         .iter()
-        .position(|word| !LEADS.contains(&bare(word).as_str()))?;
+        .position(|word| !OBJECT_LEAD.contains(&bare(word).as_str()))?;
     let object: Vec<&str> = rest[start..]
         .iter()
         .take_while(|word| {
             let lower = bare(word);
             !lower.is_empty()
-                && !ENDS.contains(&lower.as_str())
+                && !OBJECT_END.contains(&lower.as_str())
+                && !MORE_ENDS.contains(&lower.as_str())
                 && !lower.chars().any(|c| c.is_ascii_digit())
                 && !names_time_only(&lower)
         })
