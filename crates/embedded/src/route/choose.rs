@@ -18,7 +18,7 @@ use crate::inference::prompt_cache::PromptCache;
 use crate::route::fits::{Takes, Written};
 use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, choice_suffix};
 use crate::route::reach::{Asked, Reach};
-use crate::route::speech::{naming_verb, same_verb};
+use crate::route::speech::{first_word, naming_verb, same_verb};
 use crate::tuning::{
     CALL_MARGIN, CHANGE_MARGIN, FIT_CHOICE_BONUS, FRAGMENT_MARGIN, NAME_CHOICE_BONUS,
     NAME_VERB_BONUS, OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT,
@@ -131,7 +131,10 @@ impl ChoicePrefix {
             .collect();
         let options: Vec<Vec<String>> = tools.iter().map(listed_options).collect();
         let takes: Vec<Takes> = tools.iter().map(Takes::of).collect();
-        let name_verbs: Vec<String> = tools.iter().map(name_verb).collect();
+        let name_verbs: Vec<String> = tools
+            .iter()
+            .map(|tool| first_word(&tool.name).unwrap_or_default())
+            .collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -472,15 +475,6 @@ fn listed_options(tool: &ToolManifest) -> Vec<String> {
         .map(|option| option.to_lowercase())
         .filter(|option| option.len() >= 3 && option.chars().all(char::is_alphanumeric))
         .collect()
-}
-
-/// The first word of `tool`'s name, lowercase.
-fn name_verb(tool: &ToolManifest) -> String {
-    tool.name
-        .split(|c: char| !c.is_ascii_alphabetic())
-        .find(|word| !word.is_empty())
-        .unwrap_or("")
-        .to_lowercase()
 }
 
 /// A candidate's model score: exact, or an upper bound (its first token's

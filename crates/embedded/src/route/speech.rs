@@ -480,14 +480,16 @@ pub(crate) fn opens_with_kindred_verb(tool: &ToolManifest, verb: &str) -> bool {
 
 /// The first words of `tool`'s name and description, lowercase.
 fn opening_words(tool: &ToolManifest) -> impl Iterator<Item = String> {
-    let first = |text: &str| {
-        text.split(|c: char| !c.is_ascii_alphabetic())
-            .find(|word| !word.is_empty())
-            .map(str::to_lowercase)
-    };
-    [first(&tool.name), first(&tool.description)]
+    [first_word(&tool.name), first_word(&tool.description)]
         .into_iter()
         .flatten()
+}
+
+/// The first word of `text`, lowercase ("stop" of `stop_charging`).
+pub(crate) fn first_word(text: &str) -> Option<String> {
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .find(|word| !word.is_empty())
+        .map(str::to_lowercase)
 }
 
 /// Whether `word`, a tool's, is `verb` or an inflection of it ("lends",
