@@ -17,9 +17,9 @@ Usage:
     scripts/build-lexicon.py CEDICT.txt.gz JAMDICT.db crates/route/data
 
 A term becomes a line when it is two to six CJK characters long and
-holds a kanji or hanzi (Japanese words in kana alone: three or more
-katakana, with JMdict's mark of a common word, since hiragana runs cross
-particles) and its first senses give English words that name something.
+holds a kanji or hanzi (Japanese words in kana alone: katakana only,
+loanwords mostly, since hiragana runs cross particles) and its first
+senses give English words that name something.
 Only the first two senses count, and at most four words each: a word's
 commonest meanings are what a request means by it. A Japanese word JMdict
 does not mark common gives only the first two glosses of its first sense.
@@ -125,12 +125,22 @@ def jmdict(path):
             # A rare word: the first glosses of its first sense only.
             entry_senses = [glosses[:RARE_GLOSSES] for glosses in entry_senses[:1]]
         yield text, entry_senses
-    common_kana = db.execute(
-        "select distinct k.idseq, k.text from Kana k join KNP p on p.kid = k.ID"
+    # Words in katakana alone, loanwords mostly (シリアル, ドローン): their
+    # meaning is the English they come from, whether JMdict marks them
+    # common or not; common ones first, as for kanji.
+    common_kana = {
+        kid for (kid,) in db.execute("select distinct kid from KNP")
+    }
+    kana = sorted(
+        db.execute("select ID, idseq, text from Kana"), key=lambda row: row[0] not in common_kana
     )
-    for idseq, text in common_kana:
-        if KATAKANA.match(text) and len(text) >= 3:
-            yield text, list(senses.get(idseq, {}).values())
+    for kid, idseq, text in kana:
+        if not KATAKANA.match(text) or len(text) < 2:
+            continue
+        entry_senses = list(senses.get(idseq, {}).values())
+        if kid not in common_kana:
+            entry_senses = [glosses[:RARE_GLOSSES] for glosses in entry_senses[:1]]
+        yield text, entry_senses
 
 
 def keep(term):

@@ -14,7 +14,7 @@ use crate::message::MessageSpans;
 use crate::request::{RequestLength, is_whole_request};
 use crate::script::{Script, script};
 use crate::shapes::{Shape, Shaped, shaped_tokens};
-use crate::words::is_particle;
+use crate::words::{HONORIFICS, POSTPOSITIONS, is_particle};
 
 /// Most Latin-script words in one value.
 const MAX_WORDS: usize = 8;
@@ -245,8 +245,9 @@ fn cuts_a_shaped_token(shaped: &[Shaped], span: &Range<usize>) -> bool {
 }
 
 /// A Japanese predicate alone: a span that cuts a kanji stem from its kana
-/// ending (降|る), or ends on a verb or adjective's plain or polite form (降る,
-/// 降ります, 寒い) with no object before it. 薬を飲む is a request's content,
+/// ending (降|る; not a name from its honorific, 佐藤|さん), or ends on a
+/// verb or adjective's plain or polite form (降る, 降ります, 寒い) with no
+/// object before it. 薬を飲む is a request's content,
 /// ゴミ出し a noun (its ending is not a predicate's).
 fn is_predicate(message: &MessageSpans<'_>, span: &Range<usize>) -> bool {
     let text = message.text;
@@ -255,9 +256,14 @@ fn is_predicate(message: &MessageSpans<'_>, span: &Range<usize>) -> bool {
     let Some(last) = value.chars().next_back() else {
         return false;
     };
-    let next = text[span.start + value.len()..].chars().next();
+    let rest = &text[span.start + value.len()..];
+    let next = rest.chars().next();
     let stem = matches!(script(last), Script::Han | Script::Katakana);
-    if stem && next.is_some_and(|c| script(c) == Script::Hiragana && !is_particle(c)) {
+    // An honorific (佐藤さん) or a postposition (ケンより) follows a noun.
+    let after_noun =
+        HONORIFICS.prefix_of(rest).is_some() || POSTPOSITIONS.prefix_of(rest).is_some();
+    if stem && !after_noun && next.is_some_and(|c| script(c) == Script::Hiragana && !is_particle(c))
+    {
         return true;
     }
     let chars: Vec<char> = value.chars().collect();
@@ -308,6 +314,16 @@ mod tests {
             .into_iter()
             .map(|candidate| candidate.value)
             .collect()
+    }
+
+    #[test]
+    fn a_japanese_name_before_its_honorific_is_a_value() {
+        let visits = tool("schedule_visit", "Books a carer's visit for a client.");
+        let found = values("明日10時に佐藤一郎さんの訪問を予約してください。", &visits);
+        assert!(found.contains(&"佐藤一郎".to_owned()), "{found:?}");
+        let found = values("ケンより早く降る", &visits);
+        assert!(found.contains(&"ケン".to_owned()), "{found:?}");
+        assert!(!found.contains(&"降".to_owned()), "{found:?}");
     }
 
     #[test]

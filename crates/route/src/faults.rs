@@ -25,13 +25,50 @@ const FAULT_WORDS: &[&str] = &[
     "malfunctioning",
     "mould",
     "mold",
+    "mouldy",
+    "moldy",
+    "dead",
+    "torn",
+    "ripped",
+    "snapped",
+    "shattered",
+    "smashed",
+    "bent",
+    "frayed",
+    "rusted",
+    "dented",
+    "punctured",
+    "flooded",
+    "flooding",
+    "sparking",
+    "blocked",
 ];
 
 /// What a thing fails to do after "won't", "doesn't" or "stopped" ("won't
 /// turn on", "stopped working").
 const FAILED_DOINGS: &[&str] = &[
-    "work", "working", "turn", "start", "open", "close", "lock", "unlock", "flush", "drain",
-    "heat", "light", "run",
+    "work",
+    "working",
+    "turn",
+    "start",
+    "open",
+    "close",
+    "lock",
+    "unlock",
+    "flush",
+    "drain",
+    "heat",
+    "light",
+    "run",
+    "respond",
+    "responding",
+    "charge",
+    "charging",
+    "connect",
+    "boot",
+    "print",
+    "spin",
+    "move",
 ];
 
 /// Words that say a thing fails at what follows.
@@ -65,6 +102,19 @@ const CJK_FAULT_TERMS: &[&str] = &[
     "失灵",
     "不能用",
     "没有热水",
+    "反応しな",
+    "反応しませ",
+    "動きませ",
+    "止まっ",
+    "破れ",
+    "カビ",
+    "卡住",
+    "没反应",
+    "不工作",
+    "破了",
+    "裂了",
+    "断了",
+    "发霉",
 ];
 
 /// Whether `message` tells of something broken (see the module's
@@ -82,9 +132,19 @@ pub fn reports_fault(message: &str) -> bool {
         || words
             .windows(2)
             .any(|pair| FAILING.contains(&pair[0]) && FAILED_DOINGS.contains(&pair[1]))
-        || lower.contains("out of order")
-        || lower.contains("not working")
+        || FAULT_PHRASES.iter().any(|phrase| lower.contains(phrase))
 }
+
+/// Phrases that tell of a fault where their words alone may not: a thing
+/// "is stuck", not a person ("I'm stuck choosing").
+const FAULT_PHRASES: &[&str] = &[
+    "out of order",
+    "not working",
+    " is stuck",
+    " are stuck",
+    "'s stuck",
+    "stuck between",
+];
 
 /// Words a report of a fault is about, whatever it names.
 pub const FAULT_SUBJECTS: [&str; 6] = ["repair", "maintenance", "problem", "issue", "fault", "fix"];
@@ -102,6 +162,11 @@ mod tests {
             "the lift is out of order again",
             "玄関の鍵が回らなくなりました。緊急でお願いします。",
             "卫生间的灯不亮了",
+            "lift 2 is stuck between floors",
+            "the card reader is dead again",
+            "the net on court 2 is torn",
+            "ボタンが反応しません",
+            "电梯卡住了",
         ] {
             assert!(reports_fault(message), "{message}");
         }
@@ -115,6 +180,8 @@ mod tests {
             "we do not work on Fridays",
             "show my open tickets",
             "明日の午前9時に予約して",
+            "I'm stuck choosing between two flats, which is cheaper?",
+            "the deadline is Friday",
         ] {
             assert!(!reports_fault(message), "{message}");
         }

@@ -154,7 +154,7 @@ fn has_phrase(words: &[String], phrase: &str, anchored: bool) -> bool {
     }
 }
 
-/// `text` with its quoted phrases ('…', "…", “…”, 「…」) left out. An
+/// `text` with its quoted phrases ('…', "…", “…”, 「…」, 《…》) left out. An
 /// apostrophe inside a word ("don't", "IBM's") opens no quotation.
 pub(crate) fn without_quotations(text: &str) -> String {
     let mut kept = String::with_capacity(text.len());
@@ -171,6 +171,7 @@ pub(crate) fn without_quotations(text: &str) -> String {
                     '“' => Some('”'),
                     '「' => Some('」'),
                     '『' => Some('』'),
+                    '《' => Some('》'),
                     _ => None,
                 };
                 match opens {

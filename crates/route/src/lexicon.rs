@@ -80,11 +80,37 @@ pub fn is_english_word(word: &str) -> bool {
 /// (empty when it holds no CJK term).
 pub fn english_words(text: &str) -> String {
     let lexicon = lexicon_of(text);
-    let mut found: Vec<&str> = Vec::new();
+    let mut found: Vec<String> = Vec::new();
     for run in cjk_runs(text) {
-        found.extend(terms_of(lexicon, run).map(|(_, words)| words));
+        found.extend(terms_of(lexicon, run).map(|(_, words)| words.to_owned()));
     }
+    found.extend(katakana_compounds(text));
     found.join(" ")
+}
+
+/// The English compounds of the katakana runs of `text` (see
+/// [`katakana_compound`]).
+fn katakana_compounds(text: &str) -> Vec<String> {
+    let lexicon = lexicon_of(text);
+    text.split(|c: char| script(c) != Script::Katakana)
+        .filter(|run| !run.is_empty())
+        .filter_map(|run| katakana_compound(lexicon, run))
+        .collect()
+}
+
+/// The English compound a katakana run writes as one word when it reads
+/// as several terms: ウォッチリスト (ウォッチ, リスト) is "watchlist",
+/// ゲストパス "guestpass", as a tool's texts may write them.
+fn katakana_compound(lexicon: &Lexicon, run: &str) -> Option<String> {
+    let terms: Vec<(&str, &str)> = terms_of(lexicon, run).collect();
+    let whole = terms.iter().map(|(term, _)| term.len()).sum::<usize>() == run.len();
+    if !whole || terms.len() < 2 {
+        return None;
+    }
+    terms
+        .iter()
+        .map(|(_, words)| words.split_whitespace().next())
+        .collect()
 }
 
 /// The English words of `term` as one whole term of the lexicon of the
@@ -127,7 +153,16 @@ pub fn unglossed_english_words(text: &str) -> String {
             },
         )
         .collect();
-    english_words(&unglossed)
+    // A compound is read whole, though the glossary knows a part of it
+    // (リスト of ウォッチリスト).
+    let mut words = english_words(&unglossed);
+    for compound in katakana_compounds(text) {
+        if !words.split_whitespace().any(|word| word == compound) {
+            words.push(' ');
+            words.push_str(&compound);
+        }
+    }
+    words
 }
 
 /// The runs of CJK characters in `text`.
@@ -181,6 +216,14 @@ mod tests {
             english_words("我的雨傘丟了").contains("umbrella"),
             "traditional characters too"
         );
+    }
+
+    #[test]
+    fn a_katakana_compound_reads_as_its_english_compound_too() {
+        let words = english_words("ウォッチリストに追加して");
+        assert!(words.contains("watchlist"), "{words}");
+        assert!(english_words("ドローンを登録").contains("drone"));
+        assert!(!english_words("東京駅").contains("tokyostation"));
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub use meaning::{
     required_params, wants_time, works_on,
 };
 pub use message::MessageSpans;
-pub use numbers::{NumberSpan, cjk_number, numbers};
+pub use numbers::{NumberSpan, cjk_number, numbers, numbers_a_thing};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
 pub use purpose::{Purpose, names_values_only, values_only_verb};

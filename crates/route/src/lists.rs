@@ -14,6 +14,11 @@ const SEPARATORS: &[&str] = &[
 /// basil" is two items, not one).
 const INNER_SEPARATORS: &[&str] = &[",", " and ", " or ", " & ", "、", "，"];
 
+/// Japanese particles that mark a clause's object, subject or topic: an
+/// item ends before them (シューズとチョークバッグを借りたい lists two
+/// things, not チョークバッグを借りたい).
+const CLAUSE_PARTICLES: [char; 3] = ['を', 'が', 'は'];
+
 /// Most items of one enumeration.
 const MAX_ITEMS: usize = 12;
 
@@ -34,6 +39,7 @@ pub fn enumerations(text: &str, found: &[Candidate]) -> Vec<Enumeration> {
         !INNER_SEPARATORS
             .iter()
             .any(|separator| candidate.value.contains(separator))
+            && !candidate.value.contains(CLAUSE_PARTICLES)
     };
     let found: Vec<&Candidate> = found.iter().filter(|c| item(c)).collect();
     let joins = |before: &Candidate, after: &Candidate| {
@@ -135,6 +141,19 @@ mod tests {
             enumerations(text, &found)
         );
         assert!(!items(&enumerations(text, &found)).contains(&vec!["eggs", "oat milk and basil"]));
+    }
+
+    #[test]
+    fn a_japanese_item_ends_before_its_clause_particle() {
+        let text = "シューズとチョークバッグを借りたいです";
+        let found = at(
+            text,
+            &["シューズ", "チョークバッグ", "チョークバッグを借りたいです"],
+        );
+        assert_eq!(
+            items(&enumerations(text, &found)),
+            [vec!["シューズ", "チョークバッグ"]]
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use crate::script::is_cjk;
+use crate::script::{Script, is_cjk, script};
 
 /// A number written in the message.
 #[derive(Debug, Clone, PartialEq)]
@@ -11,6 +11,25 @@ pub struct NumberSpan {
     /// As JSON writes it: ASCII digits, `-`, `.`.
     pub text: String,
     pub is_integer: bool,
+}
+
+/// What a number and 号 name when a thing follows them: 3号电梯 is lift
+/// No. 3, 2号機 unit No. 2, 10号楼 building No. 10. Before other words
+/// (20号上午, 26号入住) 号 marks a day of the month, in Chinese.
+const NUMBERED_THINGS: &str = "机機楼樓栋棟线線房室间間桌台车車窗柜櫃位座床店馆館厅廳场場站仓倉库庫箱船舱艙区區池缸炉爐梯电電";
+
+/// Whether the 号 (or 號) that `after` follows numbers a thing, not a
+/// day: a thing it numbers follows it (机, 楼, 房…), or `text` is Japanese
+/// (it has kana), which writes a day with 日.
+pub fn numbers_a_thing(text: &str, after: &str) -> bool {
+    let japanese = text
+        .chars()
+        .any(|c| matches!(script(c), Script::Hiragana | Script::Katakana));
+    japanese
+        || after
+            .chars()
+            .next()
+            .is_some_and(|c| NUMBERED_THINGS.contains(c))
 }
 
 /// Every number in `message`, in order; full-width digits (１０) count.

@@ -82,6 +82,7 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .or_else(|| phrase_named(&value, options))
         .or_else(|| named_in(&value, options))
         .or_else(|| named_in(&cjk_glosses(&value), options))
+        .or_else(|| phrase_named(&english_words(&value), options))
         .or_else(|| named_in(&english_words(&value), options))
         .or_else(|| unit_of_a_number(message, options))
         .or_else(|| phrase_named(&lower, options))
@@ -479,6 +480,17 @@ mod tests {
 
     #[test]
     fn an_option_of_several_words_is_named_by_them_all_before_one_word_names_another() {
+        let gear = ["shoes", "harness", "bag", "chalk_bag"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option(
+                "チョークバッグ",
+                "シューズとチョークバッグを借りたい",
+                &gear
+            )
+            .as_deref(),
+            Some("chalk_bag"),
+            "a Japanese item read as its English words"
+        );
         let statuses = ["open", "in_progress", "resolved", "closed"].map(str::to_owned);
         for message in [
             "move PAY-88 to in_progress",

@@ -94,6 +94,16 @@ impl Purpose {
     /// ("3 kg", "3.5 hrs") names units and its own unit and kind, a street
     /// address an address, and a report of something broken repairs.
     pub fn covers(&self, message: &str) -> bool {
+        // What a Chinese or Japanese request quotes is a value (a title, a
+        // name: 「千と千尋の神隠し」, 《Saga》), whatever its words mean.
+        let unquoted;
+        let message = match mostly_cjk(message) {
+            true => {
+                unquoted = without_quotations(message);
+                unquoted.as_str()
+            }
+            false => message,
+        };
         let mut stems = subject_stems(&without_leading_verbs(message));
         // The glossary's concepts are read in the whole message: a verb
         // that is a concept's term ("schedule") names its subject.
@@ -319,10 +329,11 @@ fn stem(word: &str) -> String {
 }
 
 /// Two stems of one word: equal, one the other and a letter ("calor" of
-/// "calories" and "calori" of "calorie"), or, both long, alike but for
-/// their ends ("convers" and "convert").
+/// "calories" and "calori" of "calorie"), a noun's in "-ation" and its
+/// verb's in "-ate" ("don" of "donation" and "donat" of "donate"), or,
+/// both long, alike but for their ends ("convers" and "convert").
 fn same_stem(a: &str, b: &str) -> bool {
-    if a == b {
+    if a == b || noun_of_verb_in_ate(a, b) || noun_of_verb_in_ate(b, a) {
         return true;
     }
     let shorter = a.len().min(b.len());
@@ -333,6 +344,13 @@ fn same_stem(a: &str, b: &str) -> bool {
         || (shorter >= 7 && one_slip_apart(a, b))
         || abbreviates(a, b)
         || abbreviates(b, a)
+}
+
+/// Whether `noun` is the stem [`stem`] leaves of a noun in "-ation" whose
+/// verb ends in "-ate" and stems to `verb`: "don" of "donation" beside
+/// "donat" of "donate", "cre" of "creation" beside "creat".
+fn noun_of_verb_in_ate(noun: &str, verb: &str) -> bool {
+    noun.len() >= 3 && verb.strip_prefix(noun) == Some("at")
 }
 
 /// Whether `short` is a contraction of `word` that no dictionary knows:
@@ -504,6 +522,23 @@ mod tests {
     }
 
     #[test]
+    fn what_a_cjk_request_quotes_names_no_subject() {
+        let watchlist = tool(
+            "add_to_watchlist",
+            "Adds a film to the user's watchlist.",
+            &[("title", "title of the film")],
+        );
+        assert!(Purpose::of(&watchlist).covers("「千と千尋の神隠し」をウォッチリストに追加して"));
+        let weather = tool(
+            "get_weather",
+            "Current weather for a city.",
+            &[("city", "City name")],
+        );
+        assert!(!Purpose::of(&weather).covers("「雨」という歌を再生して"));
+        assert!(Purpose::of(&weather).covers("明日の東京の雨は？"));
+    }
+
+    #[test]
     fn a_word_of_the_tools_name_names_it() {
         let logs = tool("search_logs", "Search a service's logs.", &[]);
         assert!(Purpose::of(&logs).named_by("grep the gateway logs for errors"));
@@ -514,6 +549,8 @@ mod tests {
         assert!(same_stem(&stem("acct"), &stem("account")));
         assert!(!same_stem("part", &stem("parent")), "a word of its own");
         assert!(!same_stem("car", &stem("carpet")), "a prefix");
+        assert!(same_stem(&stem("donation"), &stem("donate")));
+        assert!(same_stem(&stem("locate"), &stem("locations")));
         let verb = |message: &str| values_only_verb(message);
         assert_eq!(verb("switch me to Kenya Kiambu").as_deref(), Some("switch"));
         assert_eq!(

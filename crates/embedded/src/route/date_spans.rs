@@ -9,6 +9,7 @@
 use chrono::{Datelike, NaiveDate};
 
 use crate::route::dates::{iso_date, lone_year, month_day};
+use riverse_route::numbers_a_thing;
 use riverse_route::script::is_cjk;
 
 use crate::route::days::{NamedDay, named_days};
@@ -164,7 +165,11 @@ fn day_written(text: &str, message: &str, today: NaiveDate, end: End) -> Option<
 fn day_alone(text: &str, start: &str) -> Option<String> {
     let text = text.trim_start();
     let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
-    if !text[digits.len()..].starts_with(['日', '号']) {
+    let after = &text[digits.len()..];
+    let numbered = after
+        .strip_prefix('号')
+        .is_some_and(|thing| numbers_a_thing(text, thing));
+    if !after.starts_with(['日', '号']) || numbered {
         return None;
     }
     let day: u32 = digits.parse().ok()?;

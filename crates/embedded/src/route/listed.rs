@@ -8,6 +8,8 @@
 use std::ops::Range;
 
 use chrono::NaiveDate;
+use riverse_route::lexicon::english_words;
+use riverse_route::script::is_cjk;
 use riverse_route::{Candidate, as_clock_time, clock_times_in, options_named, wants_clock_time};
 use riverse_tool::{Kind, ToolManifest};
 use serde_json::Value;
@@ -48,7 +50,7 @@ pub(super) fn list_as_asked(
         return value;
     }
     let mut named: Vec<String> = Vec::new();
-    for option in items.iter().flat_map(|item| options_named(item, options)) {
+    for option in items.iter().flat_map(|item| item_options(item, options)) {
         if !named.contains(&option) {
             named.push(option);
         }
@@ -57,6 +59,17 @@ pub(super) fn list_as_asked(
         named = options_named(message, options);
     }
     (!named.is_empty()).then(|| Value::from(named))
+}
+
+/// The options `item` names, in its own words or, written in Chinese or
+/// Japanese, in the English words of its terms (シューズ names `shoes`,
+/// チョークバッグ `chalk_bag`).
+fn item_options(item: &str, options: &[String]) -> Vec<String> {
+    let named = options_named(item, options);
+    if !named.is_empty() || !item.chars().any(is_cjk) {
+        return named;
+    }
+    options_named(&english_words(item), options)
 }
 
 /// Whether parameter `name` of `tool` is a list of ISO dates ("dates that
@@ -181,6 +194,18 @@ mod tests {
             list_as_asked("gear", &gear, "rent me a kayak", Some(json!(["a kayak"]))),
             None,
             "no option the tool takes"
+        );
+        let climbing = options(&["shoes", "harness", "chalk_bag", "helmet"]);
+        let message = "シューズとチョークバッグを借りたいです";
+        assert_eq!(
+            list_as_asked(
+                "items",
+                &climbing,
+                message,
+                Some(json!(["シューズ", "チョークバッグ"]))
+            ),
+            Some(json!(["shoes", "chalk_bag"])),
+            "Japanese items by the English of their words"
         );
     }
 

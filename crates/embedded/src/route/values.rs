@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use riverse_route::{MessageSpans, NumberSpan};
+use riverse_route::{MessageSpans, NumberSpan, numbers_a_thing};
 use riverse_tool::ParamType;
 use serde_json::Value;
 
@@ -205,17 +205,20 @@ fn in_time_or_date(text: &str, bytes: &Range<usize>) -> bool {
 
 /// Whether the number at `bytes` is a year, a month, a day or an hour
 /// written with its CJK mark (2027年4月1日, 3号, 8点, 9時), not a span
-/// of them (3日間, 2時間).
+/// of them (3日間, 2時間) nor the number of a thing (3号电梯).
 fn cjk_date_part(text: &str, bytes: &Range<usize>) -> bool {
     let after = &text[bytes.end..];
     let mark = after.chars().next();
     let span = ["日間", "時間", "个月", "か月", "ヶ月", "年間", "点钟"]
         .iter()
         .any(|span| after.starts_with(span));
+    let numbered = matches!(mark, Some('号' | '號'))
+        && numbers_a_thing(text, &after[mark.map_or(0, char::len_utf8)..]);
     matches!(
         mark,
         Some('年' | '月' | '日' | '号' | '點' | '点' | '時' | '时')
     ) && !span
+        && !numbered
 }
 
 /// Whether the number at `bytes` is an ordinal ("the 5th", "3rd"): a

@@ -515,6 +515,48 @@ fn options_of_words_objects_of_the_tools_verb_counted_nouns_and_coordinates() {
 }
 
 #[test]
+fn numbered_things_names_before_honorifics_and_katakana_labels_in_chinese_and_japanese() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "book_cleaning",
+        "description": "Books the cleaning of a hotel room on a day.",
+        "parameters": {
+            "building": "code of the building",
+            "room_number": "number of the room",
+            "date": "day of the cleaning, YYYY-MM-DD"
+        },
+        "parameter_types": {"room_number": "integer"}
+    }, {
+        "name": "add_guest",
+        "description": "Registers a guest staying at the hotel.",
+        "parameters": {"guest_name": "full name of the guest", "nights": "number of nights"},
+        "parameter_types": {"nights": "integer"}
+    }, {
+        "name": "register_scooter",
+        "description": "Adds an electric scooter to the rental fleet.",
+        "parameters": {"serial_number": "scooter serial number", "model": "make and model"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    // Each request is offered its own tool: what is read is its values.
+    let params = |message, tool: usize| call_of(&model, message, &tools[tool..=tool]).1;
+    let cleaning = params("请帮我预约B-12楼5号房的打扫，下周二。", 0);
+    assert_eq!(cleaning["room_number"], json!(5), "{cleaning:?}");
+    assert_eq!(
+        cleaning["date"],
+        json!("2026-12-08"),
+        "5号 is no day: {cleaning:?}"
+    );
+    let guest = params("山本花子さんを3泊で宿泊客として登録してください。", 1);
+    assert_eq!(guest["guest_name"], json!("山本花子"), "{guest:?}");
+    let scooter = params(
+        "新しいスクーターを登録してください。シリアルはSC88412です。",
+        2,
+    );
+    assert_eq!(scooter["serial_number"], json!("SC88412"), "{scooter:?}");
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),

@@ -2,6 +2,7 @@
 //! 来週の水曜日, 金曜日, 12月20日, 26号.
 
 use chrono::{NaiveDate, Weekday};
+use riverse_route::numbers_a_thing;
 
 use super::{NamedDay, RELATIVE_DAYS, Shift, add_days, day_in_month, on_weekday, year_meant};
 
@@ -142,7 +143,9 @@ fn weekday_digit(text: &str) -> Option<(Weekday, usize)> {
 }
 
 /// 12月20日 or 12月20号 written without a year, at byte `at` (where its
-/// digits start), the one meant as of today (see [`year_meant`]); 20号 alone is the next 20th to come.
+/// digits start), the one meant as of today (see [`year_meant`]); 20号
+/// alone is the next 20th to come (3号电梯 is no day: see
+/// [`numbers_a_thing`]).
 fn cjk_month_day(
     message: &str,
     at: usize,
@@ -177,6 +180,9 @@ fn cjk_month_day(
         return Some((date, len));
     }
     let suffix = ["号", "號"].into_iter().find(|s| after.starts_with(s))?;
+    if numbers_a_thing(message, &after[suffix.len()..]) {
+        return None;
+    }
     Some((
         day_in_month(today, number, gone)?,
         first_digits.len() + suffix.len(),
