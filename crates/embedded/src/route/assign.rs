@@ -18,6 +18,7 @@ use riverse_tool::{Kind, ToolManifest};
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
+use crate::route::dates::{may_write_a_date, wants_iso_date};
 use crate::route::fill::{CLOSE, declared, param_name, speaks_of_time};
 use crate::route::forms::{inside_token, opens_with_request_verb, written_as_described};
 use crate::route::values::{ValueTokens, overlaps};
@@ -288,6 +289,7 @@ fn may_take(
         && (!holds_cjk_time(&candidate.value)
             || speaks_of_time(name, description)
             || writes_content(name))
+        && (!wants_iso_date(description) || may_write_a_date(description, &candidate.value))
 }
 
 /// Words of a parameter's name that say it takes what is written or said,

@@ -12,6 +12,8 @@
 
 use chrono::NaiveDate;
 use riverse_route::as_clock_time;
+use riverse_route::script::is_cjk;
+use riverse_route::words::TIME_WORDS;
 
 use crate::route::days::{day_of_value, named_days, named_month};
 use crate::route::reach::MONTHS;
@@ -91,6 +93,41 @@ pub(crate) fn looks_back(tool: &str, description: &str) -> bool {
         .iter()
         .any(|verb| tool.starts_with(verb));
     past || logs
+}
+
+/// Short and casual names of days and months that a date may be written
+/// by, beside the time words of `data/time_words.txt`.
+const DAY_ABBREVIATIONS: [&str; 22] = [
+    "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "jan", "feb", "mar",
+    "apr", "aug", "sep", "sept", "oct", "nov", "dec", "tmrw", "tmr",
+];
+
+/// Characters of Chinese and Japanese dates (3日, 12月, 周五, 金曜, 20号).
+const CJK_DATE_CHARS: &str = "日月年周週曜号號星";
+
+/// Whether `value` may be the value of a date parameter described by
+/// `description`: it writes a number, a word of time (a weekday, a month,
+/// "tomorrow", 明日), a name (a holiday: "Boxing Day") or a word the
+/// description offers. "ストーブを借りたいです" is no date, and is left
+/// for the parameter it serves.
+pub(crate) fn may_write_a_date(description: &str, value: &str) -> bool {
+    let lower = value.to_lowercase();
+    let described = description.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    value.chars().any(|c| c.is_numeric() || c.is_uppercase())
+        || value.chars().any(|c| CJK_DATE_CHARS.contains(c))
+        || words.iter().any(|word| {
+            TIME_WORDS.contains(word)
+                || DAY_ABBREVIATIONS.contains(word)
+                || word.len() >= 3 && described.contains(word)
+        })
+        || TIME_WORDS
+            .entries()
+            .iter()
+            .any(|term| term.chars().any(is_cjk) && value.contains(term))
 }
 
 /// Whether a date parameter's description offers words for days
@@ -438,6 +475,29 @@ fn cjk_date_at(text: &str, year_at: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_span_that_may_write_a_date_is_a_dates_value() {
+        let day = "day of collection, YYYY-MM-DD";
+        for value in [
+            "tomorrow",
+            "next fri",
+            "12月12日",
+            "来週の金曜日",
+            "周五",
+            "Boxing Day",
+        ] {
+            assert!(may_write_a_date(day, value), "{value}");
+        }
+        for value in ["ストーブを借りたいです", "the blue tent", "帐篷"] {
+            assert!(!may_write_a_date(day, value), "{value}");
+        }
+        let offered = "'today', 'tomorrow' or 'someday', else YYYY-MM-DD";
+        assert!(
+            may_write_a_date(offered, "someday"),
+            "a word the description offers"
+        );
+    }
 
     #[test]
     fn dates_are_written_as_iso_dates() {
