@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use crate::glossary;
-use crate::script::{Script, is_cjk, script};
+use crate::script::{Script, has_kana, is_cjk, script};
 use crate::words::data_lines;
 
 /// The longest term, in characters.
@@ -123,10 +123,7 @@ pub fn senses_of(term: &str, context: &str) -> Option<&'static str> {
 /// The lexicon of the language `text` is written in: Japanese when it has
 /// kana, else Chinese.
 fn lexicon_of(text: &str) -> &'static Lexicon {
-    let kana = text
-        .chars()
-        .any(|c| matches!(script(c), Script::Hiragana | Script::Katakana));
-    match kana {
+    match has_kana(text) {
         true => &JAPANESE,
         false => &CHINESE,
     }
@@ -223,7 +220,11 @@ mod tests {
         let words = english_words("ウォッチリストに追加して");
         assert!(words.contains("watchlist"), "{words}");
         assert!(english_words("ドローンを登録").contains("drone"));
-        assert!(!english_words("東京駅").contains("tokyostation"));
+        assert_eq!(
+            katakana_compound(&JAPANESE, "ドローン"),
+            None,
+            "one term is no compound"
+        );
     }
 
     #[test]

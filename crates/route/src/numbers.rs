@@ -2,7 +2,7 @@
 
 use std::ops::Range;
 
-use crate::script::{Script, is_cjk, script};
+use crate::script::{has_kana, is_cjk};
 
 /// A number written in the message.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,10 +22,7 @@ const NUMBERED_THINGS: &str = "机機楼樓栋棟线線房室间間桌台车車�
 /// day: a thing it numbers follows it (机, 楼, 房…), or `text` is Japanese
 /// (it has kana), which writes a day with 日.
 pub fn numbers_a_thing(text: &str, after: &str) -> bool {
-    let japanese = text
-        .chars()
-        .any(|c| matches!(script(c), Script::Hiragana | Script::Katakana));
-    japanese
+    has_kana(text)
         || after
             .chars()
             .next()

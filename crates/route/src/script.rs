@@ -30,6 +30,13 @@ pub fn is_cjk(c: char) -> bool {
     script(c) != Script::Other
 }
 
+/// Whether `text` holds kana: Japanese, where CJK text without it reads
+/// as Chinese.
+pub fn has_kana(text: &str) -> bool {
+    text.chars()
+        .any(|c| matches!(script(c), Script::Hiragana | Script::Katakana))
+}
+
 /// Whether at least a third of the text's letters are CJK.
 pub fn mostly_cjk(text: &str) -> bool {
     let letters = text.chars().filter(|c| c.is_alphanumeric()).count();

@@ -21,11 +21,8 @@ impl Language {
     /// The language of `message`, told by its script: kana is Japanese,
     /// Han characters without kana Chinese, anything else English.
     pub fn of(message: &str) -> Self {
-        use riverse_route::script::{Script, mostly_cjk, script};
-        let kana = message
-            .chars()
-            .any(|c| matches!(script(c), Script::Hiragana | Script::Katakana));
-        match (mostly_cjk(message), kana) {
+        use riverse_route::script::{has_kana, mostly_cjk};
+        match (mostly_cjk(message), has_kana(message)) {
             (true, true) => Language::Japanese,
             (true, false) => Language::Chinese,
             (false, _) => Language::English,
