@@ -2,6 +2,11 @@
 //! heating won't turn on", 玄関の鍵が回らなくなりました, 空调坏了): a
 //! statement in form that asks for the fault to be reported and fixed, so
 //! it is about repairs, maintenance and problems whatever it names.
+//!
+//! A report of something lost or stolen ("I lost my passport in Spain",
+//! 我的SIM卡丢了, 財布を盗まれました) asks the same way for the loss to be
+//! reported: it is about losses and thefts whatever it names. So does a
+//! visit nobody came to ("the carer never turned up"): a missed visit.
 
 use crate::script::is_cjk;
 
@@ -121,7 +126,7 @@ const CJK_FAULT_TERMS: &[&str] = &[
 /// documentation).
 pub fn reports_fault(message: &str) -> bool {
     let lower = message.to_lowercase().replace('’', "'");
-    if lower.chars().any(is_cjk) && CJK_FAULT_TERMS.iter().any(|term| lower.contains(term)) {
+    if holds_cjk_term(&lower, CJK_FAULT_TERMS) {
         return true;
     }
     let words: Vec<&str> = lower
@@ -144,10 +149,148 @@ const FAULT_PHRASES: &[&str] = &[
     " are stuck",
     "'s stuck",
     "stuck between",
+    " is split",
+    " are split",
+    " is down",
+    " are down",
+    "'s down",
+    " went down",
+    "no power",
+    "power is out",
+    "power's out",
+    "power cut",
+    "blackout",
 ];
 
 /// Words a report of a fault is about, whatever it names.
-pub const FAULT_SUBJECTS: [&str; 6] = ["repair", "maintenance", "problem", "issue", "fault", "fix"];
+const FAULT_SUBJECTS: &[&str] = &[
+    "repair",
+    "maintenance",
+    "problem",
+    "issue",
+    "fault",
+    "fix",
+    "damage",
+    "defect",
+    "outage",
+];
+
+/// Phrases that tell of someone who was to come and did not.
+const ABSENCE_PHRASES: &[&str] = &[
+    "no-show",
+    "didn't show",
+    "did not show",
+    "never showed",
+    "didn't turn up",
+    "did not turn up",
+    "never turned up",
+    "nobody turned up",
+    "no one turned up",
+    "nobody showed",
+    "no one showed",
+    "nobody came",
+    "no one came",
+    "来なかった",
+    "来ませんでした",
+];
+
+/// Words a report of a missed visit is about.
+const ABSENCE_SUBJECTS: &[&str] = &["missed", "absence", "absent", "noshow"];
+
+/// Whether `message` tells of someone who was to come and did not ("the
+/// carer never turned up"): a missed visit to report.
+pub fn reports_absence(message: &str) -> bool {
+    let lower = message.to_lowercase().replace('’', "'");
+    ABSENCE_PHRASES.iter().any(|phrase| lower.contains(phrase))
+}
+
+/// Words a report of a loss is about, whatever it names.
+const LOSS_SUBJECTS: &[&str] = &["lost", "loss", "stolen", "theft", "missing"];
+
+/// What follows "lost" when a thing was lost ("lost my keys", "lost a
+/// glove"), not a game, a chance or track of time.
+const LOST_THINGS: &[&str] = &[
+    "my", "our", "his", "her", "their", "a", "an", "the", "one", "two", "both",
+];
+
+/// Phrases that tell of a thing lost or stolen.
+const LOSS_PHRASES: &[&str] = &[
+    " went missing",
+    " gone missing",
+    " is missing",
+    " are missing",
+    " was lost",
+    " were lost",
+    " got stolen",
+];
+
+/// Chinese and Japanese terms of a loss or a theft.
+const CJK_LOSS_TERMS: &[&str] = &[
+    "丢了",
+    "丢失",
+    "弄丢",
+    "遗失",
+    "被偷",
+    "被盗",
+    "失窃",
+    "挂失",
+    "なくし",
+    "無くし",
+    "失くし",
+    "紛失",
+    "盗まれ",
+    "盗難",
+    "落としまし",
+    "落としてしま",
+];
+
+/// Whether `message` tells of something lost or stolen (see the module's
+/// documentation).
+pub fn reports_loss(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    if holds_cjk_term(&lower, CJK_LOSS_TERMS) {
+        return true;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let lost_thing =
+        |next: &str| LOST_THINGS.contains(&next) || next.contains(|c: char| c.is_ascii_digit());
+    words.contains(&"stolen")
+        || words
+            .windows(2)
+            .any(|pair| pair[0] == "lost" && lost_thing(pair[1]))
+        || LOSS_PHRASES.iter().any(|phrase| lower.contains(phrase))
+}
+
+/// Whether Chinese or Japanese `text` holds one of `terms`.
+fn holds_cjk_term(text: &str, terms: &[&str]) -> bool {
+    text.chars().any(is_cjk) && terms.iter().any(|term| text.contains(term))
+}
+
+/// Whether `message` reports a fault, a loss or a missed visit: a
+/// statement that asks for a report to be made.
+pub fn reports_trouble(message: &str) -> bool {
+    reports_fault(message) || reports_loss(message) || reports_absence(message)
+}
+
+/// The subjects a report of trouble is about, whatever it names: repairs
+/// for a fault, losses for a loss, a missed visit for a no-show; none for
+/// a message that reports no trouble.
+pub fn trouble_subjects(message: &str) -> Vec<&'static str> {
+    let mut subjects = Vec::new();
+    if reports_fault(message) {
+        subjects.extend(FAULT_SUBJECTS);
+    }
+    if reports_loss(message) {
+        subjects.extend(LOSS_SUBJECTS);
+    }
+    if reports_absence(message) {
+        subjects.extend(ABSENCE_SUBJECTS);
+    }
+    subjects
+}
 
 #[cfg(test)]
 mod tests {
@@ -167,8 +310,49 @@ mod tests {
             "the net on court 2 is torn",
             "ボタンが反応しません",
             "电梯卡住了",
+            "FL-03's left front tyre is split",
+            "the power's out on the whole street",
         ] {
             assert!(reports_fault(message), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_lost_or_stolen_thing_is_a_loss() {
+        for message in [
+            "I lost my passport X1234567 in Spain yesterday",
+            "Lost my keys on tram line 3 on thursday",
+            "flyaway!! lost SN-30077 over the quarry",
+            "my bike was stolen from outside the station",
+            "our cat went missing on Sunday",
+            "我的SIM卡丢了",
+            "昨日、財布を盗まれました",
+            "社員証を紛失しました",
+        ] {
+            assert!(reports_loss(message), "{message}");
+            assert!(trouble_subjects(message).contains(&"lost"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_visit_nobody_came_to_is_missed() {
+        let message = "Nobody turned up for my dad's visit this morning";
+        assert!(reports_absence(message) && reports_trouble(message));
+        assert!(trouble_subjects(message).contains(&"missed"));
+        assert!(!reports_absence("the carer turned up at nine"));
+    }
+
+    #[test]
+    fn losing_a_game_or_track_is_no_loss() {
+        for message in [
+            "what's the date today? I've completely lost track",
+            "drop Spider-Boy from my list, lost interest",
+            "white lost on time",
+            "I'm lost, which form do I need?",
+            "book the party room for Friday",
+        ] {
+            assert!(!reports_loss(message), "{message}");
+            assert!(trouble_subjects(message).is_empty(), "{message}");
         }
     }
 

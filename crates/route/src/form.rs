@@ -441,6 +441,8 @@ mod tests {
             ("札幌の冬は長い", MessageForm::Statement),
             ("札幌の天気が知りたい", MessageForm::Request),
             ("2週間お休みにしたいです", MessageForm::Request),
+            ("駅前のホテルを探しています", MessageForm::Request),
+            ("我在找周末的钢琴课", MessageForm::Request),
             (
                 "パスワードをリセットして。ユーザー名はsato02です",
                 MessageForm::Request,

@@ -39,7 +39,12 @@
 //! - [`message_form`]: whether a message asks a question, asks for
 //!   something, states something, or is a bare fragment.
 //! - [`requested_actions`] and [`offered_actions`]: what a request asks a
-//!   tool to do (create, remove, buy…), and what a tool's manifest offers.
+//!   tool to do (create, remove, buy…), and what a tool's manifest offers;
+//!   [`Opposites`]: a request for the opposite of what a tool does ("turn
+//!   off roaming" of `enable_roaming`).
+//! - [`asks_general`]: a question of what is usual or wise in general
+//!   ("how long does it usually take?"), which a tool's records seldom
+//!   answer.
 //! - [`request_parts`]: the requests a message joins ("X, and Y?"), each
 //!   routed on its own.
 //! - [`answers`] and [`required_params`]: whether a copied value answers
@@ -48,7 +53,8 @@
 //!   ([`SlotWords`]), and the parameters a call cannot go without.
 //! - [`Purpose`]: whether a tool's texts and a message name a subject in
 //!   common, without which the tool does not serve the message; a report
-//!   of something broken ([`reports_fault`]) is about repairs.
+//!   of something broken or lost ([`reports_trouble`]) is about repairs
+//!   or losses.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -68,6 +74,7 @@ mod faults;
 mod flags;
 mod form;
 mod formats;
+mod general;
 pub mod glossary;
 mod identifiers;
 mod languages;
@@ -77,6 +84,7 @@ mod meaning;
 mod message;
 mod named;
 mod numbers;
+mod opposites;
 mod options;
 mod parts;
 mod purpose;
@@ -104,13 +112,14 @@ pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
 pub use clause_verbs::LIGHT_VERBS;
 pub use currencies::{currency_code, currency_mentions, wants_currency_code};
-pub use faults::{FAULT_SUBJECTS, reports_fault};
+pub use faults::{reports_fault, reports_loss, reports_trouble, trouble_subjects};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{
     NumberLabel, as_clock_time, clock_minutes, clock_span_in, clock_times_in, labelled_number,
     number_labels, trailing_digits, wants_clock_time,
 };
+pub use general::asks_general;
 pub use identifiers::{
     IdentifierKind, identifier_kind, identifier_shaped, is_record_code, names_record,
     number_before_name, takes_identifier, takes_record, written_as_year,
@@ -123,6 +132,7 @@ pub use meaning::{
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers, numbers_a_thing};
+pub use opposites::Opposites;
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
 pub use purpose::{Purpose, names_values_only, values_only_verb};

@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use crate::candidates::Candidate;
+use crate::script::is_cjk;
 
 /// What may stand between two items of an enumeration, spaces aside.
 const SEPARATORS: &[&str] = &[
@@ -40,11 +41,18 @@ pub fn enumerations(text: &str, found: &[Candidate]) -> Vec<Enumeration> {
             .iter()
             .any(|separator| candidate.value.contains(separator))
             && !candidate.value.contains(CLAUSE_PARTICLES)
+            && !leads_into_latin(&candidate.value)
     };
     let found: Vec<&Candidate> = found.iter().filter(|c| item(c)).collect();
+    // Where a message lists with 、, its full-width comma ends a clause
+    // (T-902，队员有 Ayu、Bing: the roster is no list with the event).
+    let clause_comma = text.contains('、');
     let joins = |before: &Candidate, after: &Candidate| {
-        before.bytes.end <= after.bytes.start
-            && SEPARATORS.contains(&text[before.bytes.end..after.bytes.start].trim())
+        let separator = (before.bytes.end <= after.bytes.start)
+            .then(|| text[before.bytes.end..after.bytes.start].trim());
+        separator.is_some_and(|separator| {
+            SEPARATORS.contains(&separator) && !(clause_comma && separator == "，")
+        })
     };
     let mut enumerations: Vec<Enumeration> = Vec::new();
     for &first in &found {
@@ -75,6 +83,15 @@ pub fn enumerations(text: &str, found: &[Candidate]) -> Vec<Enumeration> {
     enumerations
 }
 
+/// Whether `value` runs from Chinese or Japanese words into a spaced Latin
+/// one (队员有 Ayu: "the players are Ayu"): a clause's lead-in and its
+/// first item, not one item.
+fn leads_into_latin(value: &str) -> bool {
+    value.split_once(' ').is_some_and(|(head, tail)| {
+        head.chars().any(is_cjk) && tail.starts_with(|c: char| c.is_ascii_alphabetic())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +116,21 @@ mod tests {
             .iter()
             .map(|e| e.items.iter().map(String::as_str).collect())
             .collect()
+    }
+
+    #[test]
+    fn a_full_width_comma_beside_the_list_mark_joins_no_items() {
+        let text = "青龙队报名 T-902，队员有 Ayu、Bing、Chen";
+        let found = at(text, &["T-902", "队员有 Ayu", "Ayu", "Bing", "Chen"]);
+        let found = enumerations(text, &found);
+        let lists = items(&found);
+        assert!(lists.contains(&vec!["Ayu", "Bing", "Chen"]));
+        assert!(!lists.iter().any(|list| list.contains(&"队员有 Ayu")));
+        assert!(!lists.iter().any(|list| list.contains(&"T-902")));
+        let commas = "买苹果，香蕉，橙子";
+        let fruit = at(commas, &["苹果", "香蕉", "橙子"]);
+        let fruit = enumerations(commas, &fruit);
+        assert!(items(&fruit).contains(&vec!["苹果", "香蕉", "橙子"]));
     }
 
     #[test]

@@ -99,8 +99,12 @@ pub fn described_optional(description: &str) -> bool {
 }
 
 /// Whether `text` names a time and nothing else: every word a time word, a
-/// number or a function word, and one at least a time word.
+/// number or a function word, and one at least a time word. A record's
+/// code is none ("PM-2207" is no afternoon).
 pub fn names_time_only(text: &str) -> bool {
+    if is_record_code(text) {
+        return false;
+    }
     let lower = text.to_lowercase();
     if lower.chars().any(is_cjk) {
         return cjk_time_only(&lower);
@@ -515,6 +519,7 @@ mod tests {
             "the eggs",
             "东京往年十一月",
             "2 guests",
+            "PM-2207",
         ] {
             assert!(!names_time_only(not_time), "{not_time}");
         }

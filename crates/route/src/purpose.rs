@@ -21,7 +21,7 @@ use riverse_tool::ToolManifest;
 
 use crate::actions::{is_action_verb, is_changing_verb};
 use crate::addresses::writes_street_address;
-use crate::faults::{FAULT_SUBJECTS, reports_fault};
+use crate::faults::trouble_subjects;
 use crate::form::without_quotations;
 use crate::glossary;
 use crate::lexicon;
@@ -68,7 +68,8 @@ impl Purpose {
     /// says what is done, not what about. Only the glossary's own words of
     /// a concept count, not its related concepts' (度 names temperatures,
     /// not the weather). A report of something broken names a tool named
-    /// for repairs, maintenance or problems (see [`reports_fault`]).
+    /// for repairs, maintenance or problems, a report of a loss one named
+    /// for losses (see [`trouble_subjects`]).
     pub fn named_by(&self, message: &str) -> bool {
         let lower = message.to_lowercase();
         let kept: Vec<&str> = lower
@@ -78,13 +79,10 @@ impl Purpose {
         let kept = kept.join(" ");
         let glosses = cjk_subjects(&kept);
         // A report of something broken names the tool for its repair.
-        let fault_subjects = match reports_fault(message) {
-            true => &FAULT_SUBJECTS[..],
-            false => &[],
-        };
+        let trouble_subjects = trouble_subjects(message);
         kept.split(|c: char| !c.is_ascii_alphanumeric())
             .chain(glosses.split_whitespace())
-            .chain(fault_subjects.iter().copied())
+            .chain(trouble_subjects.iter().copied())
             .filter(|word| word.len() >= 2 && !TOPIC_FREE_WORDS.contains(word))
             .map(stem)
             .any(|stem| self.name_stems.iter().any(|own| same_stem(&stem, own)))
@@ -92,7 +90,8 @@ impl Purpose {
 
     /// Whether `message` names a subject the tool's texts name. A measure
     /// ("3 kg", "3.5 hrs") names units and its own unit and kind, a street
-    /// address an address, and a report of something broken repairs.
+    /// address an address, a report of something broken repairs and one of
+    /// something lost losses.
     pub fn covers(&self, message: &str) -> bool {
         // What a Chinese or Japanese request quotes is a value (a title, a
         // name: 「千と千尋の神隠し」, 《Saga》), whatever its words mean.
@@ -114,10 +113,9 @@ impl Purpose {
             stems.insert(stem("units"));
             stems.extend(measured_words(message).into_iter().map(stem));
         }
-        // "The heating won't turn on" is about repairs, whatever it names.
-        if reports_fault(message) {
-            stems.extend(FAULT_SUBJECTS.map(stem));
-        }
+        // "The heating won't turn on" is about repairs, whatever it names;
+        // "I lost my passport", about losses.
+        stems.extend(trouble_subjects(message).into_iter().map(stem));
         // "400 Lakeview Ave" is a place, written as its address.
         if writes_street_address(message) {
             stems.extend(["address", "place", "location"].map(stem));

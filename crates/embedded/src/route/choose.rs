@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use chrono::NaiveDate;
 
 use riverse_route::{
-    Actions, MessageForm, Purpose, Shape, SimilarityIndex, message_form, names_record,
-    names_values_only, offered_actions, param_options, reports_fault, shaped_tokens, tool_shapes,
+    Actions, MessageForm, Opposites, Purpose, Shape, SimilarityIndex, message_form, names_record,
+    names_values_only, offered_actions, param_options, reports_trouble, shaped_tokens, tool_shapes,
     tool_texts, values_only_verb,
 };
 use riverse_tool::ToolManifest;
@@ -20,9 +20,9 @@ use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, 
 use crate::route::reach::{Asked, Reach};
 use crate::route::speech::{first_word, naming_verb, same_verb};
 use crate::tuning::{
-    CALL_MARGIN, CHANGE_MARGIN, FIT_CHOICE_BONUS, FRAGMENT_MARGIN, NAME_CHOICE_BONUS,
-    NAME_VERB_BONUS, OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT,
-    STATEMENT_MARGIN,
+    CALL_MARGIN, CHANGE_MARGIN, FIT_CHOICE_BONUS, FRAGMENT_MARGIN, GENERAL_MARGIN,
+    NAME_CHOICE_BONUS, NAME_VERB_BONUS, OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS,
+    SIMILARITY_WEIGHT, STATEMENT_MARGIN,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -51,6 +51,9 @@ pub(crate) struct ChoicePrefix {
     /// Per tool, the first word of its name, lowercase ("stop" of
     /// `stop_charging`).
     name_verbs: Vec<String>,
+    /// Per tool, the actions it opens with, to tell a request for their
+    /// opposite ("turn off roaming" of `enable_roaming`).
+    opposites: Vec<Opposites>,
 }
 
 /// Why a candidate won or lost, for reports and evaluation.
@@ -135,6 +138,7 @@ impl ChoicePrefix {
             .iter()
             .map(|tool| first_word(&tool.name).unwrap_or_default())
             .collect();
+        let opposites: Vec<Opposites> = tools.iter().map(Opposites::of).collect();
         // Everything the saved calibration depends on.
         let key = format!("choice\n{prompt}\n{candidate_tokens:?}\n{CONTENT_FREE:?}");
         let layers = engine.weights.config.layers;
@@ -154,6 +158,7 @@ impl ChoicePrefix {
                 options,
                 takes,
                 name_verbs,
+                opposites,
             });
         }
         let mut prefix = ChoicePrefix {
@@ -169,6 +174,7 @@ impl ChoicePrefix {
             options,
             takes,
             name_verbs,
+            opposites,
         };
         let mut sums = vec![0.0; prefix.candidates.len()];
         for message in CONTENT_FREE {
@@ -326,7 +332,7 @@ impl ChoicePrefix {
         // A remark that names a tool asks nothing of it ("The weather has
         // been lovely lately"): the name counts for other forms only. A
         // report of something broken asks for its repair.
-        let remark = message_form(message) == MessageForm::Statement && !reports_fault(message);
+        let remark = message_form(message) == MessageForm::Statement && !reports_trouble(message);
         let named = each(&|index| {
             !remark
                 && self
@@ -357,6 +363,10 @@ impl ChoicePrefix {
                 .get(index)
                 .is_none_or(|offered| offered.serve(requested) && asked.served_by(*offered))
                 && (!verb_owned || verb_owners[index])
+                && !self
+                    .opposites
+                    .get(index)
+                    .is_some_and(|opposites| opposites.opposed_by(message))
         });
         let record = names_record(message);
         // "switch me to Kenya Kiambu" names no subject, only its verb and a
@@ -559,8 +569,10 @@ fn candidate_tokens(engine: &Engine, candidates: &[String]) -> Result<Vec<Vec<u3
 /// `none` by [`CALL_MARGIN`], by more when the message's form asks for
 /// nothing (see [`form_margin`]), and by [`CHANGE_MARGIN`] more when it
 /// changes things, the message names none of its actions and is a
-/// question or a statement (which ask no change of it).
-pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usize> {
+/// question or a statement (which ask no change of it). A `general`
+/// question (see `riverse_route::asks_general`) must be won by
+/// [`GENERAL_MARGIN`] more.
+pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm, general: bool) -> Option<usize> {
     let (none, tools) = scores.split_last()?;
     let lead = |score: &CandidateScore| {
         let asks_nothing = matches!(form, MessageForm::Question | MessageForm::Statement);
@@ -576,7 +588,8 @@ pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm) -> Option<usi
         .enumerate()
         .filter(|(_, score)| score.serves && score.covered && score.reaches && !score.incomplete)
         .max_by(|a, b| lead(a.1).total_cmp(&lead(b.1)))?;
-    (lead(top) > CALL_MARGIN + form_margin(form)).then_some(best)
+    let general_margin = if general { GENERAL_MARGIN } else { 0.0 };
+    (lead(top) > CALL_MARGIN + form_margin(form) + general_margin).then_some(best)
 }
 
 /// The best-scoring tool, however little it wins by: the call of a request
@@ -645,23 +658,26 @@ mod tests {
     #[test]
     fn a_tool_is_called_only_when_clearly_ahead_of_none() {
         let question = MessageForm::Question;
-        assert_eq!(decide(&scores(&[1.0, 9.0, 3.0, 4.5]), question), Some(1));
         assert_eq!(
-            decide(&scores(&[1.0, 8.0, 3.0, 4.5]), question),
+            decide(&scores(&[1.0, 9.0, 3.0, 4.5]), question, false),
+            Some(1)
+        );
+        assert_eq!(
+            decide(&scores(&[1.0, 8.0, 3.0, 4.5]), question, false),
             None,
             "8 is ahead of none by less than the margin"
         );
         assert_eq!(
-            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0]), question),
+            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0]), question, false),
             None,
             "a tie with the margin is not enough"
         );
         assert_eq!(
-            decide(&scores(&[2.0]), question),
+            decide(&scores(&[2.0]), question, false),
             None,
             "only none on offer"
         );
-        assert_eq!(decide(&[], question), None);
+        assert_eq!(decide(&[], question, false), None);
     }
 
     #[test]
@@ -669,9 +685,13 @@ mod tests {
         let question = MessageForm::Question;
         let mut scored = scores(&[9.0, 7.0, 1.0]);
         scored[0].serves = false;
-        assert_eq!(decide(&scored, question), Some(1), "the next that serves");
+        assert_eq!(
+            decide(&scored, question, false),
+            Some(1),
+            "the next that serves"
+        );
         scored[1].serves = false;
-        assert_eq!(decide(&scored, question), None, "no tool serves");
+        assert_eq!(decide(&scored, question, false), None, "no tool serves");
         assert_eq!(best_tool(&scored), Some(0), "a required call takes any");
     }
 
@@ -680,19 +700,29 @@ mod tests {
         let question = MessageForm::Question;
         let mut scored = scores(&[9.0, 7.0, 1.0]);
         scored[0].incomplete = true;
-        assert_eq!(decide(&scored, question), Some(1));
+        assert_eq!(decide(&scored, question, false), Some(1));
         scored[1].incomplete = true;
-        assert_eq!(decide(&scored, question), None);
+        assert_eq!(decide(&scored, question, false), None);
     }
 
     #[test]
     fn a_statement_needs_a_tool_further_ahead() {
         let ahead = CALL_MARGIN + STATEMENT_MARGIN.min(FRAGMENT_MARGIN) / 2.0 + 0.5;
         let close_call = scores(&[ahead, 0.0]);
-        assert_eq!(decide(&close_call, MessageForm::Request), Some(0));
-        assert_eq!(decide(&close_call, MessageForm::Statement), None);
+        assert_eq!(decide(&close_call, MessageForm::Request, false), Some(0));
+        assert_eq!(decide(&close_call, MessageForm::Statement, false), None);
         let far_ahead = scores(&[CALL_MARGIN + STATEMENT_MARGIN + 0.5, 0.0]);
-        assert_eq!(decide(&far_ahead, MessageForm::Statement), Some(0));
+        assert_eq!(decide(&far_ahead, MessageForm::Statement, false), Some(0));
+    }
+
+    #[test]
+    fn a_general_question_needs_a_tool_further_ahead() {
+        let question = MessageForm::Question;
+        let close_call = scores(&[CALL_MARGIN + GENERAL_MARGIN / 2.0, 0.0]);
+        assert_eq!(decide(&close_call, question, false), Some(0));
+        assert_eq!(decide(&close_call, question, true), None);
+        let far_ahead = scores(&[CALL_MARGIN + GENERAL_MARGIN + 0.5, 0.0]);
+        assert_eq!(decide(&far_ahead, question, true), Some(0));
     }
 
     /// A small deterministic generator (an LCG), for many varied cases.

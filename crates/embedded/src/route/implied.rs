@@ -5,7 +5,7 @@
 //! Tom" modifies or removes; "Take Priya's shift off the rota" and "take
 //! the posting down" remove, "bring it back" restores, "sign me up"
 //! creates),
-//! and a few unlisted verbs change or halt what exists ("extend",
+//! and a few unlisted verbs change or halt what exists ("renew",
 //! "halt").
 
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
@@ -19,30 +19,16 @@ const STATE_VERBS: &[&str] = &[
 ];
 
 /// Verbs the action classes leave out that change a thing that exists
-/// ("Extend my booking by 2 nights", "Snooze the reminder"): they ask for
+/// ("Renew my booking for 2 nights", "Snooze the reminder"): they ask for
 /// a modification.
 const UNLISTED_CHANGES: &[&str] = &[
-    "extend",
-    "prolong",
-    "shorten",
-    "upgrade",
-    "downgrade",
-    "renew",
-    "merge",
-    "snooze",
-    "approve",
-    "reject",
-    "assign",
-    "mute",
-    "pin",
-    "lock",
-    "unlock",
-    "archive",
-    "reassign",
+    "prolong", "shorten", "renew", "merge", "snooze", "approve", "reject", "assign", "mute", "pin",
+    "lock", "unlock", "archive", "reassign",
 ];
 
-/// Verbs the action classes leave out that halt something running.
-const UNLISTED_STOPS: &[&str] = &["halt", "kill"];
+/// Verbs the action classes leave out that halt something running, or
+/// take back what was entered ("withdraw application BP-0412").
+const UNLISTED_STOPS: &[&str] = &["halt", "kill", "withdraw"];
 
 /// Verbs whose particle, later in the clause, names what they do ("Take
 /// Priya's shift off the rota", "bring it back"): the verbs, their
@@ -165,7 +151,7 @@ mod tests {
             !Asked::of("please unassign Tom from ticket 12")
                 .served_by(offered_actions(&create_issue))
         );
-        let extend = Asked::of("Extend my hotel booking by 2 nights");
+        let extend = Asked::of("Renew my hotel booking for 2 nights");
         let book_hotel = tool(
             "book_hotel",
             "Book a hotel room in a city.",
@@ -185,6 +171,15 @@ mod tests {
         assert_eq!(
             Asked::of("halt the nightly backup").implied,
             vec![requested_actions("cancel")]
+        );
+        let status = tool(
+            "check_application_status",
+            "Returns the status of a permit application.",
+            &[("application_id", "Application id")],
+        );
+        assert!(
+            !Asked::of("I want to withdraw application BP-0412")
+                .served_by(offered_actions(&status))
         );
         let delete_entry = tool(
             "delete_entry",

@@ -41,8 +41,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use chrono::NaiveDate;
 use riverse_llm::Usage;
 use riverse_route::{
-    Actions, MessageForm, asking_sentence, message_form, missing_required, offered_actions,
-    reports_fault, request_parts, requested_actions, works_on,
+    Actions, MessageForm, asking_sentence, asks_general, message_form, missing_required,
+    names_record, offered_actions, reports_loss, reports_trouble, request_parts, requested_actions,
+    works_on,
 };
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
@@ -190,7 +191,7 @@ impl Router {
         }
         let choice = self.choice_prefix(engine, tools)?;
         // A required call takes the best tool whatever it offers.
-        let (mut requested, asked) = match must_call {
+        let (mut requested, mut asked) = match must_call {
             true => (Actions::default(), Asked::default()),
             false => (requested_actions(message), Asked::of(message)),
         };
@@ -212,13 +213,21 @@ impl Router {
         if !must_call && requested.is_empty() && asks_whether_done(message, form) {
             requested = requested_actions("check");
         }
-        // A report of something broken asks for it to be reported: a
-        // request to create one (a repair request, a ticket).
-        let fault = form != MessageForm::Question && reports_fault(message);
+        // A report of something broken, lost or stolen asks for it to be
+        // reported: a request to create one (a repair request, a ticket, a
+        // loss report), or for a lost thing, to block it. When it happened
+        // ("yesterday") asks for no history.
+        let fault = form != MessageForm::Question && reports_trouble(message);
         if !must_call && requested.is_empty() && fault {
             form = MessageForm::Request;
             requested = requested_actions("submit");
+            if reports_loss(message) {
+                requested = requested.union(requested_actions("block"));
+            }
+            asked.past = false;
         }
+        // A question of what is usual or wise in general names no record.
+        let general = asks_general(message) && !names_record(message);
         let (mut scores, mut prompt_tokens) =
             choice.score(engine, message, requested, &asked, today)?;
         // `none` is the last candidate.
@@ -230,8 +239,8 @@ impl Router {
         // running, and the next best is weighed; one short of another
         // required value is no call at all.
         let route = loop {
-            let decided =
-                decide(&scores, form).or_else(|| must_call.then(|| best_tool(&scores)).flatten());
+            let decided = decide(&scores, form, general)
+                .or_else(|| must_call.then(|| best_tool(&scores)).flatten());
             let Some(index) = decided else {
                 reply_tokens += choice.reply_tokens(none);
                 break Route::None;

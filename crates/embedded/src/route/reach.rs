@@ -742,6 +742,7 @@ mod tests {
             &[("card_last_four", "last four digits of the card number")],
         );
         assert!(!reach(&freeze).reaches(&Asked::of("Unfreeze card 4821, I found it")));
+        assert!(!reach(&freeze).reaches(&Asked::of("un-freeze card 4821")));
         assert!(reach(&freeze).reaches(&Asked::of("Freeze card 4821")));
     }
 }

@@ -434,6 +434,11 @@ pub(crate) fn unlisted_verb(message: &str) -> Option<String> {
             .to_lowercase()
     });
     let verb = words.find(|word| !word.is_empty() && !REQUEST_LEAD_INS.contains(word))?;
+    // "un-discard" is the verb "undiscard".
+    let verb = match verb.strip_prefix("un-") {
+        Some(undone) => format!("un{undone}"),
+        None => verb,
+    };
     let plain = verb.len() >= 3 && verb.chars().all(|c| c.is_ascii_alphabetic());
     let unlisted = requested_actions(&verb).is_empty() && !LIGHT_VERBS.contains(&verb.as_str());
     (plain && unlisted && !NEGATIONS.contains(&verb)).then_some(verb)

@@ -557,6 +557,53 @@ fn numbered_things_names_before_honorifics_and_katakana_labels_in_chinese_and_ja
 }
 
 #[test]
+fn losses_opposite_actions_petitions_and_days_of_a_month() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "report_lost_card",
+        "description": "Blocks a lost or stolen bank card and orders a new one.",
+        "parameters": {"card_ending": "last four digits of the card"}
+    }, {
+        "name": "enable_alerts",
+        "description": "Turns on text alerts for an account.",
+        "parameters": {"account_id": "account id, of the form AC-1234"}
+    }, {
+        "name": "request_payment_reschedule",
+        "description": "Asks the bank to move a scheduled payment to a new date.",
+        "parameters": {"payment_id": "payment id, of the form PM-1234", "new_date": "YYYY-MM-DD"}
+    }, {
+        "name": "reserve_tour_seats",
+        "description": "Reserves seats on a scheduled city tour.",
+        "parameters": {
+            "tour_id": "tour id as returned by the tour search",
+            "people": "number of people"
+        },
+        "parameter_types": {"people": "integer"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    let (lost, card) = call_of(
+        &model,
+        "I lost my card ending 4821 on the bus yesterday",
+        &tools,
+    );
+    assert_eq!(lost, "report_lost_card");
+    assert_eq!(card["card_ending"], json!("4821"), "{card:?}");
+    let (moved, payment) = call_of(&model, "could you move payment PM-2207 to Friday?", &tools);
+    assert_eq!(moved, "request_payment_reschedule", "{payment:?}");
+    // Only the opposite of what is asked is on offer.
+    let off = model
+        .route("turn off text alerts on account AC-3391", &tools)
+        .unwrap();
+    assert_eq!(off, Route::None);
+    // The tour's id is not the day of the month.
+    let seats = model
+        .route("book seats for two on Dec 20", &tools[3..])
+        .unwrap();
+    assert_eq!(seats, Route::None);
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),
