@@ -46,8 +46,15 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
         let Some(verb) = leading else {
             continue;
         };
-        // "Asks the admins to move a match": the action asked for.
-        let actions = match petitioned(verb, &clause) {
+        // "Asks the admins to move a match": the action asked for. "Lets"
+        // opens a request too ("let's"), so the clause's own first word
+        // is weighed before the verb after it.
+        let opener = clause
+            .first()
+            .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+            .unwrap_or_default();
+        let asked = petitioned(opener, &clause).or_else(|| petitioned(verb, &clause));
+        let actions = match asked {
             Some(asked) => asked,
             None => word_actions(verb),
         };
@@ -236,8 +243,9 @@ mod tests {
             &[],
         );
         assert!(offered_actions(&refund).meets(requested_actions("refund order 12")));
+        // The name opens with no verb: what is let is the action.
         let pause = tool(
-            "pause_membership",
+            "membership_hold",
             "Lets a member pause their plan for a month.",
             &[],
         );
