@@ -112,7 +112,7 @@ pub use boundaries::{Boundaries, is_forbidden};
 pub use candidates::{Candidate, candidates};
 pub use clause_verbs::LIGHT_VERBS;
 pub use currencies::{currency_code, currency_mentions, wants_currency_code};
-pub use faults::{reports_fault, reports_loss, reports_trouble, trouble_subjects};
+pub use faults::{reports_loss, reports_trouble, trouble_subjects};
 pub use flags::implied_flag;
 pub use form::{MessageForm, message_form};
 pub use formats::{
