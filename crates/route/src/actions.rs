@@ -293,10 +293,15 @@ pub(crate) fn is_changing_verb(word: &str) -> bool {
 }
 
 fn read_only() -> Actions {
+    classes_named(&READ_ONLY)
+}
+
+/// The classes whose names `names` holds.
+fn classes_named(names: &[&str]) -> Actions {
     CLASSES
         .iter()
         .enumerate()
-        .filter(|(_, class)| READ_ONLY.contains(&class.name))
+        .filter(|(_, class)| names.contains(&class.name))
         .fold(Actions::default(), |actions, (index, _)| {
             actions.with(index)
         })
@@ -344,7 +349,7 @@ fn cjk_actions(text: &str) -> Actions {
     let found = CLASSES
         .iter()
         .enumerate()
-        .filter(|(_, class)| class.terms.iter().any(|term| text.contains(term)))
+        .filter(|(_, class)| class.terms.iter().any(|term| names_action(text, term)))
         .fold(Actions::default(), |actions, (index, _)| {
             actions.with(index)
         });
@@ -364,12 +369,20 @@ fn cjk_actions(text: &str) -> Actions {
             class
                 .terms
                 .iter()
-                .any(|term| !RECORD_NOUNS.contains(term) && text.contains(term))
+                .any(|term| !RECORD_NOUNS.contains(term) && names_action(text, term))
         });
     match found.meets(changes_record) && !made {
         true => found.without(create),
         false => found,
     }
+}
+
+/// Whether `text` writes the CJK action `term` as an action: not only as
+/// a noun after 的 ("我的投诉…处理到哪一步了" asks after a complaint and
+/// makes none).
+fn names_action(text: &str, term: &str) -> bool {
+    text.match_indices(term)
+        .any(|(at, _)| !text[..at].ends_with('的'))
 }
 
 /// Chinese words of the create class that also name the record made (预约:
@@ -424,9 +437,11 @@ fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
 }
 
 mod offered;
+mod unlisted;
 
 pub use offered::offered_actions;
 pub(crate) use offered::without_asides;
+pub use unlisted::unlisted_verb_actions;
 
 #[cfg(test)]
 mod tests {
@@ -449,6 +464,14 @@ mod tests {
         assert!(!requested_actions("取消明天的预约").meets(create));
         assert!(requested_actions("帮我预约明天下午").meets(create));
         assert!(requested_actions("添加一个预约，取消旧的").meets(create));
+    }
+
+    #[test]
+    fn a_cjk_action_term_after_de_is_a_noun() {
+        let status = requested_actions("我的投诉编号NC-2026-0902现在处理到哪一步了?");
+        assert!(!status.meets(requested_actions("dispute it")));
+        assert!(requested_actions("我要投诉这个司机").meets(requested_actions("dispute it")));
+        assert!(requested_actions("帮我取消我的预约").meets(requested_actions("cancel it")));
     }
 
     #[test]

@@ -102,7 +102,10 @@ mod tool_texts;
 mod triggers;
 pub mod words;
 
-pub use actions::{Actions, leading_action_verb, offered_actions, requested_actions, verb_actions};
+pub use actions::{
+    Actions, leading_action_verb, offered_actions, requested_actions, unlisted_verb_actions,
+    verb_actions,
+};
 pub use addresses::{
     coordinates, opens_street_address, postcode_districts, postcodes, writes_street_address,
 };
@@ -132,7 +135,7 @@ pub use meaning::{
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers, numbers_a_thing};
-pub use opposites::Opposites;
+pub use opposites::{OpposedAction, Opposites};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
 pub use purpose::{Purpose, names_values_only, values_only_verb};

@@ -59,28 +59,39 @@ impl Opposites {
         }
     }
 
-    /// Whether `message` asks for an action the tool does the opposite of,
-    /// and the tool names none of what is asked: its name or description
-    /// opens with the opposite action and mentions the asked one nowhere.
-    pub fn opposed_by(&self, message: &str) -> bool {
-        let Some(asked) = asked_action(message) else {
-            return false;
-        };
-        let Some((pair, side)) = side_of(&asked) else {
-            return false;
-        };
+    /// Whether the tool does the opposite of `asked` and names none of it:
+    /// its name or description opens with the opposite action and
+    /// mentions the asked one nowhere.
+    pub fn oppose(&self, asked: &OpposedAction) -> bool {
+        let opens_opposite = self
+            .texts
+            .iter()
+            .any(|words| asked.theirs.iter().any(|phrase| says_at(words, 0, phrase)));
+        let mentions_asked = self.texts.iter().any(|words| {
+            (0..words.len()).any(|at| asked.ours.iter().any(|phrase| says_at(words, at, phrase)))
+        });
+        opens_opposite && !mentions_asked
+    }
+}
+
+/// A request's action that has an opposite: the verbs that say it and the
+/// verbs that undo it.
+pub struct OpposedAction {
+    ours: &'static [&'static str],
+    theirs: &'static [&'static str],
+}
+
+impl OpposedAction {
+    /// The action `message`'s first clause opens with, when it is one of a
+    /// pair that undo each other.
+    pub fn asked_in(message: &str) -> Option<Self> {
+        let asked = asked_action(message)?;
+        let (pair, side) = side_of(&asked)?;
         let (ours, theirs) = match side {
             Side::First => (OPPOSITES[pair].0, OPPOSITES[pair].1),
             Side::Second => (OPPOSITES[pair].1, OPPOSITES[pair].0),
         };
-        let opens_opposite = self
-            .texts
-            .iter()
-            .any(|words| theirs.iter().any(|phrase| says_at(words, 0, phrase)));
-        let mentions_asked = self.texts.iter().any(|words| {
-            (0..words.len()).any(|at| ours.iter().any(|phrase| says_at(words, at, phrase)))
-        });
-        opens_opposite && !mentions_asked
+        Some(OpposedAction { ours, theirs })
     }
 }
 
@@ -169,7 +180,7 @@ mod tests {
     use crate::test_tools::tool;
 
     fn opposes(tool: &ToolManifest, message: &str) -> bool {
-        Opposites::of(tool).opposed_by(message)
+        OpposedAction::asked_in(message).is_some_and(|asked| Opposites::of(tool).oppose(&asked))
     }
 
     #[test]

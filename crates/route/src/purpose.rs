@@ -93,6 +93,18 @@ impl Purpose {
     /// address an address, a report of something broken repairs and one of
     /// something lost losses.
     pub fn covers(&self, message: &str) -> bool {
+        self.covers_text(message, true)
+    }
+
+    /// Whether a noun phrase taken from a message ("my shift" of "cancel
+    /// my shift on Tuesday", "level") names a subject the tool's texts
+    /// name: as [`Purpose::covers`], but its first word is a noun even
+    /// where a verb is spelt the same (shift, book, order).
+    pub fn covers_phrase(&self, phrase: &str) -> bool {
+        self.covers_text(phrase, false)
+    }
+
+    fn covers_text(&self, message: &str, opens_with_verb: bool) -> bool {
         // What a Chinese or Japanese request quotes is a value (a title, a
         // name: 「千と千尋の神隠し」, 《Saga》), whatever its words mean.
         let unquoted;
@@ -103,7 +115,10 @@ impl Purpose {
             }
             false => message,
         };
-        let mut stems = subject_stems(&without_leading_verbs(message));
+        let mut stems = match opens_with_verb {
+            true => subject_stems(&without_leading_verbs(message)),
+            false => subject_stems(message),
+        };
         // The glossary's concepts are read in the whole message: a verb
         // that is a concept's term ("schedule") names its subject.
         stems.extend(subject_stems(&glossary::subject_glosses(
@@ -423,6 +438,21 @@ mod tests {
         let purpose = Purpose::of(&words);
         assert!(!purpose.covers("How many servings of vegetables should I consume in a day?"));
         assert!(purpose.covers("How many words are in this paragraph?"));
+    }
+
+    #[test]
+    fn a_phrase_taken_from_a_message_opens_with_a_noun() {
+        let shifts = tool(
+            "cancel_shift",
+            "Cancels a volunteer's care shift on a given date.",
+            &[("volunteer_id", "The volunteer's id")],
+        );
+        let purpose = Purpose::of(&shifts);
+        assert!(purpose.covers_phrase("my shift"));
+        assert!(purpose.covers_phrase("shift"));
+        // In a message, a verb that opens a clause says what is done.
+        assert!(!purpose.covers("shift the meeting"));
+        assert!(!purpose.covers_phrase("my booking"));
     }
 
     #[test]

@@ -18,7 +18,8 @@ use riverse_tool::{Kind, ToolManifest};
 
 use crate::error::Result;
 use crate::inference::engine::{Engine, State};
-use crate::route::dates::{day_of_named_month, may_write_a_date, wants_iso_date};
+use crate::route::date_parts::{day_of_named_month, number_of_cjk_date};
+use crate::route::dates::{may_write_a_date, wants_iso_date};
 use crate::route::fill::{CLOSE, declared, param_name, speaks_of_time};
 use crate::route::forms::{inside_token, opens_with_request_verb, written_as_described};
 use crate::route::values::{ValueTokens, overlaps};
@@ -266,7 +267,8 @@ pub(super) fn assign_strings(
 /// opening verb nor a piece of a longer token. A record's code is no
 /// option, and a Chinese or Japanese span run on into a time (苗床过去) is
 /// no value of a parameter about anything but time, nor is the day of a
-/// month named beside it ("20" of "Dec 20").
+/// month named beside it ("20" of "Dec 20") or a number a CJK date's unit
+/// follows ("2027" of 2027年3月1日).
 fn may_take(
     tool: &ToolManifest,
     slot_words: &SlotWords,
@@ -291,7 +293,9 @@ fn may_take(
             || speaks_of_time(name, description)
             || writes_content(name))
         && (!wants_iso_date(description) || may_write_a_date(description, &candidate.value))
-        && (speaks_of_time(name, description) || !day_of_named_month(spans.text, &candidate.bytes))
+        && (speaks_of_time(name, description)
+            || !day_of_named_month(spans.text, &candidate.bytes)
+                && !number_of_cjk_date(spans.text, &candidate.bytes))
 }
 
 /// Words of a parameter's name that say it takes what is written or said,

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 use chrono::NaiveDate;
 
 use riverse_route::{
-    Actions, MessageForm, Opposites, Purpose, Shape, SimilarityIndex, message_form, names_record,
-    names_values_only, offered_actions, param_options, reports_trouble, shaped_tokens, tool_shapes,
-    tool_texts, values_only_verb,
+    Actions, MessageForm, OpposedAction, Opposites, Purpose, Shape, SimilarityIndex, message_form,
+    names_record, names_values_only, offered_actions, param_options, reports_trouble,
+    shaped_tokens, tool_shapes, tool_texts, values_only_verb,
 };
 use riverse_tool::ToolManifest;
 
@@ -358,15 +358,17 @@ impl ChoicePrefix {
             })
         });
         let verb_owned = verb_owners.contains(&true);
+        let opposed_action = OpposedAction::asked_in(message);
         let serves = each(&|index| {
             self.offered
                 .get(index)
                 .is_none_or(|offered| offered.serve(requested) && asked.served_by(*offered))
                 && (!verb_owned || verb_owners[index])
-                && !self
-                    .opposites
-                    .get(index)
-                    .is_some_and(|opposites| opposites.opposed_by(message))
+                && !opposed_action.as_ref().is_some_and(|asked| {
+                    self.opposites
+                        .get(index)
+                        .is_some_and(|opposites| opposites.oppose(asked))
+                })
         });
         let record = names_record(message);
         // "switch me to Kenya Kiambu" names no subject, only its verb and a
@@ -458,12 +460,15 @@ impl ChoicePrefix {
         };
         let object = !offered.changes()
             || reach.takes_items
-            || asked.object.iter().all(|object| purpose.covers(object));
+            || asked
+                .object
+                .iter()
+                .all(|object| purpose.covers_phrase(object));
         let judged = !reach.computes && !reach.advises;
         let focus = asked
             .focus
             .as_deref()
-            .is_none_or(|focus| !judged || purpose.covers(focus));
+            .is_none_or(|focus| !judged || purpose.covers_phrase(focus));
         object && focus
     }
 

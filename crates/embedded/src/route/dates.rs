@@ -430,22 +430,6 @@ pub(super) fn month_of(token: &str) -> Option<u32> {
         .map(|index| index as u32 + 1)
 }
 
-/// Whether the span `bytes` of `text` is the day of a month named beside
-/// it ("20" of "Dec 20", "3rd" of "3rd of March"): part of a date, no
-/// record's number or count.
-pub(crate) fn day_of_named_month(text: &str, bytes: &std::ops::Range<usize>) -> bool {
-    let lower = text.to_lowercase();
-    if lower.get(bytes.clone()).and_then(day_of).is_none() {
-        return false;
-    }
-    let before = lower[..bytes.start].split_whitespace().next_back();
-    let mut after = lower[bytes.end..]
-        .split_whitespace()
-        .skip_while(|word| *word == "of");
-    before.is_some_and(|word| month_of(word).is_some())
-        || after.next().is_some_and(|word| month_of(word).is_some())
-}
-
 /// What an English ordinal's digits end with (`1st`, `14th`).
 pub(crate) const ORDINAL_SUFFIXES: [&str; 4] = ["st", "nd", "rd", "th"];
 
@@ -491,19 +475,6 @@ fn cjk_date_at(text: &str, year_at: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_day_of_a_named_month_is_part_of_a_date() {
-        let span = |text: &str, value: &str| {
-            let start = text.find(value).unwrap();
-            day_of_named_month(text, &(start..start + value.len()))
-        };
-        assert!(span("book a kayak lesson on Dec 20 for two", "20"));
-        assert!(span("on the 3rd of March", "3rd"));
-        assert!(span("from 14 February", "14"));
-        assert!(!span("book trip 20 for two", "20"));
-        assert!(!span("session 2027 on Dec 20", "2027"));
-    }
 
     #[test]
     fn only_a_span_that_may_write_a_date_is_a_dates_value() {

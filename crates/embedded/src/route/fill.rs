@@ -626,9 +626,27 @@ const TIMED_PARAM_WORDS: [&str; 9] = [
     "date", "day", "when", "time", "week", "month", "period", "schedule", "deadline",
 ];
 
+/// Endings of a word that names a time whatever it opens with ("birthday",
+/// "today", "bedtime").
+const TIMED_ENDINGS: [&str; 4] = ["day", "days", "time", "times"];
+
+/// Whether a parameter's name or description speaks of time: one of its
+/// words opens with a word of [`TIMED_PARAM_WORDS`] ("dates", "due_date",
+/// "dueDate") or ends as one of [`TIMED_ENDINGS`]. Whole words: a
+/// candidate's number is no date.
 pub(super) fn speaks_of_time(name: &str, description: &str) -> bool {
-    let texts = format!("{name} {description}").to_lowercase();
-    TIMED_PARAM_WORDS.iter().any(|word| texts.contains(word))
+    let mut name_words = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_uppercase() {
+            name_words.push(' ');
+        }
+        name_words.push(c);
+    }
+    let texts = format!("{name_words} {description}").to_lowercase();
+    texts.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        TIMED_PARAM_WORDS.iter().any(|stem| word.starts_with(stem))
+            || TIMED_ENDINGS.iter().any(|ending| word.ends_with(ending))
+    })
 }
 
 /// Whether `tool` takes one date only: the day a message names is that
@@ -727,6 +745,19 @@ pub(super) fn declared(tool: &ToolManifest, name: &str) -> Option<Kind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parameter_speaks_of_time_in_whole_words() {
+        assert!(speaks_of_time("due_date", "when it is due"));
+        assert!(speaks_of_time("dueDate", ""));
+        assert!(speaks_of_time("birthday", "the member's birthday"));
+        assert!(speaks_of_time("slot", "the slot's start time, HH:MM"));
+        assert!(!speaks_of_time(
+            "candidate_number",
+            "the candidate's number"
+        ));
+        assert!(!speaks_of_time("note", "what to update"));
+    }
 
     #[test]
     fn a_length_in_minutes_takes_the_number_written_as_a_time() {

@@ -9,7 +9,7 @@
 //! "halt").
 
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS};
-use riverse_route::{Actions, requested_actions};
+use riverse_route::{Actions, requested_actions, unlisted_verb_actions};
 
 /// Verbs the action classes leave out that give a thing a state, which
 /// re- and un- change ("reassign", "unpin").
@@ -17,18 +17,6 @@ const STATE_VERBS: &[&str] = &[
     "assign", "pin", "mute", "block", "link", "lock", "archive", "label", "tag", "star", "flag",
     "approve", "hide",
 ];
-
-/// Verbs the action classes leave out that change a thing that exists
-/// ("Renew my booking for 2 nights", "Snooze the reminder"): they ask for
-/// a modification.
-const UNLISTED_CHANGES: &[&str] = &[
-    "prolong", "shorten", "renew", "merge", "snooze", "approve", "reject", "assign", "mute", "pin",
-    "lock", "unlock", "archive", "reassign",
-];
-
-/// Verbs the action classes leave out that halt something running, or
-/// take back what was entered ("withdraw application BP-0412").
-const UNLISTED_STOPS: &[&str] = &["halt", "kill", "withdraw"];
 
 /// Verbs whose particle, later in the clause, names what they do ("Take
 /// Priya's shift off the rota", "bring it back"): the verbs, their
@@ -72,13 +60,9 @@ pub(crate) fn implied_actions(message: &str) -> Vec<Actions> {
     }
     let modify = requested_actions("update");
     let remove = requested_actions("remove");
-    if UNLISTED_CHANGES.contains(&verb) {
-        return vec![modify];
-    }
-    if UNLISTED_STOPS.contains(&verb) {
-        // "stop" opens a request to stop doing something; "cancel" names
-        // the class alone.
-        return vec![requested_actions("cancel")];
+    let unlisted = unlisted_verb_actions(verb);
+    if !unlisted.is_empty() {
+        return vec![unlisted];
     }
     let rest = &words[at + 1..];
     if let Some(base) = verb.strip_prefix("re").filter(|base| base.len() >= 3) {

@@ -13,6 +13,7 @@
 
 mod assign;
 mod choose;
+mod date_parts;
 mod date_spans;
 mod dates;
 mod days;

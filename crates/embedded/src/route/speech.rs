@@ -367,10 +367,10 @@ const AUXILIARIES: &[&str] = &[
     "does", "do", "did", "is", "are", "was", "were", "has", "have", "had", "can", "will", "should",
 ];
 
-/// What a "what's the …" question asks for: the head word of its noun
-/// phrase ("What's the battery level on Luna's feeder?": level), lowercase;
-/// `None` for any other question, or one whose phrase is a name or a
-/// number.
+/// What a "what's the …" or "who's the …" question asks for: the head
+/// word of its noun phrase ("What's the battery level on Luna's feeder?":
+/// level; "who's the rescuer coming out…": rescuer), lowercase; `None` for
+/// any other question, or one whose phrase is a name or a number.
 pub(crate) fn question_focus(message: &str) -> Option<String> {
     let lower = message.to_lowercase();
     let words: Vec<&str> = lower
@@ -380,15 +380,24 @@ pub(crate) fn question_focus(message: &str) -> Option<String> {
     let rest = match words.as_slice() {
         ["what's" | "whats", "the" | "my" | "our", rest @ ..] => rest,
         ["what", "is", "the" | "my" | "our", rest @ ..] => rest,
+        ["who's" | "whos", "the" | "my" | "our", rest @ ..] => rest,
+        [
+            "who",
+            "is" | "was" | "will" | "are",
+            "the" | "my" | "our",
+            rest @ ..,
+        ] => rest,
         // "What interest rate does my savings account earn?"
-        ["what" | "which", rest @ ..] => {
+        [wh @ ("what" | "which"), rest @ ..] => {
             let aux = rest
                 .iter()
                 .take(4)
                 .position(|word| AUXILIARIES.contains(word))?;
             // "what meds is…" may name its thing by a short form: only a
-            // phrase of two words or more is read.
-            if aux < 2 {
+            // phrase of two words or more is read. "which" picks one of a
+            // kind, named in full ("Which technician is coming…").
+            let shortest = if *wh == "which" { 1 } else { 2 };
+            if aux < shortest {
                 return None;
             }
             &rest[..aux]
@@ -401,6 +410,11 @@ pub(crate) fn question_focus(message: &str) -> Option<String> {
             break;
         }
         if !word.chars().all(|c| c.is_ascii_alphabetic()) {
+            break;
+        }
+        // A participle after the head opens what is said of it ("the
+        // rescuer coming out for…").
+        if head.is_some() && word.ends_with("ing") {
             break;
         }
         head = Some((*word).to_owned());
@@ -589,6 +603,19 @@ mod tests {
             Some("rate")
         );
         assert_eq!(focus("What did I weigh?"), None);
+        assert_eq!(
+            focus("who's the rescuer coming out for case WR-3318?").as_deref(),
+            Some("rescuer")
+        );
+        assert_eq!(
+            focus("Who is the lead mechanic on BW-3302").as_deref(),
+            Some("mechanic")
+        );
+        assert_eq!(focus("who's on call tonight?"), None);
+        assert_eq!(
+            focus("Which technician is coming on Friday?").as_deref(),
+            Some("technician")
+        );
         assert!(asks_advice(
             "what's the difference between a mutex and a semaphore"
         ));

@@ -604,6 +604,48 @@ fn losses_opposite_actions_petitions_and_days_of_a_month() {
 }
 
 #[test]
+fn unlisted_verbs_nouns_spelt_as_verbs_and_cjk_dates() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "confirm_booking",
+        "description": "Confirms a pending court booking and returns a confirmation number.",
+        "parameters": {"booking_id": "booking id, of the form CB-1234"}
+    }, {
+        "name": "cancel_shift",
+        "description": "Cancels a volunteer's shift at the club on a given date.",
+        "parameters": {"volunteer_id": "volunteer id, of the form V-123", "date": "YYYY-MM-DD"}
+    }, {
+        "name": "postpone_exam",
+        "description": "Moves a candidate's exam sitting to a later date.",
+        "parameters": {"candidate_number": "the candidate's number", "new_date": "YYYY-MM-DD"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    // A tool named by a verb no class lists makes or alters: it does not
+    // undo or refund.
+    for message in [
+        "I confirmed CB-5512 by mistake, can you undo that?",
+        "I need a refund for booking CB-5512",
+    ] {
+        let route = model.route(message, &tools[..1]).unwrap();
+        assert_eq!(route, Route::None, "{message}");
+    }
+    // "shift" is the thing cancelled, though a verb is spelt the same.
+    let (cancelled, shift) = call_of(
+        &model,
+        "please cancel my shift on Friday, volunteer id V-087",
+        &tools,
+    );
+    assert_eq!(cancelled, "cancel_shift");
+    assert_eq!(shift["volunteer_id"], json!("V-087"), "{shift:?}");
+    // 2027 and 3 are the date's, not the candidate's number.
+    let postponed = model
+        .route("考试想推迟到2027年3月1日", &tools[2..])
+        .unwrap();
+    assert_eq!(postponed, Route::None);
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),

@@ -5,8 +5,8 @@
 use riverse_tool::ToolManifest;
 
 use super::{
-    Actions, CLASSES, cjk_actions, classes_of, joined_clauses, leading_verb, read_only,
-    requested_actions, word_actions,
+    Actions, CLASSES, cjk_actions, classes_named, classes_of, joined_clauses, leading_verb,
+    read_only, requested_actions, unlisted_verb_actions, word_actions,
 };
 
 /// The actions `tool` offers (see the module's documentation).
@@ -22,6 +22,14 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
         if PETITIONS.contains(&verb) {
             for word in &name_words[1..] {
                 found = found.union(classes_of(word));
+            }
+        }
+        // `file_noise_complaint` makes a complaint, `create_print_order`
+        // an order: a record named for an action is made by asking for it.
+        if word_actions(verb).meets(classes_of("create")) {
+            let recorded = classes_named(&RECORDED_ACTIONS);
+            for word in &name_words[1..] {
+                found = found.union(Actions(classes_of(word).0 & recorded.0));
             }
         }
     }
@@ -83,14 +91,20 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     }
     if found.is_empty() {
         found = match names_own_verb(&name, &description) {
-            // A verb the classes don't know, inflected as a verb: it may
-            // make any change, but it neither reads nor computes
-            // ("split_bill", "Splits a bill", is no converter).
-            Some(true) => Actions(((1 << CLASSES.len()) - 1) & !read_only().0),
+            // A verb the classes don't know, inflected as a verb: it makes,
+            // alters, sends or pays ("Confirms attendance", "Transfers
+            // money"), or does what the verb itself says ("Withdraws a
+            // team" stops). It neither reads nor computes ("split_bill",
+            // "Splits a bill", is no converter), and an action with a verb
+            // of its own (a refund, an undo, a removal) would have been
+            // named so.
+            Some((verb, true)) => {
+                classes_named(&UNLISTED_VERB_OFFERS).union(unlisted_verb_actions(&verb))
+            }
             // The same word opening both, uninflected, may be a verb
             // ("Transfer money…") or a noun ("Weather forecast for…"): it
             // may do anything.
-            Some(false) => Actions((1 << CLASSES.len()) - 1),
+            Some((_, false)) => Actions((1 << CLASSES.len()) - 1),
             None => found,
         };
     }
@@ -100,6 +114,14 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     }
     found
 }
+
+/// The classes a tool named by a verb no class lists offers, beside what
+/// the verb itself names (see [`unlisted_verb_actions`]).
+const UNLISTED_VERB_OFFERS: [&str; 6] = ["create", "modify", "move", "rename", "send", "trade"];
+
+/// The classes whose request makes a record named for it: a complaint, a
+/// refund, an order.
+const RECORDED_ACTIONS: [&str; 3] = ["dispute", "refund", "trade"];
 
 /// Verbs that ask someone else for an action ("request", "asks … to").
 const PETITIONS: &[&str] = &["request", "ask", "petition", "apply"];
@@ -160,9 +182,9 @@ fn is_participle(word: &str) -> bool {
 /// Whether a tool's name opens with the word its description opens with
 /// ("transfer money", "Transfers money from…"): the name is a verb and its
 /// object, so its first word names an action, though no class lists it.
-/// `Some(true)` when the description inflects it as a verb ("Transfers"),
-/// `Some(false)` when it writes it as the name does.
-fn names_own_verb(name: &str, description: &str) -> Option<bool> {
+/// The verb, with `true` when the description inflects it as a verb
+/// ("Transfers"), `false` when it writes it as the name does.
+fn names_own_verb(name: &str, description: &str) -> Option<(String, bool)> {
     let first = |text: &str| {
         text.split_whitespace()
             .next()
@@ -173,8 +195,8 @@ fn names_own_verb(name: &str, description: &str) -> Option<bool> {
         return None;
     }
     match [format!("{verb}s"), format!("{verb}es")].contains(&opening) {
-        true => Some(true),
-        false => (opening == verb).then_some(false),
+        true => Some((verb, true)),
+        false => (opening == verb).then_some((verb, false)),
     }
 }
 
@@ -229,6 +251,21 @@ mod tests {
     }
 
     #[test]
+    fn making_a_record_named_for_an_action_offers_that_action() {
+        let complaint = tool(
+            "file_noise_complaint",
+            "Files a noise complaint about an address.",
+            &[],
+        );
+        let complaining = requested_actions("苦情を出したいです");
+        assert!(offered_actions(&complaint).meets(complaining));
+        let order = tool("create_print_order", "Creates a print job.", &[]);
+        assert!(offered_actions(&order).meets(requested_actions("order 40 prints")));
+        let listing = tool("list_orders", "Lists a customer's orders.", &[]);
+        assert!(!offered_actions(&listing).meets(requested_actions("order 40 prints")));
+    }
+
+    #[test]
     fn a_petition_offers_what_it_asks_for() {
         let reschedule = tool(
             "request_match_reschedule",
@@ -253,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_named_by_an_unlisted_verb_may_make_any_change_and_only_change() {
+    fn a_tool_named_by_an_unlisted_verb_makes_or_alters_and_only_that() {
         let transfer = tool(
             "transfer_money",
             "Transfers money from one account to another.",
@@ -271,6 +308,15 @@ mod tests {
         assert!(!offered.meets(requested_actions("convert")));
         assert!(!offered.meets(requested_actions("show")));
         assert!(offered.meets(requested_actions("move")));
+        for other in ["undo it", "refund it", "delete it", "cancel it"] {
+            assert!(!offered.meets(requested_actions(other)), "{other}");
+        }
+        let withdraw = tool(
+            "withdraw_team",
+            "Withdraws a registered team from its tournament.",
+            &[("team_id", "")],
+        );
+        assert!(offered_actions(&withdraw).meets(requested_actions("cancel")));
         let forecast = tool(
             "weather_forecast",
             "Weather forecast for a city for the coming days.",
