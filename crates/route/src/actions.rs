@@ -378,12 +378,21 @@ fn cjk_actions(text: &str) -> Actions {
 }
 
 /// Whether `text` writes the CJK action `term` as an action: not only as
-/// a noun after 的 ("我的投诉…处理到哪一步了" asks after a complaint and
-/// makes none).
+/// a noun, after 的 ("我的投诉…处理到哪一步了" asks after a complaint and
+/// makes none) or as the object of another action (撤销投诉 withdraws a
+/// complaint). What a petition asks for is its action (申请退款).
 fn names_action(text: &str, term: &str) -> bool {
-    text.match_indices(term)
-        .any(|(at, _)| !text[..at].ends_with('的'))
+    text.match_indices(term).any(|(at, _)| {
+        let before = &text[..at];
+        let object = CLASSES.iter().flat_map(|class| &class.terms).any(|verb| {
+            before.ends_with(verb) && !CJK_PETITIONS.contains(verb) && !RECORD_NOUNS.contains(verb)
+        });
+        !before.ends_with('的') && !object
+    })
 }
+
+/// CJK terms that ask for the action written after them (申请退款).
+const CJK_PETITIONS: &[&str] = &["申请", "申請", "申し込"];
 
 /// Chinese words of the create class that also name the record made (预约:
 /// to book, and a booking).
@@ -467,11 +476,17 @@ mod tests {
     }
 
     #[test]
-    fn a_cjk_action_term_after_de_is_a_noun() {
+    fn a_cjk_action_term_after_de_or_another_action_is_a_noun() {
         let status = requested_actions("我的投诉编号NC-2026-0902现在处理到哪一步了?");
         assert!(!status.meets(requested_actions("dispute it")));
         assert!(requested_actions("我要投诉这个司机").meets(requested_actions("dispute it")));
         assert!(requested_actions("帮我取消我的预约").meets(requested_actions("cancel it")));
+        let withdrawn = requested_actions("请撤销投诉NC-2026-0877。");
+        assert!(withdrawn.meets(requested_actions("cancel it")));
+        assert!(!withdrawn.meets(requested_actions("dispute it")));
+        assert!(requested_actions("我想申请退款").meets(requested_actions("refund it")));
+        // 预订 is the booking passed on, 转给 the action.
+        assert!(requested_actions("能把我的预订转给朋友吗？").meets(requested_actions("send it")));
     }
 
     #[test]
