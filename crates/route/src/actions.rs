@@ -65,6 +65,11 @@ impl Actions {
             .collect()
     }
 
+    /// The classes in both sets.
+    pub fn intersection(self, other: Actions) -> Actions {
+        Actions(self.0 & other.0)
+    }
+
     fn without(self, other: Actions) -> Actions {
         Actions(self.0 & !other.0)
     }

@@ -131,7 +131,7 @@ pub use languages::{as_language, language_named, wants_language};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
     SlotWords, answers, described_optional, holds_cjk_time, missing_required, names_time_only,
-    required_params, wants_time, works_on,
+    required_params, split_identifier, wants_time, works_on,
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers, numbers_a_thing};

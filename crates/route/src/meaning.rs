@@ -477,7 +477,7 @@ fn singular(word: &str) -> String {
 }
 
 /// `convert_units` and `convertUnits` as "convert units".
-pub(crate) fn split_identifier(name: &str) -> String {
+pub fn split_identifier(name: &str) -> String {
     let mut words = String::with_capacity(name.len() + 4);
     let mut previous_lower = false;
     for c in name.chars() {

@@ -17,8 +17,8 @@ use riverse_route::{
     Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, as_language, candidates,
     clock_times_in, described_optional, enumerations, implied_flag, in_described_scale,
     labelled_number, language_named, names_time_of_day, number_labels, opens_street_address,
-    param_options, postcodes, snap_to_option, unit_fits, wants_clock_time, wants_language,
-    written_in_unit_of, written_with_unit,
+    param_options, postcodes, snap_to_option, split_identifier, unit_fits, wants_clock_time,
+    wants_language, written_in_unit_of, written_with_unit,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -635,14 +635,7 @@ const TIMED_ENDINGS: [&str; 4] = ["day", "days", "time", "times"];
 /// "dueDate") or ends as one of [`TIMED_ENDINGS`]. Whole words: a
 /// candidate's number is no date.
 pub(super) fn speaks_of_time(name: &str, description: &str) -> bool {
-    let mut name_words = String::with_capacity(name.len() + 4);
-    for c in name.chars() {
-        if c.is_uppercase() {
-            name_words.push(' ');
-        }
-        name_words.push(c);
-    }
-    let texts = format!("{name_words} {description}").to_lowercase();
+    let texts = format!("{} {description}", split_identifier(name)).to_lowercase();
     texts.split(|c: char| !c.is_alphanumeric()).any(|word| {
         TIMED_PARAM_WORDS.iter().any(|stem| word.starts_with(stem))
             || TIMED_ENDINGS.iter().any(|ending| word.ends_with(ending))

@@ -29,7 +29,7 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
         if word_actions(verb).meets(classes_of("create")) {
             let recorded = classes_named(&RECORDED_ACTIONS);
             for word in &name_words[1..] {
-                found = found.union(Actions(classes_of(word).0 & recorded.0));
+                found = found.union(classes_of(word).intersection(recorded));
             }
         }
     }
