@@ -247,6 +247,52 @@ fn states(words: &[String]) -> bool {
                 .of("verb")
                 .any(|verb| word == verb || (verb.starts_with('\'') && word.ends_with(verb)))
         })
+        || !opens_with_verb(first)
+            && (1..words.len().min(VERB_WITHIN + 2)).any(|at| {
+                let before = words[at - 1].as_str();
+                // After a verb of wanting the participle describes its object
+                // ("need controlled storage").
+                let attributive = ATTRIBUTIVE_BEFORE.contains(&before) || WANTING.contains(&before);
+                // A subject that names a record by its code ("ticket P-11002
+                // paid in full") tells of that record, as a fragment does.
+                let coded = words[..at]
+                    .iter()
+                    .any(|word| word.chars().any(|c| c.is_ascii_digit()));
+                is_past_tense(&words[at]) && !attributive && !coded
+            })
+}
+
+/// Words after which a past participle describes the noun that follows
+/// ("the booked lanes", "all cancelled orders"), no verb.
+const ATTRIBUTIVE_BEFORE: &[&str] = &[
+    "the", "a", "an", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those",
+    "all", "any", "some", "no", "of", "for", "with", "in", "on", "to", "from", "newly", "recently",
+    "already", "not", "un",
+];
+
+/// Whether `word` is a verb an imperative opens with: a past tense after
+/// it tells of what it acts on ("book guided tours", "find anyone named
+/// Kowalski", "show everything I recorded").
+fn opens_with_verb(word: &str) -> bool {
+    is_changing_verb(word) || IMPERATIVE_READS.contains(&word)
+}
+
+/// Verbs of wanting, whose object a participle may describe ("I need
+/// heated storage").
+const WANTING: &[&str] = &["need", "needs", "want", "wants", "like", "get"];
+
+/// Words that end in "-ed" and are no verb.
+const NOT_PAST: &[&str] = &["hundred", "seabed", "kindred", "sacred", "naked", "wicked"];
+
+/// Whether `word` (lower case) is a verb in the past tense: "-ed" on a
+/// word of five letters or more ("arrived", not "need" or "speed"), or an
+/// irregular past of `form_english.txt` ("paid", "had").
+pub fn is_past_tense(word: &str) -> bool {
+    ENGLISH.of("past").any(|past| past == word)
+        || word.len() >= 5
+            && word.ends_with("ed")
+            && !word.ends_with("eed")
+            && !NOT_PAST.contains(&word)
 }
 
 /// Whether the first clause, an aside in brackets left out, opens with a
@@ -372,6 +418,25 @@ mod tests {
             ("Snow again. It always snows here.", MessageForm::Statement),
             ("I'm in Oslo. weather tomorrow", MessageForm::Fragment),
             ("Paris is beautiful in spring", MessageForm::Statement),
+            (
+                "the new hydrant wrench set arrived, finally",
+                MessageForm::Statement,
+            ),
+            ("ticket P-11002 paid in full by card", MessageForm::Fragment),
+            ("the booked lanes for Friday", MessageForm::Fragment),
+            (
+                "need controlled atmosphere storage for 60 bins",
+                MessageForm::Fragment,
+            ),
+            ("two hundred bins for block A", MessageForm::Fragment),
+            (
+                "find anyone named Kowalski born before 1900",
+                MessageForm::Fragment,
+            ),
+            (
+                "show everything I recorded at Ashby Marsh",
+                MessageForm::Fragment,
+            ),
             ("You're a star", MessageForm::Statement),
             ("Check Nike's stock", MessageForm::Fragment),
             ("Spell 'it is raining' backwards", MessageForm::Fragment),

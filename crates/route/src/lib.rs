@@ -117,7 +117,7 @@ pub use clause_verbs::LIGHT_VERBS;
 pub use currencies::{currency_code, currency_mentions, wants_currency_code};
 pub use faults::{reports_loss, reports_trouble, trouble_subjects};
 pub use flags::implied_flag;
-pub use form::{MessageForm, message_form};
+pub use form::{MessageForm, is_past_tense, message_form};
 pub use formats::{
     NumberLabel, as_clock_time, clock_minutes, clock_span_in, clock_times_in, labelled_number,
     number_labels, trailing_digits, wants_clock_time,

@@ -79,6 +79,7 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .iter()
         .find(|option| option.to_lowercase() == value)
         .cloned()
+        .or_else(|| code_written(message, options))
         .or_else(|| phrase_named(&value, options))
         .or_else(|| named_in(&value, options))
         .or_else(|| named_in(&cjk_glosses(&value), options))
@@ -96,6 +97,36 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         words.len() > found_words.len() && found_words.iter().all(|word| words.contains(word))
     });
     Some(holding.unwrap_or(found))
+}
+
+/// Longest option read as a code written in capitals ("MX", "CNAME").
+const LONGEST_CODE: usize = 5;
+
+/// The option that is a short code in capitals (`A`, `MX`, `CNAME` of DNS
+/// record types) and that `message` writes as a word of its own, in
+/// capitals, after its first word ("add an A record", "I need an MX
+/// record"): a code so short is a letter or a word otherwise, so only its
+/// case tells it.
+fn code_written(message: &str, options: &[String]) -> Option<String> {
+    let codes: Vec<&String> = options
+        .iter()
+        .filter(|option| {
+            option.len() <= LONGEST_CODE
+                && option.chars().any(|c| c.is_ascii_uppercase())
+                && option
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+        .collect();
+    if codes.is_empty() {
+        return None;
+    }
+    message
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .skip(1)
+        .find_map(|word| codes.iter().find(|code| code.as_str() == word))
+        .map(|code| (*code).clone())
 }
 
 /// Options that say when a thing is, each with words a message says it
@@ -476,6 +507,24 @@ mod tests {
             snap_to_option("bikes", "any bikes near", &vehicles).as_deref(),
             Some("bike")
         );
+    }
+
+    #[test]
+    fn a_short_code_in_capitals_is_named_in_capitals_only() {
+        let types: Vec<String> = ["A", "AAAA", "CNAME", "MX", "TXT"]
+            .map(str::to_owned)
+            .to_vec();
+        let snap = |message: &str| snap_to_option("", message, &types);
+        assert_eq!(
+            snap("add an A record for shop.example.se pointing to 203.0.113.45").as_deref(),
+            Some("A")
+        );
+        assert_eq!(
+            snap("I need an MX record on the root of example.co.uk").as_deref(),
+            Some("MX")
+        );
+        assert_eq!(snap("A record for the shop please"), None, "the first word");
+        assert_eq!(snap("add a record for the shop"), None, "an article");
     }
 
     #[test]

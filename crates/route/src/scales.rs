@@ -247,10 +247,12 @@ pub fn is_unit_name(text: &str) -> bool {
     UNITS.iter().any(|unit| unit.names.contains(&text.as_str()))
 }
 
-/// Whether `text` writes a number with a unit after it ("3 kg", "2-hour").
+/// Whether `text` writes a number with a unit after it ("3 kg", "2-hour",
+/// "two litres").
 pub fn writes_measure(text: &str) -> bool {
     numbers(text)
         .iter()
+        .chain(&crate::spelled_numbers(text))
         .any(|number| unit_after(&text[number.bytes.end..]).is_some())
 }
 

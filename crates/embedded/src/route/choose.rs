@@ -20,9 +20,8 @@ use crate::route::prompt::{CONTENT_FREE, NONE, choice_candidate, choice_prefix, 
 use crate::route::reach::{Asked, Reach};
 use crate::route::speech::{first_word, naming_verb, same_verb};
 use crate::tuning::{
-    CALL_MARGIN, CHANGE_MARGIN, FIT_CHOICE_BONUS, FRAGMENT_MARGIN, GENERAL_MARGIN,
-    NAME_CHOICE_BONUS, NAME_VERB_BONUS, OPTION_CHOICE_BONUS, PRUNE_BATCH, SHAPE_CHOICE_BONUS,
-    SIMILARITY_WEIGHT, STATEMENT_MARGIN,
+    FIT_CHOICE_BONUS, NAME_CHOICE_BONUS, NAME_VERB_BONUS, OPTION_CHOICE_BONUS, PRUNE_BATCH,
+    SHAPE_CHOICE_BONUS, SIMILARITY_WEIGHT,
 };
 
 /// The choice prompt of one tool set, prefilled, with everything derived
@@ -87,7 +86,7 @@ pub struct CandidateScore {
     pub covered: bool,
     /// The candidate changes things (creates, sends, removes…) and the
     /// message names none of its actions: when the message is a question or
-    /// a statement, it must win by [`CHANGE_MARGIN`] more. Always false for
+    /// a statement, it must win by [`crate::tuning::CHANGE_MARGIN`] more. Always false for
     /// `none`.
     pub unasked_change: bool,
     /// The call the candidate got lacks a parameter its tool requires (see
@@ -349,12 +348,13 @@ impl ChoicePrefix {
             })
         });
         // A verb the action classes do not list that a tool's name or
-        // description opens with ("Lend", "waive") is that tool's.
+        // description opens with ("Lend", "waive"), or that its name holds
+        // ("claim" of `submit_expense_claim`), is that tool's.
         let verb_owners: Vec<bool> = each(&|index| {
             asked.verb.as_deref().is_some_and(|verb| {
                 self.reach
                     .get(index)
-                    .is_some_and(|reach| reach.opens_with(verb))
+                    .is_some_and(|reach| reach.owns_verb(verb))
             })
         });
         let verb_owned = verb_owners.contains(&true);
@@ -398,7 +398,22 @@ impl ChoicePrefix {
                 .get(index)
                 .is_some_and(|offered| offered.changes() && !offered.meets(requested))
         });
+        // The day a request names is its own verb's doing when a tool
+        // that changes things owns the verb ("claim $14.50 parking for
+        // yesterday"), no question about the past.
+        let owned = Asked {
+            past: false,
+            ..asked.clone()
+        };
         let reaches = each(&|index| {
+            let changes = self
+                .offered
+                .get(index)
+                .is_some_and(|offered| offered.changes());
+            let asked = match verb_owners[index] && changes {
+                true => &owned,
+                false => asked,
+            };
             self.reach
                 .get(index)
                 .is_none_or(|reach| reach.reaches(asked))
@@ -568,55 +583,6 @@ fn candidate_tokens(engine: &Engine, candidates: &[String]) -> Result<Vec<Vec<u3
         .collect()
 }
 
-/// The winning tool's index among `scores`, or `None` for no tool.
-///
-/// A tool must serve the message's action and cover its subject, and beat
-/// `none` by [`CALL_MARGIN`], by more when the message's form asks for
-/// nothing (see [`form_margin`]), and by [`CHANGE_MARGIN`] more when it
-/// changes things, the message names none of its actions and is a
-/// question or a statement (which ask no change of it). A `general`
-/// question (see `riverse_route::asks_general`) must be won by
-/// [`GENERAL_MARGIN`] more.
-pub(crate) fn decide(scores: &[CandidateScore], form: MessageForm, general: bool) -> Option<usize> {
-    let (none, tools) = scores.split_last()?;
-    let lead = |score: &CandidateScore| {
-        let asks_nothing = matches!(form, MessageForm::Question | MessageForm::Statement);
-        let change = if score.unasked_change && asks_nothing {
-            CHANGE_MARGIN
-        } else {
-            0.0
-        };
-        score.combined - none.combined - change
-    };
-    let (best, top) = tools
-        .iter()
-        .enumerate()
-        .filter(|(_, score)| score.serves && score.covered && score.reaches && !score.incomplete)
-        .max_by(|a, b| lead(a.1).total_cmp(&lead(b.1)))?;
-    let general_margin = if general { GENERAL_MARGIN } else { 0.0 };
-    (lead(top) > CALL_MARGIN + form_margin(form) + general_margin).then_some(best)
-}
-
-/// The best-scoring tool, however little it wins by: the call of a request
-/// that must call one.
-pub(crate) fn best_tool(scores: &[CandidateScore]) -> Option<usize> {
-    let (_none, tools) = scores.split_last()?;
-    tools
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.combined.total_cmp(&b.1.combined))
-        .map(|(best, _)| best)
-}
-
-/// What a tool must win by beyond [`CALL_MARGIN`] for a message of `form`.
-fn form_margin(form: MessageForm) -> f32 {
-    match form {
-        MessageForm::Question | MessageForm::Request => 0.0,
-        MessageForm::Fragment => FRAGMENT_MARGIN,
-        MessageForm::Statement => STATEMENT_MARGIN,
-    }
-}
-
 /// The text rules' verdicts on each candidate, by index.
 struct Judged {
     /// A token of a shape the tool writes (a path, a URL) is in the message.
@@ -638,97 +604,6 @@ struct Judged {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn scores(combined: &[f32]) -> Vec<CandidateScore> {
-        combined
-            .iter()
-            .enumerate()
-            .map(|(index, &combined)| CandidateScore {
-                name: format!("candidate {index}"),
-                model: combined,
-                similarity: 0.0,
-                shape: false,
-                fit: 0,
-                combined,
-                pruned: false,
-                serves: true,
-                covered: true,
-                unasked_change: false,
-                incomplete: false,
-                reaches: true,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_tool_is_called_only_when_clearly_ahead_of_none() {
-        let question = MessageForm::Question;
-        assert_eq!(
-            decide(&scores(&[1.0, 9.0, 3.0, 4.5]), question, false),
-            Some(1)
-        );
-        assert_eq!(
-            decide(&scores(&[1.0, 8.0, 3.0, 4.5]), question, false),
-            None,
-            "8 is ahead of none by less than the margin"
-        );
-        assert_eq!(
-            decide(&scores(&[1.0, 4.0 + CALL_MARGIN, 4.0]), question, false),
-            None,
-            "a tie with the margin is not enough"
-        );
-        assert_eq!(
-            decide(&scores(&[2.0]), question, false),
-            None,
-            "only none on offer"
-        );
-        assert_eq!(decide(&[], question, false), None);
-    }
-
-    #[test]
-    fn a_tool_that_does_not_serve_the_action_is_never_chosen() {
-        let question = MessageForm::Question;
-        let mut scored = scores(&[9.0, 7.0, 1.0]);
-        scored[0].serves = false;
-        assert_eq!(
-            decide(&scored, question, false),
-            Some(1),
-            "the next that serves"
-        );
-        scored[1].serves = false;
-        assert_eq!(decide(&scored, question, false), None, "no tool serves");
-        assert_eq!(best_tool(&scored), Some(0), "a required call takes any");
-    }
-
-    #[test]
-    fn a_tool_whose_call_is_incomplete_gives_way_to_the_next() {
-        let question = MessageForm::Question;
-        let mut scored = scores(&[9.0, 7.0, 1.0]);
-        scored[0].incomplete = true;
-        assert_eq!(decide(&scored, question, false), Some(1));
-        scored[1].incomplete = true;
-        assert_eq!(decide(&scored, question, false), None);
-    }
-
-    #[test]
-    fn a_statement_needs_a_tool_further_ahead() {
-        let ahead = CALL_MARGIN + STATEMENT_MARGIN.min(FRAGMENT_MARGIN) / 2.0 + 0.5;
-        let close_call = scores(&[ahead, 0.0]);
-        assert_eq!(decide(&close_call, MessageForm::Request, false), Some(0));
-        assert_eq!(decide(&close_call, MessageForm::Statement, false), None);
-        let far_ahead = scores(&[CALL_MARGIN + STATEMENT_MARGIN + 0.5, 0.0]);
-        assert_eq!(decide(&far_ahead, MessageForm::Statement, false), Some(0));
-    }
-
-    #[test]
-    fn a_general_question_needs_a_tool_further_ahead() {
-        let question = MessageForm::Question;
-        let close_call = scores(&[CALL_MARGIN + GENERAL_MARGIN / 2.0, 0.0]);
-        assert_eq!(decide(&close_call, question, false), Some(0));
-        assert_eq!(decide(&close_call, question, true), None);
-        let far_ahead = scores(&[CALL_MARGIN + GENERAL_MARGIN + 0.5, 0.0]);
-        assert_eq!(decide(&far_ahead, question, true), Some(0));
-    }
 
     /// A small deterministic generator (an LCG), for many varied cases.
     struct Numbers(u64);

@@ -1,18 +1,22 @@
-//! A report of the person's own doing ("I just watered the fig with about
-//! 500 ml", "Spent 18 euros on cinema tickets", "Gave Pepper 85 grams of
-//! wet food"): a statement in form, but one that gives a tool that records
-//! such doings all it needs, so it asks that tool to record it. Told by
-//! grammar only: an optional subject and adverb, a verb in the past tense
-//! opening the message, and a measure (a number with its unit, or an
-//! amount of money) after it.
+//! A report of a doing ("I just watered the fig with about 500 ml", "Spent
+//! 18 euros on cinema tickets", "Gave Pepper 85 grams of wet food", "trap
+//! T-17 had 9 codling moth this morning", "Dave paid twenty quid today"):
+//! a statement in form, but one that gives a tool that records such
+//! doings all it needs, so it asks that tool to record it. Told by grammar
+//! only: an optional subject of a few words (a pronoun, a name, a thing and
+//! its code) and adverb, a verb in the past tense, and a measure after it
+//! (a number with its unit, an amount of money, or a count of things), in
+//! digits or words.
 //!
 //! Likewise a record said to be in the state a tool marks records with
 //! ("L-33817 is sold!" beside `mark_sold`, "Marks a listing as sold"): the
 //! news asks for the record to be marked. And a question whether a thing
 //! was done asks to read, whatever verb it holds.
 
+use riverse_route::words::{FUNCTION_WORDS, PREPOSITIONS};
 use riverse_route::{
-    MessageForm, currency_mentions, names_record, script::mostly_cjk, writes_measure,
+    MessageForm, currency_mentions, is_past_tense, names_record, numbers, requested_actions,
+    script::mostly_cjk, spelled_numbers, writes_measure,
 };
 use riverse_tool::ToolManifest;
 
@@ -29,32 +33,63 @@ const LEAD: &[&str] = &[
     "also",
 ];
 
-/// Common English verbs whose past tense does not end in "-ed".
-const IRREGULAR_PAST: &[&str] = &[
-    "ate", "drank", "ran", "did", "gave", "spent", "fed", "paid", "bought", "sold", "took", "made",
-    "rode", "swam", "went", "slept", "wrote", "got", "had", "put", "sent", "brought", "lost",
-    "won", "lent", "drove", "flew", "read", "grew", "threw", "caught", "left", "saw", "heard",
-    "found", "met", "built", "kept",
+/// Words that cannot stand in a report's subject: they open a question, a
+/// request or a condition.
+const NOT_SUBJECT: &[&str] = &[
+    "what", "who", "which", "where", "when", "how", "why", "did", "do", "does", "have", "has",
+    "is", "are", "was", "were", "can", "could", "will", "would", "should", "please", "if", "not",
+    "never", "lol", "ugh",
 ];
 
-/// Whether `message`, of `form`, reports a doing of the person's own with
-/// its measure (see the module's documentation).
+/// Most words of a report's subject before its verb ("trap T-17 had…",
+/// "Dave paid…").
+const SUBJECT_WORDS: usize = 3;
+
+/// Whether `message`, of `form`, reports a doing with its measure (see the
+/// module's documentation).
 pub(crate) fn reports_doing(message: &str, form: MessageForm) -> bool {
     if !matches!(form, MessageForm::Statement | MessageForm::Fragment) || mostly_cjk(message) {
         return false;
     }
     let lower = message.to_lowercase();
-    let Some(verb) = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .find(|word| !word.is_empty() && !LEAD.contains(word))
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .filter(|word| !word.is_empty())
+        .skip_while(|word| LEAD.contains(word))
+        .collect();
+    let Some(verb) = words
+        .iter()
+        .take(SUBJECT_WORDS + 1)
+        .position(|word| is_past_tense(word))
     else {
         return false;
     };
-    let past = IRREGULAR_PAST.contains(&verb)
-        || verb.len() >= 5 && verb.ends_with("ed") && !verb.ends_with("eed");
-    let money =
-        message.chars().any(|c| c.is_ascii_digit()) && !currency_mentions(message).is_empty();
-    past && (writes_measure(message) || money)
+    let subject = &words[..verb];
+    if subject.iter().any(|word| {
+        NOT_SUBJECT.contains(word) || LEAD.contains(word) || !requested_actions(word).is_empty()
+    }) {
+        return false;
+    }
+    let after = &words[verb + 1..];
+    let numbered = !numbers(message).is_empty() || !spelled_numbers(message).is_empty();
+    let money = numbered && !currency_mentions(message).is_empty();
+    writes_measure(message) || money || counts_a_thing(after)
+}
+
+/// Whether `words`, after a report's verb, open with a count of things
+/// ("9 codling moth", "three bins"): a number and a word that is not a
+/// function word.
+fn counts_a_thing(words: &[&str]) -> bool {
+    let number = |word: &str| {
+        word.chars().all(|c| c.is_ascii_digit()) && word.len() <= 4
+            || !spelled_numbers(word).is_empty() && !word.chars().any(|c| c.is_ascii_digit())
+    };
+    words.first().is_some_and(|word| number(word))
+        && words.get(1).is_some_and(|thing| {
+            thing.chars().all(char::is_alphabetic)
+                && !FUNCTION_WORDS.contains(thing)
+                && !PREPOSITIONS.contains(thing)
+        })
 }
 
 /// Whether `message`, of `form`, asks whether something was done ("has
@@ -178,6 +213,10 @@ mod tests {
             "Gave Pepper 85 grams of wet food",
             "Spent 18 euros on cinema tickets on 2026-11-28",
             "ran 5 km this morning",
+            "trap T-17 had 9 codling moth this morning",
+            "Dave paid twenty quid today",
+            "We sprayed Mancozeb on A2 on Thursday at two litres per hectare",
+            "cow 4471 gave 31.5 L at morning milking",
         ] {
             assert!(reports(report), "{report}");
         }
@@ -188,6 +227,11 @@ mod tests {
             "I need 500 ml of water",
             "The weather has been lovely lately",
             "昨日は5キロ走った",
+            "the 42 was 20 min late this morning",
+            "what did Dave pay in november",
+            "the kids had a blast in the pool this summer haha",
+            "lol my teenager used 30 gigs in a week",
+            "the new hydrant wrench set arrived, finally",
         ] {
             assert!(!reports(not), "{not}");
         }

@@ -17,14 +17,17 @@ mod date_parts;
 mod date_spans;
 mod dates;
 mod days;
+mod decision;
 mod doings;
 mod fill;
 mod fits;
+mod focus;
 mod forms;
 mod implied;
 mod labelled;
 mod listed;
 mod money;
+mod norms;
 mod pairs;
 mod prompt;
 pub(crate) mod reach;
@@ -55,7 +58,8 @@ use crate::inference::prompt_cache::PromptCache;
 use crate::tuning::{KEPT_PREFIXES, ROUTED_CUT_BACKOFF_CHARS, ROUTED_MESSAGE_CHARS};
 
 pub use choose::CandidateScore;
-use choose::{ChoicePrefix, best_tool, decide};
+use choose::ChoicePrefix;
+use decision::{best_tool, decide};
 use doings::{asks_whether_done, reports_doing, reports_marked_state};
 use reach::Asked;
 use values::ValueTokens;
@@ -198,11 +202,12 @@ impl Router {
         };
         // Details around the asking sentence do not make it a remark.
         let mut form = message_form(asking_sentence(message));
-        // A report of the person's own doing asks a recording tool to
-        // record it: a request to create, not a remark.
+        // A report of a doing asks a recording tool to record it: a request
+        // to create, not a remark, and the day it names is the doing's.
         if !must_call && requested.is_empty() && reports_doing(message, form) {
             form = MessageForm::Request;
             requested = requested_actions("record");
+            asked.past = false;
         }
         // A record said to be sold, paid or done asks the tool that marks
         // it so to mark it.

@@ -22,11 +22,11 @@
 //!   modifies or removes; "Take Priya's shift off the rota" removes.
 
 use riverse_route::script::{is_cjk, mostly_cjk};
-use riverse_route::{Actions, requested_actions};
+use riverse_route::{Actions, requested_actions, unlisted_verb_actions};
 use riverse_tool::ToolManifest;
 
 pub(crate) use crate::route::implied::implied_actions;
-use crate::route::speech;
+use crate::route::{focus, speech};
 
 /// Words that ask about the past wherever they stand.
 const PAST_WORDS: &[&str] = &[
@@ -280,7 +280,7 @@ pub(crate) struct Asked {
     /// it (see [`speech::unlisted_verb`]).
     pub verb: Option<String>,
     /// What a "what's the …" question asks for (see
-    /// [`speech::question_focus`]).
+    /// [`focus::question_focus`]).
     pub focus: Option<String>,
     /// The message asks what a thing came to so far ("so far", "to
     /// date"), not how it changed.
@@ -297,18 +297,33 @@ impl Asked {
         // (log, record, add): a record of what happened then, no question
         // about the past.
         let create = requested_actions("create");
-        let creates = action_verb
-            .as_deref()
-            .is_some_and(|verb| requested_actions(verb).meets(create))
+        // "Sprayed block B2 … yesterday, log it please": a clause of its
+        // own may ask for the record.
+        let creates = message
+            .split([',', ';', '.', '!'])
+            .filter_map(riverse_route::leading_action_verb)
+            .any(|verb| requested_actions(&verb).meets(create))
             || cjk_record_request(message);
+        let verb = speech::unlisted_verb(message);
+        // "OP-0945's licence expired, renew it for them please": the verb
+        // of a clause after one that states says what is asked.
+        let implied = match implied_actions(request_clause(message)) {
+            found if found.is_empty() => verb
+                .as_deref()
+                .map(unlisted_verb_actions)
+                .filter(|actions| !actions.is_empty())
+                .into_iter()
+                .collect(),
+            found => found,
+        };
         Asked {
             past: !creates && asks_past(request_clause(message)),
-            implied: implied_actions(request_clause(message)),
+            implied,
             advice: speech::asks_advice(message),
             object: speech::changed_object(message),
-            verb: speech::unlisted_verb(message),
+            verb,
             action_verb,
-            focus: speech::question_focus(message),
+            focus: focus::question_focus(message),
             running: {
                 let lower = message.to_lowercase();
                 ["so far", "to date", "until now", "up to now"]
@@ -448,6 +463,16 @@ impl Reach {
     /// Whether the tool's name or description opens with `verb`.
     pub fn opens_with(&self, verb: &str) -> bool {
         speech::opens_with_verb(&self.tool, verb)
+    }
+
+    /// Whether the tool does what `verb` (one no action class lists) asks:
+    /// its name or description opens with it, or its name holds it
+    /// (`submit_expense_claim` for "claim") or petitions for it
+    /// (`request_excusal` for "excuse").
+    pub fn owns_verb(&self, verb: &str) -> bool {
+        self.opens_with(verb)
+            || speech::names_verb(&self.tool, verb)
+            || speech::petitions_for(&self.tool, verb)
     }
 
     /// Whether the tool's name or description opens with a verb of
@@ -627,6 +652,22 @@ mod tests {
         assert!(Asked::of("I want to dispute last month's water charges").past);
         assert!(!Asked::of("昨日、城山公園でシジュウカラを5羽見ました。記録してください。").past);
         assert!(Asked::of("昨日記録した鳥を見せて").past);
+        assert!(
+            !Asked::of("Sprayed block B2 with Captan yesterday, log it please").past,
+            "a later clause asks for the record"
+        );
+    }
+
+    #[test]
+    fn a_verb_after_a_statement_is_what_is_asked() {
+        let modify = requested_actions("update");
+        let asked = Asked::of("OP-0945's licence expired, renew it for them please");
+        assert_eq!(asked.implied, [modify]);
+        assert!(
+            Asked::of("the printer's broken, can you look?")
+                .implied
+                .is_empty()
+        );
     }
 
     #[test]

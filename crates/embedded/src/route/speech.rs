@@ -10,7 +10,8 @@
 //!   its subject. Only a tool whose texts say it recommends, suggests,
 //!   advises, explains, compares or answers questions (a web search) serves
 //!   one. Told by the question's closed-class frame only (why, should,
-//!   a copula and an evaluative adjective), never by its topic.
+//!   a copula and an evaluative adjective, or a rule's modal frame: see
+//!   [`crate::route::norms`]), never by its topic.
 //! - **What a change acts on.** "Cancel the hold on Piranesi" asks to stop
 //!   a hold: a tool that changes things serves it only when its texts name
 //!   the thing changed (a hold), not merely something else the message
@@ -21,8 +22,13 @@
 //!   to a member"); see [`unlisted_verb`].
 
 use riverse_route::words::{NEGATIONS, REQUEST_LEAD_INS, TOPIC_FREE_WORDS};
-use riverse_route::{LIGHT_VERBS, leading_action_verb, requested_actions, verb_actions};
+use riverse_route::{
+    LIGHT_VERBS, MessageForm, is_past_tense, leading_action_verb, message_form, requested_actions,
+    verb_actions,
+};
 use riverse_tool::{Kind, ParamType, ToolManifest};
+
+use crate::route::norms::asks_norm;
 
 /// Adjectives that judge, after a copula ("what's a good…", "is it safe…").
 const EVALUATIVE: &[&str] = &[
@@ -112,6 +118,9 @@ const PRONOUNS: &[&str] = &["it", "them", "this", "that", "one", "everything", "
 /// Whether `message` asks for advice, an explanation or an opinion (see
 /// the module's documentation).
 pub(crate) fn asks_advice(message: &str) -> bool {
+    if asks_norm(message) {
+        return true;
+    }
     if CJK_WHY
         .iter()
         .chain(CJK_ADVICE)
@@ -341,87 +350,6 @@ fn noun_head(words: &[&str]) -> Option<(String, usize)> {
     head.map(|head| (head, end))
 }
 
-/// Words after "what's the" that end its focus ("the time over in
-/// Mumbai", "the weather like in Paris").
-const FOCUS_END: &[&str] = &[
-    "over",
-    "like",
-    "going",
-    "gonna",
-    "right",
-    "here",
-    "there",
-    "currently",
-    "today",
-    "tonight",
-    "doing",
-    "looking",
-    "now",
-    "these",
-    "this",
-    "been",
-];
-
-/// Auxiliaries that end a "what …" question's noun phrase.
-const AUXILIARIES: &[&str] = &[
-    "does", "do", "did", "is", "are", "was", "were", "has", "have", "had", "can", "will", "should",
-];
-
-/// What a "what's the …" or "who's the …" question asks for: the head
-/// word of its noun phrase ("What's the battery level on Luna's feeder?":
-/// level; "who's the rescuer coming out…": rescuer), lowercase; `None` for
-/// any other question, or one whose phrase is a name or a number.
-pub(crate) fn question_focus(message: &str) -> Option<String> {
-    let lower = message.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || c == '?' || c == ',')
-        .filter(|word| !word.is_empty())
-        .collect();
-    let rest = match words.as_slice() {
-        ["what's" | "whats", "the" | "my" | "our", rest @ ..] => rest,
-        ["what", "is", "the" | "my" | "our", rest @ ..] => rest,
-        ["who's" | "whos", "the" | "my" | "our", rest @ ..] => rest,
-        [
-            "who",
-            "is" | "was" | "will" | "are",
-            "the" | "my" | "our",
-            rest @ ..,
-        ] => rest,
-        // "What interest rate does my savings account earn?"
-        [wh @ ("what" | "which"), rest @ ..] => {
-            let aux = rest
-                .iter()
-                .take(4)
-                .position(|word| AUXILIARIES.contains(word))?;
-            // "what meds is…" may name its thing by a short form: only a
-            // phrase of two words or more is read. "which" picks one of a
-            // kind, named in full ("Which technician is coming…").
-            let shortest = if *wh == "which" { 1 } else { 2 };
-            if aux < shortest {
-                return None;
-            }
-            &rest[..aux]
-        }
-        _ => return None,
-    };
-    let mut head = None;
-    for word in rest.iter().take(4) {
-        if OBJECT_END.contains(word) || FOCUS_END.contains(word) {
-            break;
-        }
-        if !word.chars().all(|c| c.is_ascii_alphabetic()) {
-            break;
-        }
-        // A participle after the head opens what is said of it ("the
-        // rescuer coming out for…").
-        if head.is_some() && word.ends_with("ing") {
-            break;
-        }
-        head = Some((*word).to_owned());
-    }
-    head
-}
-
 /// Whether `tool` may take what a change acts on as one of its values (a
 /// list of items: "remove milk from the list").
 pub(crate) fn takes_items(tool: &ToolManifest) -> bool {
@@ -439,10 +367,16 @@ pub(crate) fn takes_items(tool: &ToolManifest) -> bool {
 /// The verb a request opens with, lowercase, when the action classes do
 /// not list it ("lend", "waive"); `None` otherwise.
 pub(crate) fn unlisted_verb(message: &str) -> Option<String> {
-    let clause = message
+    // "i'm 78, please excuse me from jury duty": a clause that states
+    // comes before the one that asks.
+    let mut clauses = message
         .split(|c: char| ",;:.!?\n".contains(c))
-        .next()
-        .unwrap_or("");
+        .filter(|clause| clause.chars().any(char::is_alphanumeric));
+    let first = clauses.next().unwrap_or("");
+    let clause = match tells(first) {
+        true => clauses.next()?,
+        false => first,
+    };
     let mut words = clause.split_whitespace().map(|word| {
         word.trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase()
@@ -513,6 +447,52 @@ pub(crate) fn first_word(text: &str) -> Option<String> {
 
 /// Whether `word`, a tool's, is `verb` or an inflection of it ("lends",
 /// "schedules", "released").
+/// Whether `clause` states or tells what happened ("i'm 78", "OP-0945's
+/// licence expired", "gauge RG-12 had 14 mm"): its first word is then no
+/// verb of a request. One that opens with a listed verb asks ("log lost
+/// earnings of…").
+fn tells(clause: &str) -> bool {
+    let words: Vec<String> = clause
+        .split_whitespace()
+        .map(|word| word.to_lowercase())
+        .collect();
+    message_form(clause) == MessageForm::Statement
+        || leading_action_verb(clause).is_none()
+            && words.iter().skip(1).take(4).any(|word| is_past_tense(word))
+}
+
+/// Verbs a tool's name opens with to ask someone else for what its next
+/// words name (`request_excusal`, `apply_for_deferral`).
+const PETITIONS: &[&str] = &["request", "apply", "ask", "petition"];
+
+/// Whether `tool`'s name opens with a petition and names `verb`'s action
+/// after it, as the verb or its noun (`request_excusal` for "excuse",
+/// `request_deferral` for "defer").
+pub(crate) fn petitions_for(tool: &ToolManifest, verb: &str) -> bool {
+    let name = tool.name.to_lowercase();
+    let mut words = name.split(|c: char| !c.is_ascii_alphabetic());
+    words.next().is_some_and(|first| PETITIONS.contains(&first))
+        && words.any(|word| same_verb(word, verb) || noun_of(word, verb))
+}
+
+/// Endings that make a noun of a verb (excus-al, defer-ral, pay-ment).
+const NOUN_ENDINGS: &[&str] = &["al", "ment", "ion", "ation", "ance", "ence", "ure"];
+
+/// Whether `word` is the noun of `verb` ("excusal" of "excuse",
+/// "deferral" of "defer", "renewal" of "renew").
+fn noun_of(word: &str, verb: &str) -> bool {
+    let stem = verb.trim_end_matches('e');
+    let Some(rest) = word.strip_prefix(stem).filter(|_| stem.len() >= 4) else {
+        return false;
+    };
+    // A doubled last letter: defer, deferral.
+    let rest = match (rest.chars().next(), stem.chars().last()) {
+        (Some(first), Some(last)) if first == last => &rest[first.len_utf8()..],
+        _ => rest,
+    };
+    NOUN_ENDINGS.contains(&rest)
+}
+
 pub(crate) fn same_verb(word: &str, verb: &str) -> bool {
     let base = |word: &str| -> String {
         for suffix in ["ing", "es", "ed", "s"] {
@@ -559,6 +539,7 @@ mod tests {
             "How often should a piano be tuned?",
             "How do councils decide which potholes get fixed first?",
             "How does a heat pump work?",
+            "what's the difference between a mutex and a semaphore",
         ] {
             assert!(asks_advice(asks), "{asks}");
         }
@@ -579,46 +560,6 @@ mod tests {
         ] {
             assert!(!asks_advice(not), "{not}");
         }
-    }
-
-    #[test]
-    fn a_what_question_asks_for_its_head_word() {
-        let focus = |message: &str| question_focus(message);
-        assert_eq!(
-            focus("What's the battery level on Luna's feeder?").as_deref(),
-            Some("level")
-        );
-        assert_eq!(
-            focus("What's the time over in Mumbai at the moment?").as_deref(),
-            Some("time")
-        );
-        assert_eq!(
-            focus("What's the current time in New York?").as_deref(),
-            Some("time")
-        );
-        assert_eq!(focus("What time is it?"), None);
-        assert_eq!(focus("what meds is Biscuit on?"), None);
-        assert_eq!(
-            focus("What interest rate does my savings account earn?").as_deref(),
-            Some("rate")
-        );
-        assert_eq!(focus("What did I weigh?"), None);
-        assert_eq!(
-            focus("who's the rescuer coming out for case WR-3318?").as_deref(),
-            Some("rescuer")
-        );
-        assert_eq!(
-            focus("Who is the lead mechanic on BW-3302").as_deref(),
-            Some("mechanic")
-        );
-        assert_eq!(focus("who's on call tonight?"), None);
-        assert_eq!(
-            focus("Which technician is coming on Friday?").as_deref(),
-            Some("technician")
-        );
-        assert!(asks_advice(
-            "what's the difference between a mutex and a semaphore"
-        ));
     }
 
     #[test]
@@ -685,6 +626,34 @@ mod tests {
             &tool("get_last_feeding", "Returns when a pet was last fed."),
             "fed"
         ));
+    }
+
+    #[test]
+    fn a_petition_names_the_verb_it_asks_for() {
+        let excusal = tool("request_excusal", "Asks the court to excuse a juror.");
+        assert!(petitions_for(&excusal, "excuse"));
+        let deferral = tool(
+            "request_deferral",
+            "Moves a juror's service to a later date.",
+        );
+        assert!(petitions_for(&deferral, "defer"));
+        assert!(!petitions_for(&deferral, "excuse"));
+        let renew = tool("renew_domain", "Renews a domain.");
+        assert!(!petitions_for(&renew, "renew"), "no petition");
+        assert_eq!(
+            unlisted_verb("i'm 78, please excuse me from jury duty").as_deref(),
+            Some("excuse")
+        );
+        assert_eq!(
+            unlisted_verb("gauge RG-12 had 14 mm overnight"),
+            None,
+            "a statement's subject"
+        );
+        assert_eq!(
+            unlisted_verb("Please log lost earnings of $240, summons 661034987"),
+            None,
+            "a listed verb asks in the first clause"
+        );
     }
 
     #[test]

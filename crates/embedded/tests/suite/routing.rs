@@ -646,6 +646,71 @@ fn unlisted_verbs_nouns_spelt_as_verbs_and_cjk_dates() {
 }
 
 #[test]
+fn reports_rules_petitions_and_codes() {
+    let tools: Vec<ToolManifest> = serde_json::from_value(json!([{
+        "name": "record_rainfall",
+        "description": "Records a rain gauge reading in the network's database.",
+        "parameters": {"gauge_id": "gauge id, like RG-12", "rain_mm": "rainfall in millimetres"}
+    }, {
+        "name": "find_gauges",
+        "description": "Finds rain gauges in a town and returns their ids and last readings.",
+        "parameters": {"town": "town name"}
+    }, {
+        "name": "book_garden_waste_collection",
+        "description": "Books a garden waste collection for a household.",
+        "parameters": {"account_number": "council tax account number", "date": "YYYY-MM-DD"}
+    }, {
+        "name": "request_exemption",
+        "description": "Asks the council to waive the garden waste charge for a household.",
+        "parameters": {"account_number": "council tax account number", "reason": "why the household should not pay"}
+    }, {
+        "name": "submit_mileage_claim",
+        "description": "Submits a staff mileage claim for payment.",
+        "parameters": {"miles": "miles driven", "date": "date of the journey, YYYY-MM-DD", "purpose": "what the journey was for"}
+    }, {
+        "name": "add_dns_record",
+        "description": "Adds a DNS record to a council domain.",
+        "parameters": {"domain": "the domain or host name", "record_type": "one of: A, AAAA, CNAME, MX, TXT"}
+    }]))
+    .unwrap();
+    let saturday = NaiveDate::from_ymd_opt(2026, 12, 5).unwrap();
+    let model = model().clone().on_day(saturday);
+    // A subject, a past verb and a measure report a reading to record.
+    let (recorded, reading) = call_of(&model, "gauge RG-12 had 14 mm overnight", &tools);
+    assert_eq!(recorded, "record_rainfall");
+    assert_eq!(reading["gauge_id"], json!("RG-12"), "{reading:?}");
+    // A remark of what happened asks nothing of a tool that reads.
+    let remark = model
+        .route("the new gauges arrived this morning", &tools[..2])
+        .unwrap();
+    assert_eq!(remark, Route::None);
+    // A question of what is required asks a rule, which no tool here gives.
+    let rule = model
+        .route("Do rain gauges have to be emptied every day?", &tools[..2])
+        .unwrap();
+    assert_eq!(rule, Route::None);
+    // The request's own verb names the claim: its day is the journey's.
+    let (claimed, claim) = call_of(
+        &model,
+        "claim 42 miles for yesterday, site visit to Ely",
+        &tools,
+    );
+    assert_eq!(claimed, "submit_mileage_claim");
+    assert_eq!(claim["date"], json!("2026-12-04"), "{claim:?}");
+    // "exempt" is what `request_exemption` petitions for.
+    let (petitioned, _) = call_of(
+        &model,
+        "please exempt me from the garden waste charge, account 4410-22, I'm on pension credit",
+        &tools,
+    );
+    assert_eq!(petitioned, "request_exemption");
+    // A one-letter code in capitals is the option it spells.
+    let (added, record) = call_of(&model, "add an A record for shop.example.org", &tools);
+    assert_eq!(added, "add_dns_record");
+    assert_eq!(record["record_type"], json!("A"), "{record:?}");
+}
+
+#[test]
 fn no_tools_on_offer_means_none() {
     assert_eq!(
         model().route("What's the weather in Paris?", &[]).unwrap(),

@@ -117,7 +117,7 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
 
 /// The classes a tool named by a verb no class lists offers, beside what
 /// the verb itself names (see [`unlisted_verb_actions`]).
-const UNLISTED_VERB_OFFERS: [&str; 6] = ["create", "modify", "move", "rename", "send", "trade"];
+const UNLISTED_VERB_OFFERS: [&str; 5] = ["create", "modify", "rename", "send", "trade"];
 
 /// The classes whose request makes a record named for it: a complaint, a
 /// refund, an order.
