@@ -118,7 +118,7 @@ fn parse(data: &'static str) -> Vec<Class> {
 /// action, is content to send or write, not the request: "给李明发条消息：
 /// 会议改到下午三点" asks to send, not to move a meeting.
 pub fn requested_actions(message: &str) -> Actions {
-    let lower = without_quotations(&message.to_lowercase());
+    let lower = without_quotations(&without_signature(message).to_lowercase());
     if let Some(head) = before_content(&lower) {
         let asked = actions_named_in(head);
         if !asked.is_empty() {
@@ -126,6 +126,26 @@ pub fn requested_actions(message: &str) -> Actions {
         }
     }
     actions_named_in(&lower)
+}
+
+/// `message` without a name signed at its end ("…, work thing I can't
+/// get out of. Mark Ellis"): two or three capitalised words after the
+/// last stop are the writer's name, whatever verb its first word spells.
+fn without_signature(message: &str) -> &str {
+    let trimmed = message.trim_end();
+    let Some(stop) = trimmed.rfind(['.', '!', '?', '\n', ',']) else {
+        return message;
+    };
+    let name: Vec<&str> = trimmed[stop + 1..].split_whitespace().collect();
+    let capitalised = |word: &&str| {
+        let mut chars = word.chars();
+        chars.next().is_some_and(|first| first.is_uppercase())
+            && chars.all(|c| c.is_lowercase() || c == '-' || c == '\'')
+    };
+    match (2..=3).contains(&name.len()) && name.iter().all(capitalised) {
+        true => &trimmed[..stop],
+        false => message,
+    }
 }
 
 /// The text before the first colon that introduces content: one not
@@ -165,6 +185,9 @@ fn actions_named_in(lower: &str) -> Actions {
             }
             if tells_another(&clause, verb) {
                 found = found.union(classes_of("send"));
+            }
+            if hands_over(&clause, verb) {
+                found = found.union(classes_of("read"));
             }
         }
     }
@@ -274,6 +297,47 @@ fn tells_another(clause: &[&str], verb: &str) -> bool {
             .nth(1)
             .is_some_and(|word| !matches!(*word, "me" | "us" | "myself"))
 }
+
+/// Whether `clause` asks to be sent a thing there is ("send me the
+/// rehearsal schedule", "email us a copy of the invoice"): the user asks
+/// to read it, however it reaches them. Not a message, reminder or alert
+/// made for them ("text me a reminder").
+fn hands_over(clause: &[&str], verb: &str) -> bool {
+    let mut after = clause
+        .iter()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .skip_while(|word| *word != verb)
+        .skip(1);
+    let to_me = after.next().is_some_and(|word| matches!(word, "me" | "us"));
+    let thing = after
+        .by_ref()
+        .find(|word| !HANDED_DETERMINERS.contains(word) && !word.is_empty());
+    classes_of(verb).meets(classes_of("send"))
+        && to_me
+        && thing.is_some_and(|thing| !MADE_FOR_THE_USER.contains(&thing))
+}
+
+/// Words before the thing a user asks to be sent.
+const HANDED_DETERMINERS: &[&str] = &[
+    "the", "a", "an", "my", "our", "all", "any", "every", "this", "that", "those", "these", "copy",
+    "copies", "of", "over",
+];
+
+/// What is sent to a user by being made for them, not read.
+const MADE_FOR_THE_USER: &[&str] = &[
+    "reminder",
+    "reminders",
+    "alert",
+    "alerts",
+    "notification",
+    "notifications",
+    "message",
+    "text",
+    "update",
+    "updates",
+    "when",
+    "if",
+];
 
 /// The verb of an action class the message's first clause opens with,
 /// lowercase ("close" of "close 4471, the printer works again"); `None`
@@ -385,16 +449,37 @@ fn cjk_actions(text: &str) -> Actions {
 /// Whether `text` writes the CJK action `term` as an action: not only as
 /// a noun, after 的 ("我的投诉…处理到哪一步了" asks after a complaint and
 /// makes none) or as the object of another action (撤销投诉 withdraws a
-/// complaint). What a petition asks for is its action (申请退款).
+/// complaint). What a petition asks for is its action (申请退款). Nor
+/// before a word that makes it a record's name (预约号 PC-51230, 予約番号,
+/// 申请编号) or 的 (申请的证明, the certificate applied for): the record
+/// the request asks after. Nor where the request asks whether it was done
+/// (有没有登记, 登记了吗).
 fn names_action(text: &str, term: &str) -> bool {
     text.match_indices(term).any(|(at, _)| {
         let before = &text[..at];
+        let after = &text[at + term.len()..];
         let object = CLASSES.iter().flat_map(|class| &class.terms).any(|verb| {
             before.ends_with(verb) && !CJK_PETITIONS.contains(verb) && !RECORD_NOUNS.contains(verb)
         });
-        !before.ends_with('的') && !object
+        // 上次申请的结婚证明: what was applied for, no new application.
+        let named_record =
+            RECORD_NAMES.iter().any(|name| after.starts_with(name)) || after.starts_with('的');
+        // 我有没有登记: whether it was done, to be read.
+        let asked_whether = WHETHER_BEFORE.iter().any(|word| before.ends_with(word))
+            || WHETHER_AFTER.iter().any(|word| after.starts_with(word));
+        !before.ends_with('的') && !object && !named_record && !asked_whether
     })
 }
+
+/// Words around an action term that ask whether it was done (有没有登记,
+/// 登记了吗, 予約済みですか): a question to read its record.
+const WHETHER_BEFORE: &[&str] = &["有没有", "有沒有", "是否", "已经", "已經"];
+const WHETHER_AFTER: &[&str] = &["了吗", "了嗎", "了没", "了沒", "过吗", "過嗎", "済み"];
+
+/// Words after an action term that make it the name of a record.
+const RECORD_NAMES: &[&str] = &[
+    "号", "番号", "编号", "編號", "单号", "id", "ID", "状态", "状況",
+];
 
 /// CJK terms that ask for the action written after them (申请退款).
 const CJK_PETITIONS: &[&str] = &["申请", "申請", "申し込"];
@@ -490,6 +575,16 @@ mod tests {
         assert!(withdrawn.meets(requested_actions("cancel it")));
         assert!(!withdrawn.meets(requested_actions("dispute it")));
         assert!(requested_actions("我想申请退款").meets(requested_actions("refund it")));
+        assert!(
+            !requested_actions("请问预约号 PC-31020 现在什么情况？")
+                .meets(requested_actions("book it"))
+        );
+        assert!(
+            !requested_actions("我上次申请的证书寄出来了吗？").meets(requested_actions("create"))
+        );
+        assert!(
+            !requested_actions("帮我查一下我有没有登记成选民").meets(requested_actions("create"))
+        );
         // 预订 is the booking passed on, 转给 the action.
         assert!(requested_actions("能把我的预订转给朋友吗？").meets(requested_actions("send it")));
     }
@@ -500,6 +595,21 @@ mod tests {
         assert!(!requested_actions("Are my glasses ready yet? order 88314").meets(order));
         assert!(!requested_actions("ticket #4471, is it fixed?").meets(order));
         assert!(requested_actions("order 4 boxes of lenses").meets(order));
+    }
+
+    #[test]
+    fn a_name_signed_at_the_end_asks_nothing() {
+        assert!(requested_actions("Sorry, I can't come on Friday. Mark Ellis").is_empty());
+        assert!(!requested_actions("I can't come on Friday. mark it as absent").is_empty());
+    }
+
+    #[test]
+    fn asking_to_be_sent_a_thing_asks_to_read_it() {
+        let read = requested_actions("show the schedule");
+        assert!(requested_actions("send me the rota for next week").meets(read));
+        assert!(requested_actions("can you email us a copy of the invoice?").meets(read));
+        assert!(!requested_actions("text me a reminder on Friday").meets(read));
+        assert!(!requested_actions("send Priya the rota").meets(read));
     }
 
     #[test]
@@ -576,7 +686,10 @@ mod tests {
         let alert = requested_actions("ping me if flights to Reykjavik go under $350");
         assert!(alert.meets(requested_actions("create")));
         assert!(alert.meets(requested_actions("send")));
-        assert_eq!(requested_actions("ping me the report").names(), ["send"]);
+        // Without a condition, nothing to watch: a thing to be sent.
+        let sent = requested_actions("ping me the report");
+        assert!(sent.meets(requested_actions("send")));
+        assert!(!sent.meets(requested_actions("create")));
         assert_eq!(
             requested_actions("ping Dana if the build breaks").names(),
             ["send"]

@@ -164,6 +164,30 @@ fn is_inward_code(token: &str) -> bool {
     matches!(chars.as_slice(), [digit, a, b] if digit.is_ascii_digit() && a.is_ascii_uppercase() && b.is_ascii_uppercase())
 }
 
+/// Where `message` writes a whole address that ends with the postcode at
+/// `postcode`: from the house number of a street address (see
+/// [`opens_street_address`]) a few words before, in the same sentence,
+/// through the postcode ("27 Cedar Close, Reading RG1 5PX"; "Flat 2, 18
+/// Hyde Park Road, Leeds LS6 1AH" from its house number).
+pub fn address_through(message: &str, postcode: &Range<usize>) -> Option<Range<usize>> {
+    let before = &message[..postcode.start];
+    crate::numbers::numbers(before)
+        .iter()
+        .filter(|number| opens_street_address(&message[number.bytes.end..]))
+        .filter(|number| {
+            let between = &message[number.bytes.end..postcode.start];
+            between.split_whitespace().count() <= ADDRESS_WORDS
+                && !between.contains(['!', '?', '\n'])
+                && !between.contains(". ")
+        })
+        .map(|number| number.bytes.start..postcode.end)
+        .next()
+}
+
+/// Most words from a house number to its postcode: a street, a district
+/// and a town.
+const ADDRESS_WORDS: usize = 9;
+
 /// Whether `message` writes a street address: a number that opens one
 /// (see [`opens_street_address`]).
 pub fn writes_street_address(message: &str) -> bool {
@@ -186,6 +210,24 @@ mod tests {
         assert!(!opens_street_address(" Elm trees on the way"));
         assert!(writes_street_address("save 'gym' as 400 Lakeview Ave"));
         assert!(!writes_street_address("book 2 rooms on Main Street"));
+    }
+
+    #[test]
+    fn an_address_runs_from_its_house_number_to_its_postcode() {
+        let through = |message: &str| -> Option<String> {
+            let postcode = postcodes(message).into_iter().next()?;
+            address_through(message, &postcode).map(|bytes| message[bytes].to_owned())
+        };
+        assert_eq!(
+            through("Jo Bell, 14 Mill Lane, Didcot OX11 7AB, British").as_deref(),
+            Some("14 Mill Lane, Didcot OX11 7AB")
+        );
+        assert_eq!(through("Jo Bell, OX11 7AB"), None);
+        assert_eq!(
+            through("I live at 14 Mill Lane. My postcode is OX11 7AB"),
+            None,
+            "another sentence"
+        );
     }
 
     #[test]

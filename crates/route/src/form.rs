@@ -349,7 +349,9 @@ fn cjk_form(message: &str) -> MessageForm {
     });
     let ends_with = |class: &str| CJK.of(class).any(|ending| end.ends_with(ending));
     let holds = |class: &str| CJK.of(class).any(|word| message.contains(word));
-    if asks {
+    if ends_with("asking-request-ending") || holds("asking-request-word") {
+        MessageForm::Request
+    } else if asks {
         MessageForm::Question
     } else if ends_with("request-ending") {
         MessageForm::Request
@@ -399,6 +401,17 @@ mod tests {
             ("Could you look up the opening hours", MessageForm::Request),
             ("I'd like a summary of report.txt", MessageForm::Request),
             ("Send it to Dana please", MessageForm::Request),
+            // Asking on behalf of a household, or of anyone who can help.
+            (
+                "we would like the boiler serviced in March",
+                MessageForm::Request,
+            ),
+            (
+                "can someone look at the gutter tomorrow?",
+                MessageForm::Request,
+            ),
+            ("can we have the room until six?", MessageForm::Request),
+            ("can we park behind the hall?", MessageForm::Question),
             ("temperature in Lima", MessageForm::Fragment),
             ("12 inches to cm", MessageForm::Fragment),
             (
@@ -512,6 +525,14 @@ mod tests {
                 "パスワードをリセットして。ユーザー名はsato02です",
                 MessageForm::Request,
             ),
+            // A polite request put as a question still asks for something.
+            (
+                "金曜の午後に窓の点検をお願いできますか？",
+                MessageForm::Request,
+            ),
+            ("能帮我订一张明天的票吗？", MessageForm::Request),
+            ("金曜の午後は空いていますか？", MessageForm::Question),
+            ("下个月要出差，想把预约推迟到周五。", MessageForm::Request),
         ] {
             assert_eq!(message_form(message), form, "{message}");
         }

@@ -44,7 +44,9 @@ const SPAN_JOINERS: [&str; 11] = [
 /// span of times; "下午三点到五点" ends at 17:00).
 pub fn clock_span_in(message: &str) -> Option<(String, String)> {
     // "9am-1pm" is one token until its dash stands apart.
-    let message = message.replace('-', " - ").replace('–', " – ");
+    let message = with_shared_half(message)
+        .replace('-', " - ")
+        .replace('–', " – ");
     let message = message.as_str();
     let times = clock_times_at(message);
     times.windows(2).find_map(|pair| {
@@ -61,6 +63,58 @@ pub fn clock_span_in(message: &str) -> Option<(String, String)> {
         (to > from && to < 24 * 60)
             .then(|| (start.clone(), format!("{:02}:{:02}", to / 60, to % 60)))
     })
+}
+
+/// `message` with a bare hour dashed to a time that names its half of
+/// the day given that half: "2-5pm" is "2pm-5pm", "11-2pm" is
+/// "11am-2pm" (a span ends after it starts). Only a dash joined to both
+/// numbers shares it; "6 to 11pm" may count people.
+fn with_shared_half(message: &str) -> String {
+    let mut out = String::with_capacity(message.len() + 4);
+    let mut rest = message;
+    while let Some(at) = rest.find(['-', '–']) {
+        let dash = rest[at..].chars().next().map_or(1, char::len_utf8);
+        let before = &rest[..at];
+        let after = &rest[at + dash..];
+        let start: String = before
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let opens_word = before[..before.len() - start.len()]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != ':');
+        let end_hour: String = after.chars().take_while(char::is_ascii_digit).collect();
+        let suffix = after[end_hour.len()..]
+            .trim_start_matches(|c: char| c == ':' || c.is_ascii_digit())
+            .trim_start()
+            .to_lowercase();
+        let half = ["am", "pm", "a.m.", "p.m."]
+            .into_iter()
+            .find(|half| suffix.starts_with(half));
+        let hours = start.parse::<u32>().ok().zip(end_hour.parse::<u32>().ok());
+        out.push_str(before);
+        if let (Some((from, to)), Some(half), true) = (hours, half, opens_word)
+            && (1..=12).contains(&from)
+            && (1..=12).contains(&to)
+        {
+            let same = from % 12 < to % 12;
+            let start_half = match (same, half.starts_with('p')) {
+                (true, _) => half,
+                (false, true) => "am",
+                (false, false) => "pm",
+            };
+            out.push_str(start_half);
+        }
+        out.push_str(&rest[at..at + dash]);
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The minutes since midnight of an `HH:MM` time.
@@ -270,6 +324,11 @@ mod tests {
         assert_eq!(span("明天下午3点到5点"), ends("15:00", "17:00"));
         assert_eq!(span("from 7pm for 4 hours"), None);
         assert_eq!(span("at 9am, then at 5pm"), None);
+        // A bare hour dashed to a time shares its half of the day.
+        assert_eq!(span("hall on friday 3-6pm"), ends("15:00", "18:00"));
+        assert_eq!(span("the room 11-2pm please"), ends("11:00", "14:00"));
+        assert_eq!(span("table for 6 to 11pm"), None);
+        assert_eq!(span("on 2026-12-14 at 5pm"), None);
     }
 
     #[test]

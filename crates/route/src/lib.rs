@@ -54,7 +54,8 @@
 //! - [`Purpose`]: whether a tool's texts and a message name a subject in
 //!   common, without which the tool does not serve the message; a report
 //!   of something broken or lost ([`reports_trouble`]) is about repairs
-//!   or losses.
+//!   or losses; a word that one will not attend ([`reports_absence`])
+//!   asks for the absence to be told, or the visit cancelled or moved.
 //! - [`SimilarityIndex`]: character n-gram similarity between a message and
 //!   each tool's texts, widened across languages by the [`glossary`].
 //!
@@ -62,6 +63,7 @@
 //! compiled in. Left out: scoring with the model and decoding values, which
 //! `riverse-embedded` does with these rules.
 
+mod absence;
 mod actions;
 mod addresses;
 mod affinity;
@@ -102,12 +104,14 @@ mod tool_texts;
 mod triggers;
 pub mod words;
 
+pub use absence::reports_absence;
 pub use actions::{
     Actions, leading_action_verb, offered_actions, requested_actions, unlisted_verb_actions,
     verb_actions,
 };
 pub use addresses::{
-    coordinates, opens_street_address, postcode_districts, postcodes, writes_street_address,
+    address_through, coordinates, opens_street_address, postcode_districts, postcodes,
+    writes_street_address,
 };
 pub use affinity::{Fit, ParamAffinity};
 pub use arithmetic::extend_expression;

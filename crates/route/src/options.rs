@@ -211,12 +211,29 @@ fn cjk_glosses(text: &str) -> String {
 /// The words of an option's name, lowercase (`semi_detached`: semi,
 /// detached).
 fn option_words(option: &str) -> Vec<String> {
-    option
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let lower = option.to_lowercase();
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut word_is_cjk = false;
+    for c in lower.chars() {
+        // Japanese and Chinese write no spaces: a Latin option stands
+        // apart from the kana around it (昨日のWA18、502点).
+        let cjk = is_cjk(c);
+        if !c.is_alphanumeric() || !word.is_empty() && cjk != word_is_cjk {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            if !c.is_alphanumeric() {
+                continue;
+            }
+        }
+        word_is_cjk = cjk;
+        word.push(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 /// The options `text` names, in the order it names them: each whose every
@@ -225,12 +242,7 @@ fn option_words(option: &str) -> Vec<String> {
 /// "pressure washing"). A list of options ("racket, ball_can, shoes")
 /// takes these for the items the message writes in its own words.
 pub fn options_named(text: &str, options: &[String]) -> Vec<String> {
-    let words: Vec<String> = text
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_owned)
-        .collect();
+    let words: Vec<String> = option_words(text);
     let mut named: Vec<(usize, &String)> = options
         .iter()
         .filter_map(|option| {
@@ -275,8 +287,17 @@ fn phrase_named(text: &str, options: &[String]) -> Option<String> {
 /// Where `words` first name every one of `option_words` within
 /// [`OPTION_WORDS_SPREAD`] words of each other, at the first of them.
 fn earliest_naming(words: &[String], option_words: &[&str]) -> Option<usize> {
-    first_naming(words, option_words, OPTION_WORDS_SPREAD)
+    // "arrows" names `arrows_set`: a set, kit or pair is the thing itself.
+    let named = match option_words {
+        [head, tail] if GROUP_WORDS.contains(tail) => std::slice::from_ref(head),
+        _ => option_words,
+    };
+    first_naming(words, named, OPTION_WORDS_SPREAD)
 }
+
+/// Words after an option's thing that name it in a group ("arrows_set",
+/// "first_aid_kit" is not: its last word is the thing).
+const GROUP_WORDS: &[&str] = &["set", "sets", "pair", "pairs", "pack", "packs"];
 
 /// Where `words` first name every one of `option_words` within `spread`
 /// words of each other, at the first of them.
@@ -435,6 +456,19 @@ mod tests {
             ["winter_storage", "antifouling"]
         );
         assert_eq!(options_named("pressure washing", &yard), ["pressure_wash"]);
+        let hire: Vec<String> = ["recurve_bow", "arrows_set", "arm_guard"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            options_named("a recurve bow, arrows and an arm guard", &hire),
+            ["recurve_bow", "arrows_set", "arm_guard"]
+        );
+        let rounds: Vec<String> = ["wa18", "wa70", "national"].map(String::from).into();
+        assert_eq!(
+            options_named("先週のWA70、580点でした", &rounds),
+            ["wa70"],
+            "a Latin option among kana"
+        );
     }
 
     #[test]

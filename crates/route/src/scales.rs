@@ -59,7 +59,7 @@ const UNITS: [Unit; 21] = [
     unit(
         Kind::Time,
         604800.0,
-        &["wk", "week", "weeks", "周", "週間", "个星期"],
+        &["wk", "wks", "week", "weeks", "周", "週間", "个星期"],
     ),
     unit(
         Kind::Time,

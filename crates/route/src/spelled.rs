@@ -55,10 +55,36 @@ const CJK_WEEKDAY: &[&str] = &["星期", "周", "週", "礼拜", "禮拜", "曜"
 /// order. "one" as a pronoun ("the one", "one of") is none, and neither
 /// is a numeral of a date, a clock time or a weekday.
 pub fn spelled_numbers(message: &str) -> Vec<NumberSpan> {
-    let mut found = english_numbers(message);
+    let mut found: Vec<NumberSpan> = english_numbers(message)
+        .into_iter()
+        .map(|number| with_spoken_sign(message, number))
+        .collect();
     found.extend(chinese_numbers(message));
     found.sort_by_key(|number| number.bytes.start);
     found
+}
+
+/// `number` negative when "minus" or "negative" is said just before it
+/// ("drops below minus five").
+fn with_spoken_sign(message: &str, number: NumberSpan) -> NumberSpan {
+    let before = &message[..number.bytes.start];
+    let trimmed = before.trim_end();
+    let sign = ["minus", "negative"].into_iter().find(|sign| {
+        trimmed.len() >= sign.len()
+            && trimmed[trimmed.len() - sign.len()..].eq_ignore_ascii_case(sign)
+            && trimmed[..trimmed.len() - sign.len()]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric())
+    });
+    match sign {
+        Some(sign) if !number.text.starts_with('-') && trimmed.len() < before.len() => NumberSpan {
+            bytes: trimmed.len() - sign.len()..number.bytes.end,
+            text: format!("-{}", number.text),
+            is_integer: number.is_integer,
+        },
+        _ => number,
+    }
 }
 
 /// The words of `text` with their byte ranges, lower-cased, letters and
@@ -354,6 +380,15 @@ mod tests {
                 ("three thousand two hundred", "3200")
             ])
         );
+    }
+
+    #[test]
+    fn minus_said_before_a_number_makes_it_negative() {
+        assert_eq!(
+            read("alert me below minus five, or at negative twelve"),
+            pairs(&[("minus five", "-5"), ("negative twelve", "-12")])
+        );
+        assert_eq!(read("terminus five"), pairs(&[("five", "5")]));
     }
 
     #[test]

@@ -86,7 +86,8 @@ pub(crate) fn question_focus(message: &str) -> Option<String> {
 }
 
 /// Heads that name no thing of their own ("the list of…", "the details
-/// of…"): what they hold is named after them.
+/// of…", "what youth group things…"): what they hold is named around
+/// them.
 const GENERAL_HEADS: &[&str] = &[
     "list",
     "details",
@@ -95,6 +96,17 @@ const GENERAL_HEADS: &[&str] = &[
     "rest",
     "whole",
     "full",
+    "thing",
+    "things",
+    "stuff",
+    "ones",
+    "bits",
+    "kind",
+    "kinds",
+    "sort",
+    "sorts",
+    "type",
+    "types",
 ];
 
 /// The words after a request to be told ("can you tell me", "please give
@@ -183,6 +195,7 @@ mod tests {
             Some("hours")
         );
         assert_eq!(focus("give me the list of wreck sites"), None);
+        assert_eq!(focus("what climbing club things are on this week?"), None);
         assert_eq!(focus("tell me a joke"), None);
     }
 }

@@ -3,8 +3,8 @@
 //! own (a postcode, a currency).
 
 use riverse_route::{
-    coordinates, currency_code, currency_mentions, param_options, postcode_districts, postcodes,
-    wants_currency_code,
+    address_through, coordinates, currency_code, currency_mentions, param_options,
+    postcode_districts, postcodes, wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, ToolManifest};
 use serde_json::Value;
@@ -39,7 +39,9 @@ pub(super) fn with_labelled_values(
 
 /// A parameter of a postcode takes the one postcode the message writes,
 /// whole ("OX4 2JY", which the spans may cut at its space), or else the
-/// one district it writes alone ("NW3").
+/// one district it writes alone ("NW3"). A parameter of an address takes
+/// the whole address that ends with it ("27 Cedar Close, Reading RG1
+/// 5PX"), where the message writes one.
 pub(super) fn with_postcodes(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
     let whole = postcodes(message);
     // A district alone is less sure than the model's place ("Clapham").
@@ -50,6 +52,9 @@ pub(super) fn with_postcodes(tool: &ToolManifest, message: &str, values: &mut [O
     let [postcode] = &found[..] else {
         return;
     };
+    let address = (!given_kept)
+        .then(|| address_through(message, postcode))
+        .flatten();
     let form = Form {
         value: &message[postcode.clone()],
         phrases: &["post code"],
@@ -57,6 +62,23 @@ pub(super) fn with_postcodes(tool: &ToolManifest, message: &str, values: &mut [O
         given_kept,
     };
     form.fill(tool, values);
+    let Some(address) = address else {
+        return;
+    };
+    // The one parameter named for an address (of two, which is which is
+    // the model's to say).
+    let addressed: Vec<usize> = tool
+        .parameters
+        .keys()
+        .enumerate()
+        .filter(|(_, name)| {
+            name.to_lowercase().contains("address") && tool.param_type(name) == ParamType::String
+        })
+        .map(|(index, _)| index)
+        .collect();
+    if let [index] = addressed[..] {
+        values[index] = Some(Value::from(&message[address]));
+    }
 }
 
 /// A parameter of a place that may be written as coordinates takes the one

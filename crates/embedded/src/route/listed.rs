@@ -20,8 +20,8 @@ use crate::route::fill::declared;
 
 /// The items of list parameter `value` as its `description` and
 /// `options` ask, or `None` when none can be: times are every clock time
-/// of `message`, options those its items name (or, naming none, that
-/// `message` names); a list of free text is kept as it is.
+/// of `message`, options those `message` names and those its items name;
+/// a list of free text is kept as it is.
 pub(super) fn list_as_asked(
     description: &str,
     options: &[String],
@@ -49,14 +49,13 @@ pub(super) fn list_as_asked(
     if options.is_empty() {
         return value;
     }
-    let mut named: Vec<String> = Vec::new();
+    // Every option the message names is an item, in the order written,
+    // beside those the items name in their own words (シューズ).
+    let mut named: Vec<String> = options_named(message, options);
     for option in items.iter().flat_map(|item| item_options(item, options)) {
         if !named.contains(&option) {
             named.push(option);
         }
-    }
-    if named.is_empty() {
-        named = options_named(message, options);
     }
     (!named.is_empty()).then(|| Value::from(named))
 }

@@ -46,8 +46,8 @@ use chrono::NaiveDate;
 use riverse_llm::Usage;
 use riverse_route::{
     Actions, MessageForm, asking_sentence, asks_general, message_form, missing_required,
-    names_record, offered_actions, reports_loss, reports_trouble, request_parts, requested_actions,
-    works_on,
+    names_record, offered_actions, reports_absence, reports_loss, reports_trouble, request_parts,
+    requested_actions, works_on,
 };
 use riverse_tool::{Params, ToolManifest};
 use serde_json::Value;
@@ -230,6 +230,18 @@ impl Router {
             if reports_loss(message) {
                 requested = requested.union(requested_actions("block"));
             }
+            asked.past = false;
+        }
+        // A word that one will not attend asks to tell of the absence, or
+        // to cancel or move what one would have attended; nothing to read.
+        let absent = form != MessageForm::Question && reports_absence(message);
+        if !must_call && requested.is_empty() && absent {
+            form = MessageForm::Request;
+            requested = ["submit", "cancel", "reschedule"]
+                .into_iter()
+                .fold(requested, |found, verb| {
+                    found.union(requested_actions(verb))
+                });
             asked.past = false;
         }
         // A question of what is usual or wise in general names no record.

@@ -3,6 +3,7 @@ mod bounds;
 mod loading;
 mod provider;
 mod routing;
+mod routing_asks;
 mod tokenizer;
 mod usage;
 

@@ -45,7 +45,7 @@ fn call(tool: &str, params: Value) -> Route {
 
 /// The tool `model` calls for `message` among `tools`, and its
 /// parameters; a route that calls none fails the test.
-fn call_of(
+pub(super) fn call_of(
     model: &EmbeddedModel,
     message: &str,
     tools: &[ToolManifest],

@@ -15,8 +15,13 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
     let description = without_asides(&tool.description.to_lowercase());
     let mut found = cjk_actions(&name).union(cjk_actions(&description));
     let name_words: Vec<&str> = name.split_whitespace().collect();
+    let name_reads = leading_verb(&name_words).is_some_and(|verb| {
+        let actions = word_actions(verb);
+        !actions.is_empty() && !actions.changes()
+    });
     if let Some(verb) = leading_verb(&name_words) {
         found = found.union(word_actions(verb));
+        found = found.union(reported(verb, &name_words).unwrap_or_default());
         // `request_match_reschedule` asks for a move: what it petitions
         // for is its action.
         if PETITIONS.contains(&verb) {
@@ -61,7 +66,14 @@ pub fn offered_actions(tool: &ToolManifest) -> Actions {
             .first()
             .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
             .unwrap_or_default();
-        let asked = petitioned(opener, &clause).or_else(|| petitioned(verb, &clause));
+        let asked = petitioned(opener, &clause)
+            .or_else(|| petitioned(verb, &clause))
+            .or_else(|| match name_reads {
+                // `check_river_level`, "Reports a river's current flow":
+                // what the name reads, the description tells.
+                true => None,
+                false => reported(verb, &clause),
+            });
         let actions = match asked {
             Some(asked) => asked,
             None => word_actions(verb),
@@ -125,6 +137,27 @@ const RECORDED_ACTIONS: [&str; 3] = ["dispute", "refund", "trade"];
 
 /// Verbs that ask someone else for an action ("request", "asks … to").
 const PETITIONS: &[&str] = &["request", "ask", "petition", "apply"];
+
+/// The classes of a clause that opens with "report" and makes a report
+/// (`report_absence`, "Reports a faulty sensor…"): it files one, a
+/// creation. "Reports whether a service is up" reads.
+fn reported(verb: &str, clause: &[&str]) -> Option<Actions> {
+    if !matches!(verb, "report" | "reports") {
+        return None;
+    }
+    let next = clause
+        .iter()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .skip_while(|word| *word != verb)
+        .nth(1);
+    match next.is_some_and(|word| READ_AFTER_REPORT.contains(&word)) {
+        true => Some(classes_of("read")),
+        false => Some(classes_of("create")),
+    }
+}
+
+/// Words after which "reports" tells, and files nothing.
+const READ_AFTER_REPORT: &[&str] = &["whether", "how", "what", "which", "when", "if", "on"];
 
 /// The classes of what a clause opening with a verb of [`PETITIONS`] (or
 /// one that lets: "Lets a member pause…") asks for: its first verb after
@@ -248,6 +281,35 @@ mod tests {
             &[],
         );
         assert!(offered_actions(&searching).meets(requested_actions("book it")));
+    }
+
+    #[test]
+    fn a_tool_that_files_a_report_creates_one() {
+        let create = classes_of("create");
+        let absence = tool(
+            "report_absence",
+            "Tells the coach a player will miss a training session.",
+            &[],
+        );
+        assert!(offered_actions(&absence).meets(create));
+        let fault = tool(
+            "flag_meter",
+            "Reports a broken gas meter to the supplier.",
+            &[],
+        );
+        assert!(offered_actions(&fault).meets(create));
+        let level = tool(
+            "check_river_level",
+            "Reports a river's current flow and whether trips are running.",
+            &[],
+        );
+        assert!(!offered_actions(&level).changes());
+        let status = tool(
+            "service_status",
+            "Reports whether the ferry service is running today.",
+            &[],
+        );
+        assert!(!offered_actions(&status).changes());
     }
 
     #[test]
