@@ -43,6 +43,22 @@ const MADE_AFTER_MAKE: &[&str] = &[
     "sense", "out", "up", "any", "a", "an", "payment", "payments", "changes",
 ];
 
+/// Words after "miss" that name people or a place one will long for.
+const MISSED_PEOPLE: &[&str] = &[
+    "you",
+    "u",
+    "ya",
+    "y'all",
+    "him",
+    "her",
+    "them",
+    "us",
+    "everyone",
+    "everybody",
+    "this",
+    "home",
+];
+
 /// Chinese and Japanese terms that say one will not attend.
 const CJK_ABSENCE_TERMS: &[&str] = &[
     "请假",
@@ -83,7 +99,13 @@ pub fn reports_absence(message: &str) -> bool {
                     .split_whitespace()
                     .next()
                     .is_some_and(|next| MADE_AFTER_MAKE.contains(&next));
-            before_ok && after_ok && !made
+            // "I'll miss you all": a farewell, no absence.
+            let farewell = phrase.ends_with("miss")
+                && text[end..]
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|next| MISSED_PEOPLE.contains(&next));
+            before_ok && after_ok && !made && !farewell
         })
     })
 }
@@ -106,6 +128,7 @@ mod tests {
         for message in [
             "I can't make a booking on the website",
             "can't make sense of the invoice",
+            "I'll miss you all, thanks for everything",
             "what time does the class start?",
             "the dismissal bell is at three",
             "明日の練習は何時から？",
