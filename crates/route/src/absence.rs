@@ -4,7 +4,7 @@
 //! one would have attended to be cancelled or moved, and asks nothing to
 //! be read.
 
-use crate::script::is_cjk;
+use crate::faults::holds_cjk_term;
 
 /// English phrases that say one will not attend.
 const ABSENCE_PHRASES: &[&str] = &[
@@ -38,25 +38,33 @@ const ABSENCE_PHRASES: &[&str] = &[
     "off sick",
 ];
 
-/// Words after "make" that tell of making something, not attending.
-const MADE_AFTER_MAKE: &[&str] = &[
-    "sense", "out", "up", "any", "a", "an", "payment", "payments", "changes",
-];
-
-/// Words after "miss" that name people or a place one will long for.
-const MISSED_PEOPLE: &[&str] = &[
-    "you",
-    "u",
-    "ya",
-    "y'all",
-    "him",
-    "her",
-    "them",
-    "us",
-    "everyone",
-    "everybody",
-    "this",
-    "home",
+/// Words after a phrase's last word that tell of something else than
+/// not attending: making ("can't make sense of it", "can't make a
+/// booking"), or a farewell ("I'll miss you all").
+const NOT_ATTENDING_AFTER: &[(&str, &[&str])] = &[
+    (
+        "make",
+        &[
+            "sense", "out", "up", "any", "a", "an", "payment", "payments", "changes",
+        ],
+    ),
+    (
+        "miss",
+        &[
+            "you",
+            "u",
+            "ya",
+            "y'all",
+            "him",
+            "her",
+            "them",
+            "us",
+            "everyone",
+            "everybody",
+            "this",
+            "home",
+        ],
+    ),
 ];
 
 /// Chinese and Japanese terms that say one will not attend.
@@ -79,33 +87,21 @@ const CJK_ABSENCE_TERMS: &[&str] = &[
 /// attend something (see the module's documentation).
 pub fn reports_absence(message: &str) -> bool {
     let lower = message.to_lowercase().replace('’', "'");
-    if lower.chars().any(is_cjk) && CJK_ABSENCE_TERMS.iter().any(|term| lower.contains(term)) {
+    if holds_cjk_term(&lower, CJK_ABSENCE_TERMS) {
         return true;
     }
     let words: Vec<&str> = lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|word| !word.is_empty())
         .collect();
-    let text = words.join(" ");
+    let text = format!(" {} ", words.join(" "));
     ABSENCE_PHRASES.iter().any(|phrase| {
-        text.match_indices(phrase).any(|(at, _)| {
-            let before_ok = at == 0 || text.as_bytes()[at - 1] == b' ';
-            let end = at + phrase.len();
-            let after_ok = end == text.len() || text.as_bytes()[end] == b' ';
-            // "can't make sense of it", "can't make a booking": making,
-            // not attending.
-            let made = phrase.ends_with("make")
-                && text[end..]
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|next| MADE_AFTER_MAKE.contains(&next));
-            // "I'll miss you all": a farewell, no absence.
-            let farewell = phrase.ends_with("miss")
-                && text[end..]
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|next| MISSED_PEOPLE.contains(&next));
-            before_ok && after_ok && !made && !farewell
+        let padded = format!(" {phrase} ");
+        text.match_indices(&padded).any(|(at, _)| {
+            let next = text[at + padded.len()..].split_whitespace().next();
+            !NOT_ATTENDING_AFTER.iter().any(|(last, others)| {
+                phrase.ends_with(last) && next.is_some_and(|next| others.contains(&next))
+            })
         })
     })
 }

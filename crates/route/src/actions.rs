@@ -279,11 +279,9 @@ const CONDITIONS: [&str; 5] = ["if", "when", "whenever", "once", "until"];
 /// a tool that creates one serves.
 fn asks_to_be_told(clause: &[&str], verb: &str) -> bool {
     let told = classes_of(verb).meets(classes_of("notify"));
-    let to_me = clause
-        .iter()
-        .skip_while(|word| word.trim_matches(|c: char| !c.is_alphanumeric()) != verb)
-        .nth(1)
-        .is_some_and(|word| matches!(*word, "me" | "us"));
+    let to_me = words_after(clause, verb)
+        .next()
+        .is_some_and(|word| matches!(word, "me" | "us"));
     told && to_me
 }
 
@@ -291,11 +289,21 @@ fn asks_to_be_told(clause: &[&str], verb: &str) -> bool {
 /// Patel that Noah will be late"): a message to send, not one to read.
 fn tells_another(clause: &[&str], verb: &str) -> bool {
     verb == "tell"
-        && clause
-            .iter()
-            .skip_while(|word| word.trim_matches(|c: char| !c.is_alphanumeric()) != verb)
-            .nth(1)
-            .is_some_and(|word| !matches!(*word, "me" | "us" | "myself"))
+        && words_after(clause, verb)
+            .next()
+            .is_some_and(|word| !matches!(word, "me" | "us" | "myself"))
+}
+
+/// The words of `clause` after its `verb`, without their punctuation.
+pub(super) fn words_after<'a>(
+    clause: &'a [&'a str],
+    verb: &'a str,
+) -> impl Iterator<Item = &'a str> + 'a {
+    clause
+        .iter()
+        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
+        .skip_while(move |word| *word != verb)
+        .skip(1)
 }
 
 /// Whether `clause` asks to be sent a thing there is ("send me the
@@ -303,11 +311,7 @@ fn tells_another(clause: &[&str], verb: &str) -> bool {
 /// to read it, however it reaches them. Not a message, reminder or alert
 /// made for them ("text me a reminder").
 fn hands_over(clause: &[&str], verb: &str) -> bool {
-    let mut after = clause
-        .iter()
-        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
-        .skip_while(|word| *word != verb)
-        .skip(1);
+    let mut after = words_after(clause, verb);
     let to_me = after.next().is_some_and(|word| matches!(word, "me" | "us"));
     let thing = after
         .by_ref()

@@ -176,7 +176,7 @@ const FAULT_SUBJECTS: &[&str] = &[
 ];
 
 /// Phrases that tell of someone who was to come and did not.
-const ABSENCE_PHRASES: &[&str] = &[
+const NO_SHOW_PHRASES: &[&str] = &[
     "no-show",
     "didn't show",
     "did not show",
@@ -195,13 +195,13 @@ const ABSENCE_PHRASES: &[&str] = &[
 ];
 
 /// Words a report of a missed visit is about.
-const ABSENCE_SUBJECTS: &[&str] = &["missed", "absence", "absent", "noshow"];
+const NO_SHOW_SUBJECTS: &[&str] = &["missed", "absence", "absent", "noshow"];
 
 /// Whether `message` tells of someone who was to come and did not ("the
 /// carer never turned up"): a missed visit to report.
-pub fn reports_absence(message: &str) -> bool {
+pub fn reports_no_show(message: &str) -> bool {
     let lower = message.to_lowercase().replace('’', "'");
-    ABSENCE_PHRASES.iter().any(|phrase| lower.contains(phrase))
+    NO_SHOW_PHRASES.iter().any(|phrase| lower.contains(phrase))
 }
 
 /// Words a report of a loss is about, whatever it names.
@@ -265,14 +265,14 @@ pub fn reports_loss(message: &str) -> bool {
 }
 
 /// Whether Chinese or Japanese `text` holds one of `terms`.
-fn holds_cjk_term(text: &str, terms: &[&str]) -> bool {
+pub(crate) fn holds_cjk_term(text: &str, terms: &[&str]) -> bool {
     text.chars().any(is_cjk) && terms.iter().any(|term| text.contains(term))
 }
 
 /// Whether `message` reports a fault, a loss or a missed visit: a
 /// statement that asks for a report to be made.
 pub fn reports_trouble(message: &str) -> bool {
-    reports_fault(message) || reports_loss(message) || reports_absence(message)
+    reports_fault(message) || reports_loss(message) || reports_no_show(message)
 }
 
 /// The subjects a report of trouble is about, whatever it names: repairs
@@ -286,8 +286,8 @@ pub fn trouble_subjects(message: &str) -> Vec<&'static str> {
     if reports_loss(message) {
         subjects.extend(LOSS_SUBJECTS);
     }
-    if reports_absence(message) {
-        subjects.extend(ABSENCE_SUBJECTS);
+    if reports_no_show(message) {
+        subjects.extend(NO_SHOW_SUBJECTS);
     }
     subjects
 }
@@ -337,9 +337,9 @@ mod tests {
     #[test]
     fn a_visit_nobody_came_to_is_missed() {
         let message = "Nobody turned up for my dad's visit this morning";
-        assert!(reports_absence(message) && reports_trouble(message));
+        assert!(reports_no_show(message) && reports_trouble(message));
         assert!(trouble_subjects(message).contains(&"missed"));
-        assert!(!reports_absence("the carer turned up at nine"));
+        assert!(!reports_no_show("the carer turned up at nine"));
     }
 
     #[test]

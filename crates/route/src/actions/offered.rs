@@ -6,7 +6,7 @@ use riverse_tool::ToolManifest;
 
 use super::{
     Actions, CLASSES, cjk_actions, classes_named, classes_of, joined_clauses, leading_verb,
-    read_only, requested_actions, unlisted_verb_actions, word_actions,
+    read_only, requested_actions, unlisted_verb_actions, word_actions, words_after,
 };
 
 /// The actions `tool` offers (see the module's documentation).
@@ -145,11 +145,7 @@ fn reported(verb: &str, clause: &[&str]) -> Option<Actions> {
     if !matches!(verb, "report" | "reports") {
         return None;
     }
-    let next = clause
-        .iter()
-        .map(|word| word.trim_matches(|c: char| !c.is_alphanumeric()))
-        .skip_while(|word| *word != verb)
-        .nth(1);
+    let next = words_after(clause, verb).next();
     match next.is_some_and(|word| READ_AFTER_REPORT.contains(&word)) {
         true => Some(classes_of("read")),
         false => Some(classes_of("create")),
