@@ -246,7 +246,13 @@ impl ToolLines {
         if state.held.is_none() {
             state.held = Some(Vec::new());
         }
-        if let Output::Live { bars, .. } = &state.output {
+        if let Output::Live { bars, running } = &state.output {
+            // A spinner's ticker draws from its own thread: stopped (and
+            // joined) first, it cannot draw its bar again between the clear
+            // and the hiding, over the prompt.
+            for bar in running.values() {
+                bar.disable_steady_tick();
+            }
             let _ = bars.clear();
             bars.set_draw_target(ProgressDrawTarget::hidden());
         }
@@ -256,8 +262,11 @@ impl ToolLines {
     pub fn resume(&self) {
         let mut state = self.inner.lock();
         let held = state.held.take().unwrap_or_default();
-        if let Output::Live { bars, .. } = &state.output {
+        if let Output::Live { bars, running } = &state.output {
             bars.set_draw_target(ProgressDrawTarget::stderr());
+            for bar in running.values() {
+                bar.enable_steady_tick(SPINNER_INTERVAL);
+            }
         }
         for text in held {
             write_line(&state.output, &text);
