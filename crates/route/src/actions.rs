@@ -132,19 +132,11 @@ pub fn requested_actions(message: &str) -> Actions {
 /// get out of. Mark Ellis"): two or three capitalised words after the
 /// last stop are the writer's name, whatever verb its first word spells.
 fn without_signature(message: &str) -> &str {
-    let trimmed = message.trim_end();
-    let Some(stop) = trimmed.rfind(['.', '!', '?', '\n', ',']) else {
-        return message;
-    };
-    let name: Vec<&str> = trimmed[stop + 1..].split_whitespace().collect();
-    let capitalised = |word: &&str| {
-        let mut chars = word.chars();
-        chars.next().is_some_and(|first| first.is_uppercase())
-            && chars.all(|c| c.is_lowercase() || c == '-' || c == '\'')
-    };
-    match (2..=3).contains(&name.len()) && name.iter().all(capitalised) {
-        true => &trimmed[..stop],
-        false => message,
+    match crate::self_named::signature(message) {
+        Some(name) => message[..name.start]
+            .trim_end()
+            .trim_end_matches(['.', '!', '?', '\n', ',']),
+        None => message,
     }
 }
 
@@ -524,20 +516,28 @@ fn joined_clauses(text: &str) -> Vec<(Vec<&str>, bool)> {
 }
 
 /// The clause's first word after its lead-in words, when the lead-in does
-/// not negate it ("don't send me notifications" asks for no sending).
+/// not negate it ("don't send me notifications" asks for no sending) and
+/// the word is no subject that a verb follows ("Email is fine", "Order
+/// was wrong").
 fn leading_verb<'a>(clause: &[&'a str]) -> Option<&'a str> {
-    let mut words = clause.iter().copied();
-    for word in words.by_ref() {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    let bare = |word: &'a str| word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    let mut words = clause.iter().copied().map(bare);
+    while let Some(word) = words.next() {
         if NEGATIONS.contains(word) || word.ends_with("n't") {
             return None;
         }
         if !REQUEST_LEAD_INS.contains(word) {
-            return Some(word).filter(|word| !word.is_empty());
+            let subject = words.next().is_some_and(|next| COPULAS.contains(&next));
+            return Some(word).filter(|word| !word.is_empty() && !subject);
         }
     }
     None
 }
+
+/// Verbs after a clause's first word that make that word its subject.
+const COPULAS: [&str; 10] = [
+    "is", "isn't", "was", "wasn't", "are", "aren't", "were", "weren't", "seems", "looks",
+];
 
 mod offered;
 mod unlisted;

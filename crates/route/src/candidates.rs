@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use crate::form::is_cjk_request;
 use crate::message::MessageSpans;
 use crate::request::{RequestLength, is_whole_request};
 use crate::script::{Script, script};
@@ -203,7 +204,7 @@ const REQUEST_ENDINGS: [&str; 7] = [
 
 fn asks_politely(value: &str) -> bool {
     let value = value.trim_end_matches(|c: char| is_particle(c) || !c.is_alphanumeric());
-    REQUEST_ENDINGS.iter().any(|ending| value.ends_with(ending))
+    REQUEST_ENDINGS.iter().any(|ending| value.ends_with(ending)) || is_cjk_request(value)
 }
 
 /// Words that name everything, no one value: "cancel all" names no
@@ -376,6 +377,34 @@ mod tests {
             "{found:?}"
         );
         assert!(found.contains(&"通行履歴".to_owned()), "{found:?}");
+    }
+
+    #[test]
+    fn a_chinese_request_or_whether_clause_is_no_value() {
+        let check = tool(
+            "check_registration",
+            "Checks whether a person is registered to vote.",
+        );
+        let found = values("帮我查一下我有没有登记成选民。王磊，1985年出生", &check);
+        assert!(
+            !found
+                .iter()
+                .any(|value| value.starts_with("帮我") || value.starts_with("有没有")),
+            "{found:?}"
+        );
+        assert!(found.contains(&"王磊".to_owned()), "{found:?}");
+        let leave = tool(
+            "report_absence",
+            "Tells the director a member will miss a rehearsal.",
+        );
+        let found = values("周三请假，原因：发烧", &leave);
+        assert!(found.contains(&"请假".to_owned()), "{found:?}");
+        let sighting = tool("report_sighting", "Records a pest sighting at a site.");
+        let found = values("厨房里看到老鼠，记录一下", &sighting);
+        assert!(
+            !found.iter().any(|value| value.ends_with("一下")),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -374,6 +374,29 @@ fn cjk_form(message: &str) -> MessageForm {
     }
 }
 
+/// Whether the Chinese or Japanese span `value` is the request itself, no
+/// value in it: it opens with a request word (帮我, 我想, 麻烦, お願い) or
+/// one that asks whether (有没有, 能不能), or ends as a request does
+/// (查一下, 登録したいです). A request word of one character (请) opens a
+/// request only before more than a word: 请假 is a leave of absence.
+pub(crate) fn is_cjk_request(value: &str) -> bool {
+    let value = value.trim();
+    if !value.chars().next().is_some_and(is_cjk) {
+        return false;
+    }
+    let long = value.chars().count() > 3;
+    let opens = ["request-word", "asking-request-word", "asking-whether"]
+        .iter()
+        .flat_map(|class| CJK.of(class))
+        .any(|word| value.starts_with(word) && (long || word.chars().count() > 1));
+    let end = value.trim_end_matches(|c: char| !(is_cjk(c) || c.is_alphanumeric()));
+    let ends = ["request-ending", "asking-request-ending"]
+        .iter()
+        .flat_map(|class| CJK.of(class))
+        .any(|ending| ending.chars().count() > 1 && end.ends_with(ending));
+    opens || ends
+}
+
 /// Whether a question word asks in `message`: one followed by 都 or 也
 /// ("什么都没干成": got nothing done) or after 这, 那 or 好 ("这几天": these
 /// few days) is an indefinite, not a question.

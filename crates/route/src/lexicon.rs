@@ -88,6 +88,21 @@ pub fn english_words(text: &str) -> String {
     found.join(" ")
 }
 
+/// Whether the CJK text `text` is nothing but terms of its language's
+/// lexicon, read left to right (线上票 is 线上 and 票 is no term, so not;
+/// 水下时间 is 水下 and 时间).
+pub fn is_all_terms(text: &str) -> bool {
+    let lexicon = lexicon_of(text);
+    let mut runs = cjk_runs(text).peekable();
+    runs.peek().is_some()
+        && runs.all(|run| {
+            terms_of(lexicon, run)
+                .map(|(term, _)| term.len())
+                .sum::<usize>()
+                == run.len()
+        })
+}
+
 /// The English compounds of the katakana runs of `text` (see
 /// [`katakana_compound`]).
 fn katakana_compounds(text: &str) -> Vec<String> {

@@ -89,11 +89,13 @@ mod numbers;
 mod opposites;
 mod options;
 mod parts;
+mod person_names;
 mod purpose;
 mod request;
 mod runs;
 mod scales;
 pub mod script;
+mod self_named;
 mod shapes;
 mod similarity;
 mod spelled;
@@ -142,12 +144,16 @@ pub use numbers::{NumberSpan, cjk_number, numbers, numbers_a_thing};
 pub use opposites::{OpposedAction, Opposites};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
+pub use person_names::{
+    may_name_a_person, may_take_own_name, takes_person_name, takes_senders_name,
+};
 pub use purpose::{Purpose, names_values_only, values_only_verb};
 pub use request::{RequestLength, is_whole_request};
 pub use scales::{
-    in_described_scale, is_unit_name, measures_for, unit_fits, writes_measure, written_in_unit_of,
-    written_with_unit,
+    in_described_scale, is_unit_name, measures_for, unit_fits, writes_measure, written_half,
+    written_in_unit_of, written_with_unit,
 };
+pub use self_named::self_named;
 pub use shapes::{QUOTE_PAIRS, Shape, Shaped, shaped_tokens, tool_shapes};
 pub use similarity::SimilarityIndex;
 pub use spelled::spelled_numbers;

@@ -90,7 +90,8 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .or_else(|| named_in(&lower, options))
         .or_else(|| named_in(&cjk_glosses(&lower), options))
         .or_else(|| named_in(&english_words(&lower), options))
-        .or_else(|| named_by_time(&lower, options))?;
+        .or_else(|| named_by_time(&lower, options))
+        .or_else(|| named_by_size(&lower, options))?;
     let found_words = option_words(&found);
     let holding = options_named(message, options).into_iter().find(|named| {
         let words = option_words(named);
@@ -184,6 +185,50 @@ const TIMES: [(&str, &[&str]); 3] = [
         ],
     ),
 ];
+
+/// Clothing sizes written as codes (`xs`, `m`, `xl`), each with the words
+/// a message says it by.
+const SIZES: [(&str, &[&str]); 6] = [
+    (
+        "xs",
+        &["extra small", "x-small", "xsmall", "特小", "xsサイズ"],
+    ),
+    ("s", &["small", "小号", "小码", "sサイズ"]),
+    ("m", &["medium", "med", "中号", "中码", "mサイズ"]),
+    ("l", &["large", "大号", "大码", "lサイズ"]),
+    (
+        "xl",
+        &[
+            "extra large",
+            "x-large",
+            "xlarge",
+            "加大",
+            "特大",
+            "xlサイズ",
+        ],
+    ),
+    ("xxl", &["xx-large", "xxlarge", "2xl", "double extra large"]),
+];
+
+/// The size code among `options` that `lower` (a lowercase message) names
+/// in words ("a splash jacket in medium" names `m`); the longest words
+/// win ("extra large" is `xl`, not `l`).
+fn named_by_size(lower: &str, options: &[String]) -> Option<String> {
+    options
+        .iter()
+        .filter_map(|option| {
+            let code = option.to_lowercase();
+            let (_, words) = SIZES.iter().find(|(size, _)| *size == code)?;
+            let said = words
+                .iter()
+                .filter(|words| mentions(lower, words))
+                .map(|words| words.len())
+                .max()?;
+            Some((said, option))
+        })
+        .max_by_key(|(said, _)| *said)
+        .map(|(_, option)| option.clone())
+}
 
 /// The option `lower` (a lowercase message) names by when it is, among
 /// options that say when: one of [`TIMES`] whose words it says.
@@ -429,6 +474,19 @@ mod tests {
         ] {
             assert!(param_options(&tool(free), "mode").is_empty(), "{free}");
         }
+    }
+
+    #[test]
+    fn a_size_said_in_words_names_its_code() {
+        let sizes: Vec<String> = ["xs", "s", "m", "l", "xl"].map(String::from).to_vec();
+        let named = |message: &str| snap_to_option("", message, &sizes);
+        assert_eq!(
+            named("a splash jacket in medium please").as_deref(),
+            Some("m")
+        );
+        assert_eq!(named("extra large, thanks").as_deref(), Some("xl"));
+        assert_eq!(named("要大号的").as_deref(), Some("l"));
+        assert_eq!(named("the usual one"), None);
     }
 
     #[test]

@@ -225,6 +225,14 @@ mod tests {
     }
 
     #[test]
+    fn a_sentence_whose_first_word_a_verb_follows_is_a_detail() {
+        let message = "I need a copy of my certificate, Ann Lee. Email is fine.";
+        assert_eq!(request_parts(message), [message]);
+        assert!(requested_actions("Order was wrong again").is_empty());
+        assert!(!requested_actions("email the report to Ann").is_empty());
+    }
+
+    #[test]
     fn two_requests_joined_by_and_are_two_parts() {
         assert_eq!(
             request_parts("What time is it in London, and how many pounds is 3 kg?"),

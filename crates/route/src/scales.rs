@@ -25,9 +25,10 @@ enum Kind {
     Length,
     Mass,
     Volume,
+    Area,
 }
 
-const UNITS: [Unit; 21] = [
+const UNITS: [Unit; 26] = [
     unit(
         Kind::Time,
         0.001,
@@ -61,6 +62,7 @@ const UNITS: [Unit; 21] = [
         604800.0,
         &["wk", "wks", "week", "weeks", "周", "週間", "个星期"],
     ),
+    unit(Kind::Time, 1209600.0, &["fortnight", "fortnights"]),
     unit(
         Kind::Time,
         31557600.0,
@@ -172,6 +174,54 @@ const UNITS: [Unit; 21] = [
         3.785411784,
         &["gal", "gallon", "gallons", "加仑", "ガロン"],
     ),
+    unit(
+        Kind::Area,
+        1.0,
+        &[
+            "m2",
+            "m²",
+            "㎡",
+            "sqm",
+            "sq m",
+            "square metre",
+            "square metres",
+            "square meter",
+            "square meters",
+            "平方米",
+            "平米",
+            "平方メートル",
+        ],
+    ),
+    unit(
+        Kind::Area,
+        0.09290304,
+        &[
+            "sq ft",
+            "sqft",
+            "ft2",
+            "ft²",
+            "square foot",
+            "square feet",
+            "平方英尺",
+        ],
+    ),
+    unit(
+        Kind::Area,
+        4046.8564224,
+        &["acre", "acres", "英亩", "エーカー"],
+    ),
+    unit(
+        Kind::Area,
+        10000.0,
+        &["ha", "hectare", "hectares", "公顷", "ヘクタール"],
+    ),
+];
+
+/// Words after a number that count people ("4 guests", 三个人, 2名): a
+/// head count, the value of no parameter measured in a unit.
+const PEOPLE_COUNTED: [&str; 16] = [
+    "people", "persons", "person", "guests", "adults", "adult", "kids", "children", "child", "pax",
+    "of us", "个人", "人", "位", "名", "名様",
 ];
 
 const fn unit(kind: Kind, size: f64, names: &'static [&'static str]) -> Unit {
@@ -199,12 +249,17 @@ pub fn in_described_scale(number: f64, after: &str, name: &str, description: &st
 /// ("Number of copies"); a number without a unit for any.
 pub fn unit_fits(after: &str, name: &str, description: &str) -> bool {
     let Some(written) = unit_after(after) else {
-        return true;
+        return !counts_people(after) || described_unit(name, description).is_none();
     };
     match described_unit(name, description) {
         Some(wanted) => wanted.kind == written.kind,
         None => {
             let description = description.to_lowercase();
+            let description = description
+                .strip_prefix("optional")
+                .map_or(description.as_str(), |rest| {
+                    rest.trim_start_matches([';', ',', ':', ' '])
+                });
             !["number of", "how many", "count of"]
                 .iter()
                 .any(|count| description.starts_with(count))
@@ -269,6 +324,7 @@ pub fn measured_words(text: &str) -> Vec<&'static str> {
                 Kind::Length => "length",
                 Kind::Mass => "weight",
                 Kind::Volume => "volume",
+                Kind::Area => "area",
             };
             unit.names
                 .iter()
@@ -305,6 +361,16 @@ fn percent_as_fraction(number: f64, after: &str, description: &str) -> Option<f6
     (percent && fraction).then(|| tidy(number / 100.0))
 }
 
+/// Whether the words right after a number count people ("3 guests", 三个人).
+fn counts_people(after: &str) -> bool {
+    let after = after.trim_start_matches([' ', '\u{a0}']).to_lowercase();
+    PEOPLE_COUNTED.iter().any(|word| {
+        after.starts_with(word)
+            && (!word.is_ascii()
+                || !after[word.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()))
+    })
+}
+
 /// Whether a unit is named right after a number ("个小时" of "一个小时").
 pub(crate) fn starts_with_unit(after: &str) -> bool {
     unit_after(after).is_some()
@@ -312,6 +378,31 @@ pub(crate) fn starts_with_unit(after: &str) -> bool {
 
 /// The unit named right after a number: a word, or CJK characters.
 fn unit_after(after: &str) -> Option<&'static Unit> {
+    unit_named_after(after).map(|(unit, _)| unit)
+}
+
+/// Chinese words between a number and its unit that add a half to it
+/// (两个半小时: two and a half hours).
+const HALF_BEFORE_UNIT: [&str; 2] = ["个半", "個半"];
+
+/// A half a Chinese or Japanese text writes with the unit after its number
+/// (2時間半, 一年半, 两个半小时): 0.5, else 0.
+pub fn written_half(after: &str) -> f64 {
+    let half = match unit_named_after(after) {
+        Some((_, name)) if !name.is_ascii() => {
+            let after = after.trim_start();
+            HALF_BEFORE_UNIT.iter().any(|half| after.starts_with(half))
+                || after
+                    .find(name)
+                    .is_some_and(|at| after[at + name.len()..].starts_with('半'))
+        }
+        _ => false,
+    };
+    if half { 0.5 } else { 0.0 }
+}
+
+/// The unit named right after a number, and the name it goes by there.
+fn unit_named_after(after: &str) -> Option<(&'static Unit, &'static str)> {
     let after = after.trim_start_matches([' ', '-', '\u{a0}']);
     let written: String = after
         .chars()
@@ -322,19 +413,31 @@ fn unit_after(after: &str) -> Option<&'static Unit> {
     if written.len() == 1 && written != "L" && written.chars().all(|c| c.is_ascii_uppercase()) {
         return None;
     }
-    let word = written.to_lowercase();
-    if !word.is_empty() {
+    if !written.is_empty() {
+        // The longest name the text starts with as whole words ("square
+        // metres" before "square"; "m2" before "m").
+        let lower = after.to_lowercase();
         return UNITS
             .iter()
-            .find(|unit| unit.names.contains(&word.as_str()));
+            .flat_map(|unit| unit.names.iter().map(move |name| (unit, *name)))
+            .filter(|(_, name)| {
+                name.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && lower.starts_with(name)
+                    && !lower[name.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+            })
+            .max_by_key(|(_, name)| name.len());
     }
-    // The longest CJK name the text starts with (分钟 before 分).
+    // The longest CJK name the text starts with (分钟 before 分), a half
+    // before it aside (两个半小时).
+    let after = HALF_BEFORE_UNIT
+        .iter()
+        .find_map(|half| after.strip_prefix(half))
+        .unwrap_or(after);
     UNITS
         .iter()
         .flat_map(|unit| unit.names.iter().map(move |name| (unit, *name)))
         .filter(|(_, name)| !name.is_ascii() && after.starts_with(name))
         .max_by_key(|(_, name)| name.len())
-        .map(|(unit, _)| unit)
 }
 
 /// The unit a parameter asks for: named after "in" in its description, or
@@ -474,6 +577,44 @@ mod tests {
         ));
         assert!(unit_fits(" kg in pounds", "value", "The value to convert"));
         assert!(unit_fits(" people", "people", "Number of people"));
+    }
+
+    #[test]
+    fn a_half_written_with_the_unit_is_read() {
+        assert_eq!(written_half("時間半出しました"), 0.5);
+        assert_eq!(written_half("个半小时"), 0.5);
+        assert_eq!(written_half("年半"), 0.5);
+        assert_eq!(written_half("時間"), 0.0);
+        assert_eq!(written_half(" hours, half"), 0.0);
+        assert_eq!(
+            in_described_scale(2.5, "个半小时", "minutes", "length in minutes"),
+            Some(150.0)
+        );
+    }
+
+    #[test]
+    fn an_area_is_no_count_and_a_head_count_no_measure() {
+        let bedrooms = ("bedrooms", "optional; number of bedrooms, for homes");
+        let area = ("floor_area_m2", "optional; floor area in square metres");
+        assert!(!unit_fits(" square metres.", bedrooms.0, bedrooms.1));
+        assert!(unit_fits(" square metres.", area.0, area.1));
+        assert!(unit_fits(" m² of office", area.0, area.1));
+        assert_eq!(
+            in_described_scale(2.0, " acres", area.0, area.1),
+            Some(8093.712845)
+        );
+        assert!(unit_fits(" rooms", bedrooms.0, bedrooms.1));
+        let distance = ("distance_m", "optional; shooting distance in metres");
+        assert!(!unit_fits("个人", distance.0, distance.1));
+        assert!(!unit_fits(" people", distance.0, distance.1));
+        assert!(unit_fits("个人", "archers", "optional; number of archers"));
+        assert!(unit_fits(" personal", distance.0, distance.1));
+        assert!(unit_fits(
+            " minutes",
+            "duration_minutes",
+            "length in minutes"
+        ));
+        assert!(unit_fits("m", distance.0, distance.1));
     }
 
     #[test]

@@ -123,6 +123,11 @@ word_list!(
     TOPIC_FREE_WORDS,
     "topic_free_words.txt"
 );
+word_list!(
+    /// Chinese family names (`data/surnames_zh.txt`).
+    SURNAMES_ZH,
+    "surnames_zh.txt"
+);
 
 /// Whether `c` is one of the [`PARTICLES`].
 pub fn is_particle(c: char) -> bool {
@@ -131,7 +136,7 @@ pub fn is_particle(c: char) -> bool {
 }
 
 /// Every word list, by file name, for checks over all of them.
-pub fn all() -> [(&'static str, &'static WordList); 12] {
+pub fn all() -> [(&'static str, &'static WordList); 13] {
     [
         ("small_talk.txt", &*SMALL_TALK),
         ("small_talk_shots.txt", &*SMALL_TALK_SHOTS),
@@ -145,6 +150,7 @@ pub fn all() -> [(&'static str, &'static WordList); 12] {
         ("negations.txt", &*NEGATIONS),
         ("request_lead_ins.txt", &*REQUEST_LEAD_INS),
         ("topic_free_words.txt", &*TOPIC_FREE_WORDS),
+        ("surnames_zh.txt", &*SURNAMES_ZH),
     ]
 }
 

@@ -10,8 +10,9 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, ParamAffinity, SlotWords, answers, holds_cjk_time,
-    identifier_kind, is_record_code, number_before_name, param_options, snap_to_option,
+    Candidate, Fit, MessageSpans, ParamAffinity, Shape, SlotWords, answers, holds_cjk_time,
+    identifier_kind, is_record_code, may_name_a_person, may_take_own_name, number_before_name,
+    param_options, postcodes, self_named, snap_to_option, takes_person_name, takes_senders_name,
     wants_language, written_as_year,
 };
 use riverse_tool::{Kind, ToolManifest};
@@ -264,11 +265,12 @@ pub(super) fn assign_strings(
 /// Whether the parameter at `index` may take `candidate`: a value answers
 /// what its parameter means (no time for a place, no word naming a slot),
 /// is written the way its description says, and is neither the request's
-/// opening verb nor a piece of a longer token. A record's code is no
-/// option, and a Chinese or Japanese span run on into a time (苗床过去) is
-/// no value of a parameter about anything but time, nor is the day of a
-/// month named beside it ("20" of "Dec 20") or a number a CJK date's unit
-/// follows ("2027" of 2027年3月1日).
+/// opening verb nor a piece of a longer token or of a postcode. A record's
+/// code is no option, and a clock time ("7:30pm") or a Chinese or Japanese
+/// span run on into a time (苗床过去) is no value of a parameter about
+/// anything but time, nor is the day of a month named beside it ("20" of
+/// "Dec 20") or a number a CJK date's unit follows ("2027" of 2027年3月1日).
+/// A person's name is one (see [`may_name_a_person`] and [`fits_own_name`]).
 fn may_take(
     tool: &ToolManifest,
     slot_words: &SlotWords,
@@ -286,16 +288,48 @@ fn may_take(
         && written_as_described(description, &candidate.value)
         && !opens_with_request_verb(spans.text, candidate.bytes.start)
         && !inside_token(spans.text, &candidate.bytes)
+        && !cuts_a_postcode(spans.text, &candidate.bytes)
         && !only_a_unit_or_flag(tool, name, &candidate.value)
         && !number_of_a_name
         && !code_for_options(tool, name, &candidate.value)
-        && (!holds_cjk_time(&candidate.value)
+        && (!takes_person_name(name, description)
+            || may_name_a_person(&candidate.value, spans.text))
+        && fits_own_name(name, description, candidate, spans.text)
+        && (!holds_cjk_time(&candidate.value) && candidate.shape != Some(Shape::ClockTime)
             || speaks_of_time(name, description)
             || writes_content(name))
         && (!wants_iso_date(description) || may_write_a_date(description, &candidate.value))
         && (speaks_of_time(name, description)
             || !day_of_named_month(spans.text, &candidate.bytes)
                 && !number_of_cjk_date(spans.text, &candidate.bytes))
+}
+
+/// Whether `bytes` of `message` hold part of a postcode and not all of it
+/// ("1DD" of "OX4 1DD"): a postcode is one value.
+fn cuts_a_postcode(message: &str, bytes: &Range<usize>) -> bool {
+    postcodes(message).iter().any(|postcode| {
+        let overlaps = bytes.start < postcode.end && postcode.start < bytes.end;
+        let holds = bytes.start <= postcode.start && postcode.end <= bytes.end;
+        overlaps && !holds
+    })
+}
+
+/// Whether `candidate` fits parameter `name` as far as the writer's own
+/// name goes: the name they sign or introduce themselves with is no value
+/// of a parameter for someone else's name, and no piece of it is any
+/// value ("Lindqvist" of "I'm Sarah Lindqvist"); the value of a parameter
+/// for the asker's name (`member_name`) is that name when the message
+/// gives it.
+fn fits_own_name(name: &str, description: &str, candidate: &Candidate, message: &str) -> bool {
+    let Some(own) = self_named(message) else {
+        return true;
+    };
+    let is_own = candidate.value == message[own.clone()].trim();
+    let inside = own.start <= candidate.bytes.start && candidate.bytes.end <= own.end;
+    match is_own {
+        true => may_take_own_name(name, description),
+        false => !inside && !takes_senders_name(name, description),
+    }
 }
 
 /// Words of a parameter's name that say it takes what is written or said,

@@ -18,7 +18,7 @@ use riverse_route::{
     clock_times_in, described_optional, enumerations, implied_flag, in_described_scale,
     labelled_number, language_named, names_time_of_day, number_labels, opens_street_address,
     param_options, postcodes, snap_to_option, split_identifier, unit_fits, wants_clock_time,
-    wants_language, written_in_unit_of, written_with_unit,
+    wants_language, written_half, written_in_unit_of, written_with_unit,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -33,7 +33,7 @@ use crate::route::dates::{
 use crate::route::days::names_only_a_day;
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::labelled::{
-    with_coordinates, with_currency_codes, with_labelled_values, with_postcodes,
+    with_coordinates, with_currency_codes, with_labelled_values, with_postcodes, with_said_options,
 };
 use crate::route::listed::{list_as_asked, takes_days, widened_to_enumerations, with_listed_days};
 use crate::route::money::{
@@ -230,6 +230,7 @@ pub(crate) fn fill_params(
     with_postcodes(tool, message, &mut values);
     with_coordinates(tool, message, &mut values);
     with_currency_codes(tool, message, &mut values);
+    with_said_options(tool, message, &mut values);
     in_written_name_order(tool, message, &mut values);
     with_clock_span(tool, message, &mut values);
     with_date_span(tool, message, today, &mut values);
@@ -502,7 +503,7 @@ fn with_word_quantities(tool: &ToolManifest, message: &str, values: &mut [Option
         // whole part only.
         let whole_part_of_half = |value: &Value| {
             quantities.iter().any(|(number, end)| {
-                number.fract() == 0.5 && in_unit(number.floor(), &message[*end..]) == value.as_f64()
+                number.fract() > 0.0 && in_unit(number.floor(), &message[*end..]) == value.as_f64()
             })
         };
         if values[index]
@@ -710,12 +711,16 @@ fn rescaled(
     let description = tool.parameters.get(name).map_or("", String::as_str);
     let number = number.as_f64()?;
     let after = &message[bytes.end..];
+    // 2時間半 is two and a half hours.
+    let half = written_half(after);
+    let number = number + half;
     let scaled = in_described_scale(number, after, name, description)
         .or_else(|| percent_as_example_decimal(number, after, description))
         .or_else(|| {
             let major = in_cents(name, description) && meant_in_major_unit(message, bytes);
             major.then(|| (number * 100.0).round())
-        })?;
+        })
+        .or_else(|| (half > 0.0).then_some(number))?;
     match tool.param_type(name) {
         ParamType::Int if scaled.fract() == 0.0 => Some(Value::from(scaled as i64)),
         ParamType::Int => None,

@@ -5,8 +5,8 @@
 //! number said to change something by an amount ("by -1.5 degrees") for a
 //! parameter of a change, not of a target.
 
-use riverse_route::requested_actions;
 use riverse_route::words::REQUEST_LEAD_INS;
+use riverse_route::{is_past_tense, requested_actions};
 
 /// What separates a list's items inside one copied value.
 const ITEM_SEPARATORS: &[&str] = &[", and ", ", or ", ",", " and ", " & ", "、", "，", ";"];
@@ -45,7 +45,8 @@ pub(crate) fn written_as_described(description: &str, value: &str) -> bool {
 
 /// Whether a value copied from `message` at byte `start` opens with the
 /// verb the request opens with ("post in #team …", "bump db to 4
-/// replicas"): that verb is what is asked, never a value.
+/// replicas") or the one its report opens with ("Turned Pepper out…"):
+/// that verb is what is asked or told, never a value.
 pub(crate) fn opens_with_request_verb(message: &str, start: usize) -> bool {
     let mut offset = 0;
     for word in message.split_inclusive(char::is_whitespace) {
@@ -63,7 +64,7 @@ pub(crate) fn opens_with_request_verb(message: &str, start: usize) -> bool {
         let lead = word.len() - word.trim_start().len();
         return at + lead == start
             && bare.chars().all(|c| c.is_ascii_alphabetic())
-            && !requested_actions(&bare).is_empty();
+            && (!requested_actions(&bare).is_empty() || is_past_tense(&bare));
     }
     false
 }
@@ -117,37 +118,46 @@ pub(crate) fn word_quantities(message: &str, has_unit: impl Fn(&str) -> bool) ->
             continue;
         };
         if has_unit(&message[end..]) {
-            found.push((value + and_a_half(&message[end..]), end));
+            found.push((value + fraction_after_unit(&message[end..]), end));
             continue;
         }
         // "two and a half hours"
         let rest = &message[end..];
         let skipped = rest.len() - rest.trim_start().len();
-        if rest.trim_start().to_lowercase().starts_with("and a half") {
-            let half_end = end + skipped + "and a half".len();
-            if has_unit(&message[half_end..]) {
-                found.push((value + 0.5, half_end));
+        let lower = rest.trim_start().to_lowercase();
+        if let Some((words, fraction)) =
+            FRACTIONS.iter().find(|(words, _)| lower.starts_with(words))
+        {
+            let fraction_end = end + skipped + words.len();
+            if has_unit(&message[fraction_end..]) {
+                found.push((value + fraction, fraction_end));
             }
         }
     }
     found
 }
 
-/// 0.5 when the unit that opens `after` is followed by "and a half" ("an
+/// Words after a whole number that add a fraction to it ("one and a
+/// quarter hours", "an hour and a half").
+const FRACTIONS: [(&str, f64); 4] = [
+    ("and a half", 0.5),
+    ("and a quarter", 0.25),
+    ("and three quarters", 0.75),
+    ("and three-quarters", 0.75),
+];
+
+/// The fraction of [`FRACTIONS`] after the unit that opens `after` ("an
 /// hour and a half"), else 0.
-fn and_a_half(after: &str) -> f64 {
+fn fraction_after_unit(after: &str) -> f64 {
     let rest = after.trim_start();
     let unit_end = rest
         .find(|c: char| !c.is_alphabetic())
         .unwrap_or(rest.len());
-    match rest[unit_end..]
-        .trim_start()
-        .to_lowercase()
-        .starts_with("and a half")
-    {
-        true => 0.5,
-        false => 0.0,
-    }
+    let lower = rest[unit_end..].trim_start().to_lowercase();
+    FRACTIONS
+        .iter()
+        .find(|(words, _)| lower.starts_with(words))
+        .map_or(0.0, |(_, fraction)| *fraction)
 }
 
 /// The items of one copied value of a list: split at the separators an

@@ -1,10 +1,12 @@
 //! Values the message marks as a parameter's: by the parameter's name as
 //! a label (`subject "Missing homework"`, 住所は…), or by a form of their
-//! own (a postcode, a currency).
+//! own (a postcode, a currency), and an optional option said in passing
+//! ("Email is fine").
 
+use riverse_route::lexicon::english_words;
 use riverse_route::{
-    address_through, coordinates, currency_code, currency_mentions, param_options,
-    postcode_districts, postcodes, wants_currency_code,
+    address_through, coordinates, currency_code, currency_mentions, described_optional,
+    options_named, param_options, postcode_districts, postcodes, wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, ToolManifest};
 use serde_json::Value;
@@ -61,8 +63,23 @@ pub(super) fn with_postcodes(tool: &ToolManifest, message: &str, values: &mut [O
         words: &["postcode", "postal", "zip", "zipcode"],
         given_kept,
     };
-    form.fill(tool, values);
-    let Some(address) = address else {
+    // The postcode, or a piece of it, is no other parameter's value ("OX4
+    // 1DD" is no delivery address).
+    let filled = form.fill(tool, values);
+    if !filled.is_empty() {
+        for (index, value) in values.iter_mut().enumerate() {
+            let piece = |text: &str| {
+                let text = text.trim();
+                text == form.value || form.value.split_whitespace().any(|part| part == text)
+            };
+            if !filled.contains(&index) && value.as_ref().and_then(Value::as_str).is_some_and(piece)
+            {
+                *value = None;
+            }
+        }
+    }
+    // A postcode alone is no address ("Sam Reid, OX4 1DD").
+    let Some(address) = address.filter(|address| address != postcode) else {
         return;
     };
     // The one parameter named for an address (of two, which is which is
@@ -109,7 +126,8 @@ struct Form<'a> {
 impl Form<'_> {
     /// `values` with each text parameter whose name or description says
     /// one of the form's phrases or words taking its value.
-    fn fill(&self, tool: &ToolManifest, values: &mut [Option<Value>]) {
+    fn fill(&self, tool: &ToolManifest, values: &mut [Option<Value>]) -> Vec<usize> {
+        let mut filled = Vec::new();
         for (index, (name, description)) in tool.parameters.iter().enumerate() {
             let said = format!("{} {}", name.replace('_', " "), description).to_lowercase();
             let of_form = self.phrases.iter().any(|phrase| said.contains(phrase))
@@ -119,8 +137,10 @@ impl Form<'_> {
             let open = !self.given_kept || values[index].is_none();
             if of_form && open && tool.param_type(name) == ParamType::String {
                 values[index] = Some(Value::from(self.value));
+                filled.push(index);
             }
         }
+        filled
     }
 }
 
@@ -162,5 +182,98 @@ pub(super) fn with_currency_codes(
         });
         taken.extend(code);
         values[index] = code.map(|code| Value::String(code.to_owned()));
+    }
+}
+
+/// Options that name no choice of their own when a message says the word
+/// ("the other day", "any time").
+const VAGUE_OPTIONS: [&str; 10] = [
+    "other", "none", "all", "any", "default", "standard", "normal", "regular", "yes", "no",
+];
+
+/// `values` with each optional parameter of a few options that is still
+/// open taking the one option the message names ("Email is fine" for a
+/// delivery by `email` or `post`; 郵送で for `post`), where it names one
+/// only and no other parameter took it.
+pub(super) fn with_said_options(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    for (index, (name, description)) in tool.parameters.iter().enumerate() {
+        if values[index].is_some()
+            || !described_optional(description)
+            || tool.param_type(name) != ParamType::String
+            || declared(tool, name) == Some(Kind::List)
+        {
+            continue;
+        }
+        let options = param_options(tool, name);
+        if options.is_empty() {
+            continue;
+        }
+        let mut named = options_named(message, &options);
+        if named.is_empty() && message.chars().any(riverse_route::script::is_cjk) {
+            named = options_named(&english_words(message), &options);
+        }
+        let taken = |option: &String| {
+            values
+                .iter()
+                .flatten()
+                .any(|value| value.as_str() == Some(option))
+        };
+        if let [option] = &named[..]
+            && !VAGUE_OPTIONS.contains(&option.to_lowercase().as_str())
+            && !taken(option)
+        {
+            values[index] = Some(Value::from(option.clone()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_tools::tool;
+    use serde_json::json;
+
+    #[test]
+    fn an_optional_option_said_in_passing_is_taken() {
+        let request = tool(
+            "request_certificate",
+            "Requests a copy of a certificate.",
+            &[
+                (
+                    "certificate_type",
+                    "one of: baptism, confirmation, marriage",
+                ),
+                ("full_name", "full name of the person on the certificate"),
+                ("delivery", "optional; one of: post, email, collect"),
+            ],
+        );
+        let said = |message: &str, kind: &str| {
+            let mut values = vec![Some(json!(kind)), Some(json!("Ann Lee")), None];
+            with_said_options(&request, message, &mut values);
+            values[2].clone()
+        };
+        assert_eq!(
+            said(
+                "a copy of my baptism certificate please. Email is fine.",
+                "baptism"
+            ),
+            Some(json!("email"))
+        );
+        assert_eq!(
+            said("结婚证明书，邮寄就行", "marriage"),
+            Some(json!("post"))
+        );
+        assert_eq!(
+            said("a copy of my baptism certificate please", "baptism"),
+            None
+        );
+        assert_eq!(
+            said(
+                "I need a copy of my baptism certificate for marriage prep. Daniel Kowalczyk, baptised 3 May 1991. Email is fine.",
+                "baptism"
+            ),
+            Some(json!("email"))
+        );
+        assert_eq!(said("email or post, either is fine", "baptism"), None);
     }
 }

@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::route::dates::{looks_back, wants_iso_date};
 use crate::route::days::named_days;
 use crate::route::fill::declared;
+use crate::route::weekdays::{takes_weekdays, weekdays_named, written_as};
 
 /// The items of list parameter `value` as its `description` and
 /// `options` ask, or `None` when none can be: times are every clock time
@@ -45,6 +46,12 @@ pub(super) fn list_as_asked(
                 .collect();
         }
         return (!times.is_empty()).then(|| Value::from(times));
+    }
+    if takes_weekdays(description, options) {
+        let days = weekdays_named(message);
+        if !days.is_empty() {
+            return Some(Value::from(written_as(&days, description, options)));
+        }
     }
     if options.is_empty() {
         return value;

@@ -35,6 +35,7 @@ mod signs;
 mod speech;
 mod values;
 mod verb_object;
+mod weekdays;
 mod written;
 mod years;
 
