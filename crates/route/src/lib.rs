@@ -145,7 +145,8 @@ pub use opposites::{OpposedAction, Opposites};
 pub use options::{options_named, param_options, snap_to_option};
 pub use parts::{asking_sentence, request_parts};
 pub use person_names::{
-    may_name_a_person, may_take_own_name, takes_person_name, takes_senders_name,
+    may_name_a_person, may_name_a_person_as, may_take_own_name, takes_person_name,
+    takes_senders_name,
 };
 pub use purpose::{Purpose, names_values_only, values_only_verb};
 pub use request::{RequestLength, is_whole_request};

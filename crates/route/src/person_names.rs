@@ -208,6 +208,34 @@ pub fn may_name_a_person(value: &str, message: &str) -> bool {
     SURNAMES_ZH.prefix_of(familiar).is_some() || english_words(value).is_empty()
 }
 
+/// Whether `value` could be the part of a person's name that parameter
+/// `name` takes: a family or given name alone may be one Chinese
+/// character (李, 磊); else as [`may_name_a_person`].
+pub fn may_name_a_person_as(name: &str, value: &str, message: &str) -> bool {
+    let lower = name.to_lowercase();
+    let part = lower
+        .split(['_', '-', ' '])
+        .any(|word| NAME_PARTS.contains(&word));
+    let single_han = value.trim().chars().count() == 1
+        && value
+            .trim()
+            .chars()
+            .all(|c| is_cjk(c) && !has_kana(&c.to_string()));
+    (part && single_han) || may_name_a_person(value, message)
+}
+
+/// Words of a parameter's name that make it one part of a person's name.
+const NAME_PARTS: [&str; 8] = [
+    "first",
+    "last",
+    "given",
+    "family",
+    "middle",
+    "surname",
+    "forename",
+    "firstname",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,5 +281,20 @@ mod tests {
             assert!(may_name_a_person(name, "名前は佐藤美咲です"), "{name}");
         }
         assert!(!may_name_a_person("墓", "田中一郎の墓を探しています"));
+        assert!(may_name_a_person_as(
+            "last_name",
+            "李",
+            "添加一个人：李秀英"
+        ));
+        assert!(may_name_a_person_as(
+            "first_name",
+            "秀英",
+            "添加一个人：李秀英"
+        ));
+        assert!(!may_name_a_person_as(
+            "full_name",
+            "李",
+            "添加一个人：李秀英"
+        ));
     }
 }

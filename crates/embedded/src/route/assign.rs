@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use riverse_route::{
     Candidate, Fit, MessageSpans, ParamAffinity, Shape, SlotWords, answers, holds_cjk_time,
-    identifier_kind, is_record_code, may_name_a_person, may_take_own_name, number_before_name,
+    identifier_kind, is_record_code, may_name_a_person_as, may_take_own_name, number_before_name,
     param_options, postcodes, self_named, snap_to_option, takes_person_name, takes_senders_name,
     wants_language, written_as_year,
 };
@@ -270,7 +270,7 @@ pub(super) fn assign_strings(
 /// span run on into a time (苗床过去) is no value of a parameter about
 /// anything but time, nor is the day of a month named beside it ("20" of
 /// "Dec 20") or a number a CJK date's unit follows ("2027" of 2027年3月1日).
-/// A person's name is one (see [`may_name_a_person`] and [`fits_own_name`]).
+/// A person's name is one (see [`may_name_a_person_as`] and [`fits_own_name`]).
 fn may_take(
     tool: &ToolManifest,
     slot_words: &SlotWords,
@@ -293,7 +293,7 @@ fn may_take(
         && !number_of_a_name
         && !code_for_options(tool, name, &candidate.value)
         && (!takes_person_name(name, description)
-            || may_name_a_person(&candidate.value, spans.text))
+            || may_name_a_person_as(name, &candidate.value, spans.text))
         && fits_own_name(name, description, candidate, spans.text)
         && (!holds_cjk_time(&candidate.value) && candidate.shape != Some(Shape::ClockTime)
             || speaks_of_time(name, description)
