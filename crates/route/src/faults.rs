@@ -47,6 +47,16 @@ const FAULT_WORDS: &[&str] = &[
     "flooding",
     "sparking",
     "blocked",
+    "drip",
+    "drips",
+    "seeping",
+    "peeling",
+    "seized",
+    "crashed",
+    "sheared",
+    "collapsed",
+    "cracking",
+    "crumbling",
 ];
 
 /// What a thing fails to do after "won't", "doesn't" or "stopped" ("won't
@@ -120,6 +130,14 @@ const CJK_FAULT_TERMS: &[&str] = &[
     "裂了",
     "断了",
     "发霉",
+    "漏り",
+    "ひび",
+    "剥がれ",
+    "停電",
+    "停电",
+    "断电",
+    "渗水",
+    "漏雨",
 ];
 
 /// Whether `message` tells of something broken (see the module's
@@ -160,6 +178,11 @@ const FAULT_PHRASES: &[&str] = &[
     "power's out",
     "power cut",
     "blackout",
+    "came off",
+    "fell off",
+    "fallen off",
+    "come off",
+    "come loose",
 ];
 
 /// Words a report of a fault is about, whatever it names.
@@ -309,6 +332,11 @@ mod tests {
             "the card reader is dead again",
             "the net on court 2 is torn",
             "ボタンが反応しません",
+            "Small drip coming in at the corner of the kitchen",
+            "the main valve has seized",
+            "backscene on board 6 is peeling off",
+            "寝室で雨漏りがしています",
+            "中央区で停電しています",
             "电梯卡住了",
             "FL-03's left front tyre is split",
             "the power's out on the whole street",
@@ -366,6 +394,8 @@ mod tests {
             "明日の午前9時に予約して",
             "I'm stuck choosing between two flats, which is cheaper?",
             "the deadline is Friday",
+            "it's pouring outside, stay dry",
+            "my friend is coming in on Friday",
         ] {
             assert!(!reports_fault(message), "{message}");
         }

@@ -144,7 +144,15 @@ pub fn implied_flag(
             .iter()
             .any(|negation| !negation.is_ascii() && message.contains(negation))
     } else {
-        let before = &words[at.saturating_sub(NEGATION_REACH)..at];
+        // Function words do not count towards the reach ("no need for
+        // the privacy add-on").
+        let mut before: Vec<&String> = words[..at]
+            .iter()
+            .rev()
+            .filter(|word| !FUNCTION_WORDS.contains(word) || NEGATIONS.contains(word))
+            .take(NEGATION_REACH)
+            .collect();
+        before.reverse();
         // A negated opposite is the flag itself ("don't keep it private").
         negated_word
             != NEGATIONS.entries().iter().any(|negation| {
@@ -195,6 +203,14 @@ mod tests {
         );
         assert_eq!(
             implied_flag("track it, no notifications please", notify.0, notify.1, ""),
+            Some(false)
+        );
+        let privacy = (
+            "privacy",
+            "optional; whether WHOIS privacy protection is turned on",
+        );
+        assert_eq!(
+            implied_flag("No need for the privacy add-on.", privacy.0, privacy.1, ""),
             Some(false)
         );
         assert_eq!(implied_flag("track it", notify.0, notify.1, ""), None);

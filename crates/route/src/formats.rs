@@ -157,7 +157,15 @@ const MORNING: [&str; 5] = ["午前", "上午", "早上", "朝", "凌晨"];
 fn clock_time(text: &str, before: &str) -> Option<String> {
     let text = text.trim().to_lowercase();
     let (hour, rest) = leading_number(&text)?;
-    let (minute, rest) = if let Some(after) = rest.strip_prefix(':') {
+    // "7:30", or "7.30" (two digits after the dot: "7.5" is no time).
+    let separated = rest.strip_prefix(':').or_else(|| {
+        rest.strip_prefix('.')
+            .filter(|after| {
+                after.len() >= 2 && after.as_bytes()[..2].iter().all(u8::is_ascii_digit)
+            })
+            .filter(|after| !after[2..].starts_with(|c: char| c.is_ascii_digit()))
+    });
+    let (minute, rest) = if let Some(after) = separated {
         let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
         (digits.parse().ok()?, &after[digits.len()..])
     } else {
@@ -198,7 +206,7 @@ fn clock_time(text: &str, before: &str) -> Option<String> {
             },
             minute,
         )
-    } else if rest.is_empty() && text.contains(':') {
+    } else if rest.is_empty() && separated.is_some() {
         (hour, minute)
     } else {
         return None;
@@ -374,6 +382,12 @@ mod tests {
         );
         assert!(clock_times_in("3 pills a day").is_empty());
         assert_eq!(clock_times_in("取消12月8号早上7点半的车"), ["07:30"]);
+        assert_eq!(
+            clock_times_in("on the championship tommorow 7.50am"),
+            ["07:50"]
+        );
+        assert_eq!(clock_times_in("next Monday at 7.30pm please"), ["19:30"]);
+        assert!(clock_times_in("it costs 7.50 now").is_empty());
     }
 
     #[test]

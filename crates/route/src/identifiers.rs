@@ -217,6 +217,75 @@ pub fn is_record_code(value: &str) -> bool {
     (1..=5).contains(&letters) && rest.len() >= 2 && rest.chars().all(|c| c.is_ascii_digit())
 }
 
+/// The pattern of a record's code: its opening letters, uppercase, and
+/// the lengths of its runs of digits ("RQ-12345": `RQ` and 5;
+/// "AP-2026-80142": `AP`, 4 and 5). Separators are not kept: "GD4470088"
+/// and "GD-1234567" share one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodePattern {
+    letters: String,
+    digit_runs: Vec<usize>,
+}
+
+impl CodePattern {
+    /// The pattern of `token` when it is a code: one to five letters, then
+    /// runs of digits (three in all at least) with hyphens, slashes or
+    /// nothing between.
+    pub fn of(token: &str) -> Option<Self> {
+        let token = token.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        let letters: String = token
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .collect();
+        let rest = &token[letters.len()..];
+        let mut digit_runs = Vec::new();
+        for (at, run) in rest.split(['-', '/']).enumerate() {
+            if run.is_empty() && at == 0 {
+                continue;
+            }
+            if run.is_empty() || !run.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            digit_runs.push(run.len());
+        }
+        let digits: usize = digit_runs.iter().sum();
+        ((1..=5).contains(&letters.len()) && digits >= 3).then(|| CodePattern {
+            letters: letters.to_ascii_uppercase(),
+            digit_runs,
+        })
+    }
+
+    /// The patterns of the example codes `description` writes ("quote
+    /// reference, e.g. RQ-12345"), or the formats it gives, where N, X, Y
+    /// and # after the letters stand for digits ("format FOI-YYYY-NNNN").
+    pub fn examples_in(description: &str) -> Vec<Self> {
+        description
+            .split(|c: char| c.is_whitespace() || ",;()".contains(c))
+            .filter(|token| token.chars().any(|c| c.is_ascii_uppercase()))
+            .filter_map(|token| {
+                let letters = token.chars().take_while(char::is_ascii_alphabetic).count();
+                let (head, rest) = token.split_at(letters);
+                let digits: String = rest
+                    .chars()
+                    .map(|c| match c {
+                        'N' | 'X' | 'Y' | '#' => '0',
+                        c => c,
+                    })
+                    .collect();
+                CodePattern::of(&format!("{head}{digits}"))
+            })
+            .collect()
+    }
+
+    /// Whether `message` writes a code of this pattern, in any case.
+    pub fn written_in(&self, message: &str) -> bool {
+        message
+            .split(|c: char| !(c.is_ascii_alphanumeric() || "-/".contains(c)))
+            .filter_map(CodePattern::of)
+            .any(|written| written == *self)
+    }
+}
+
 /// A token with a digit, or of two capitals or more and no lowercase letter
 /// ("QZ-5520", "#4411", "LHR", "ABC-DEF").
 fn record_token(token: &str) -> bool {
@@ -419,5 +488,22 @@ mod tests {
         assert!(!number_before_name(address, &(5..16)));
         assert!(!number_before_name("card 9912 snapped", &(5..9)));
         assert!(!number_before_name("order 4411 UK", &(6..10)));
+    }
+
+    #[test]
+    fn a_code_written_as_the_example_has_its_pattern() {
+        let examples = CodePattern::examples_in("quote reference, e.g. RQ-12345");
+        assert_eq!(examples.len(), 1);
+        assert!(examples[0].written_in("Did you ever send a price through for RQ-19977?"));
+        assert!(examples[0].written_in("what about rq19977"));
+        assert!(!examples[0].written_in("RQ-1997 or XR-19977 or 19977"));
+        let order = CodePattern::examples_in("order number, e.g. GD-1234567");
+        assert!(order[0].written_in("Has order GD4470088 left the depot yet?"));
+        let dated = CodePattern::examples_in("application number, e.g. AP-2026-12345");
+        assert!(dated[0].written_in("单号AP-2026-80142"));
+        assert!(CodePattern::examples_in("Carrier code, e.g. ups, fedex").is_empty());
+        assert!(CodePattern::examples_in("YYYY-MM-DD").is_empty());
+        let format = CodePattern::examples_in("request reference, format FOI-YYYY-NNNN");
+        assert!(format[0].written_in("withdraw foi-2026-0433"));
     }
 }

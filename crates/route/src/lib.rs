@@ -28,6 +28,9 @@
 //!   words among them ([`spoken_clock_times`]: "ten in the morning").
 //! - [`opens_street_address`]: a number that is a house number ("12 Elm
 //!   Street"), no quantity.
+//! - [`CodePattern`]: a record's code written the way a parameter's
+//!   example or format is ("RQ-19977" for "e.g. RQ-12345",
+//!   "foi-2026-0433" for "format FOI-YYYY-NNNN").
 //! - [`currency_mentions`]: the currencies a message names, as the ISO
 //!   4217 codes a parameter asks for ([`wants_currency_code`]);
 //!   [`as_language`]: the language a value names, as the English name or
@@ -130,14 +133,14 @@ pub use formats::{
 };
 pub use general::asks_general;
 pub use identifiers::{
-    IdentifierKind, identifier_kind, identifier_shaped, is_record_code, names_record,
+    CodePattern, IdentifierKind, identifier_kind, identifier_shaped, is_record_code, names_record,
     number_before_name, takes_identifier, takes_record, written_as_year,
 };
 pub use languages::{as_language, language_named, wants_language};
 pub use lists::{Enumeration, enumerations};
 pub use meaning::{
-    SlotWords, answers, described_optional, holds_cjk_time, missing_required, names_time_only,
-    required_params, split_identifier, wants_time, works_on,
+    SlotWords, answers, described_optional, holds_cjk_time, missing_required, name_words,
+    names_time_only, required_params, split_identifier, wants_time, works_on,
 };
 pub use message::MessageSpans;
 pub use numbers::{NumberSpan, cjk_number, numbers, numbers_a_thing};

@@ -494,6 +494,15 @@ pub fn split_identifier(name: &str) -> String {
     words
 }
 
+/// The words of a parameter's name, lowercase: `voter_name` and
+/// `voterName` as "voter", "name".
+pub fn name_words(name: &str) -> Vec<String> {
+    split_identifier(name)
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,7 +91,9 @@ pub fn snap_to_option(value: &str, message: &str, options: &[String]) -> Option<
         .or_else(|| named_in(&cjk_glosses(&lower), options))
         .or_else(|| named_in(&english_words(&lower), options))
         .or_else(|| named_by_time(&lower, options))
-        .or_else(|| named_by_size(&lower, options))?;
+        .or_else(|| named_by_size(&lower, options))
+        .or_else(|| named_by_own_word(&lower, options))
+        .or_else(|| named_by_own_word(&english_words(&lower), options))?;
     let found_words = option_words(&found);
     let holding = options_named(message, options).into_iter().find(|named| {
         let words = option_words(named);
@@ -230,6 +232,44 @@ fn named_by_size(lower: &str, options: &[String]) -> Option<String> {
         .map(|(_, option)| option.clone())
 }
 
+/// Shortest word that names an option of several words alone.
+const OWN_WORD_LETTERS: usize = 5;
+
+/// The one option of several words that `text` names by a word no other
+/// option has, of [`OWN_WORD_LETTERS`] letters at least ("booster" of
+/// `covid_booster`, "strike" of `vehicle_strike`); `None` when it names
+/// none so, or several.
+fn named_by_own_word(text: &str, options: &[String]) -> Option<String> {
+    let words = option_words(text);
+    let own_words = |option: &String| -> Vec<String> {
+        let mine = option_words(option);
+        if mine.len() < 2 {
+            return Vec::new();
+        }
+        mine.into_iter()
+            .filter(|word| word.chars().count() >= OWN_WORD_LETTERS)
+            .filter(|word| {
+                options
+                    .iter()
+                    .filter(|other| *other != option)
+                    .all(|other| !option_words(other).contains(word))
+            })
+            .collect()
+    };
+    let named: Vec<&String> = options
+        .iter()
+        .filter(|option| {
+            own_words(option)
+                .iter()
+                .any(|own| words.iter().any(|word| inflected(word, &[own.as_str()])))
+        })
+        .collect();
+    match named[..] {
+        [option] => Some(option.clone()),
+        _ => None,
+    }
+}
+
 /// The option `lower` (a lowercase message) names by when it is, among
 /// options that say when: one of [`TIMES`] whose words it says.
 fn named_by_time(lower: &str, options: &[String]) -> Option<String> {
@@ -364,6 +404,9 @@ fn first_naming(words: &[String], option_words: &[&str], spread: usize) -> Optio
 /// up to three letters more or less ("wash", "washing"; "shoes", "shoe").
 fn inflected(word: &str, option_words: &[&str]) -> bool {
     option_words.iter().any(|option_word| {
+        if same_but_spelling(word, option_word) {
+            return true;
+        }
         let (long, short) = match word.len() >= option_word.len() {
             true => (word, *option_word),
             false => (*option_word, word),
@@ -376,6 +419,21 @@ fn inflected(word: &str, option_words: &[&str]) -> bool {
             _ => long.starts_with(short) && long.len() - short.len() <= 3,
         }
     })
+}
+
+/// Whether two words of five letters or more are one word spelt the
+/// British and the American way ("mouldy", "moldy"; "colour", "color";
+/// "organise", "organize").
+fn same_but_spelling(word: &str, other: &str) -> bool {
+    let american = |word: &str| {
+        word.replace("oul", "ol")
+            .replace("our", "or")
+            .replace("ise", "ize")
+    };
+    word != other
+        && word.chars().count() >= 5
+        && other.chars().count() >= 5
+        && american(word) == american(other)
 }
 
 /// The option written as the unit of a number ("500g", "2 kg" for a unit
@@ -407,9 +465,11 @@ fn unit_of_a_number(message: &str, options: &[String]) -> Option<String> {
 /// The option whose name is a word of `text`, or a stem of one (at least
 /// three letters each way), earliest in `text` first.
 fn named_in(text: &str, options: &[String]) -> Option<String> {
-    // A hyphenated word is tried whole first ("e-bikes" names `ebike`).
+    // A hyphenated word is tried whole first ("e-bikes" names `ebike`); a
+    // Latin word stands apart from the CJK text around it (昨日のWA18、).
     let words = text
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .flat_map(split_at_script)
         .flat_map(|word| {
             let whole = word.replace('-', "");
             let parts = word.split('-').map(str::to_owned);
@@ -419,13 +479,33 @@ fn named_in(text: &str, options: &[String]) -> Option<String> {
         let found = options.iter().find(|option| {
             let option = option.to_lowercase();
             option.chars().count() >= 3
-                && (word.starts_with(&option) || option.starts_with(word.as_str()))
+                && (word.starts_with(&option)
+                    || option.starts_with(word.as_str())
+                    || same_but_spelling(&word, &option))
         });
         if let Some(option) = found {
             return Some(option.clone());
         }
     }
     None
+}
+
+/// `word` cut where it turns between CJK and other script ("昨日のwa18"
+/// as "昨日の", "wa18").
+fn split_at_script(word: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let mut previous: Option<bool> = None;
+    for (at, c) in word.char_indices() {
+        let cjk = is_cjk(c);
+        if previous.is_some_and(|was| was != cjk) {
+            pieces.push(&word[start..at]);
+            start = at;
+        }
+        previous = Some(cjk);
+    }
+    pieces.push(&word[start..]);
+    pieces
 }
 
 #[cfg(test)]
@@ -561,6 +641,30 @@ mod tests {
         assert_eq!(
             snap_to_option("", "ナンバーは品川300あ1234", &classes),
             None
+        );
+        let issues = ["too_wet", "wrong_size", "short_delivery", "mouldy"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "订单FW-30777送来的木柴发霉了", &issues).as_deref(),
+            Some("mouldy"),
+            "the lexicon's \"moldy\" spelt the other way"
+        );
+        let vaccines = ["flu", "covid_booster", "shingles"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "can I get a booster this week?", &vaccines).as_deref(),
+            Some("covid_booster"),
+            "a word only one option has"
+        );
+        let damage = ["leak", "truck_strike", "vehicle_strike"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "a strike, cap sheared off", &damage),
+            None,
+            "a word two options share"
+        );
+        let rounds = ["portsmouth", "wa18", "wa70"].map(str::to_owned);
+        assert_eq!(
+            snap_to_option("", "昨日のWA18、502点でした。", &rounds).as_deref(),
+            Some("wa18"),
+            "a Latin code inside Japanese text"
         );
         let shown = ["current", "upcoming", "past"].map(str::to_owned);
         let by_time = |message| snap_to_option("", message, &shown);

@@ -5,6 +5,7 @@
 //! water) nor a span with digits in it.
 
 use crate::lexicon::{english_words, is_all_terms};
+use crate::meaning::name_words;
 use crate::script::{has_kana, is_cjk};
 use crate::words::SURNAMES_ZH;
 
@@ -98,11 +99,8 @@ const PERSON_DESCRIBED: &[&str] = &[
 /// name: `full_name`, `voter_name`, `surname`, or a `name` its description
 /// gives to a person.
 pub fn takes_person_name(name: &str, description: &str) -> bool {
-    let name = name.to_lowercase();
-    let words: Vec<&str> = name
-        .split(['_', '-', ' '])
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = name_words(name);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     match words.as_slice() {
         ["surname" | "forename" | "firstname" | "lastname" | "fullname"] => true,
         ["name"] => {
@@ -161,11 +159,8 @@ const OTHER_ROLES: &[&str] = &[
 /// `name` or `full_name` for a person, or one of the asker's roles
 /// (`member_name`, `applicant_name`).
 pub fn takes_senders_name(name: &str, description: &str) -> bool {
-    let lower = name.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(['_', '-', ' '])
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = name_words(name);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     takes_person_name(name, description)
         && match words.as_slice() {
             ["name"] => true,
@@ -177,11 +172,10 @@ pub fn takes_senders_name(name: &str, description: &str) -> bool {
 /// Whether parameter `name` may take the writer's own name: any but one
 /// for someone else's name (`proxy_name`, `new_runner_name`).
 pub fn may_take_own_name(name: &str, description: &str) -> bool {
-    let lower = name.to_lowercase();
     !(takes_person_name(name, description)
-        && lower
-            .split(['_', '-', ' '])
-            .any(|word| OTHER_ROLES.contains(&word)))
+        && name_words(name)
+            .iter()
+            .any(|word| OTHER_ROLES.contains(&word.as_str())))
 }
 
 /// Whether `value`, in `message`, could be a person's name, as far as a
@@ -212,10 +206,9 @@ pub fn may_name_a_person(value: &str, message: &str) -> bool {
 /// `name` takes: a family or given name alone may be one Chinese
 /// character (李, 磊); else as [`may_name_a_person`].
 pub fn may_name_a_person_as(name: &str, value: &str, message: &str) -> bool {
-    let lower = name.to_lowercase();
-    let part = lower
-        .split(['_', '-', ' '])
-        .any(|word| NAME_PARTS.contains(&word));
+    let part = name_words(name)
+        .iter()
+        .any(|word| NAME_PARTS.contains(&word.as_str()));
     let single_han = value.trim().chars().count() == 1
         && value
             .trim()

@@ -127,25 +127,30 @@ fn token_shape(token: &str) -> Option<Shape> {
         && extension.chars().all(|c| c.is_ascii_alphanumeric())
         && extension.chars().any(|c| c.is_ascii_alphabetic());
     let abbreviation = stem.chars().count() <= 1 && extension.len() <= 1;
+    // "7.50am" is a time: digits, a dot, digits again.
+    let numeric = stem.chars().all(|c| c.is_ascii_digit())
+        && extension.starts_with(|c: char| c.is_ascii_digit());
     let stem_like = !abbreviation
         && !stem.is_empty()
         && stem
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.~".contains(c))
         && stem.chars().any(|c| c.is_ascii_alphanumeric());
-    (extension_like && stem_like && !stem.ends_with('.')).then_some(Shape::Path)
+    (extension_like && stem_like && !numeric && !stem.ends_with('.')).then_some(Shape::Path)
 }
 
 /// What follows the hour of a clock time written in Latin letters.
 pub(crate) const CLOCK_SUFFIXES: [&str; 4] = ["a.m.", "p.m.", "am", "pm"];
 
 /// Clock times: a number of at most two digits with `am`/`pm`, `h:mm`, or
-/// followed by 時 or 点 (15時, 8点); Chinese numerals with 点 (四点).
+/// followed by 時 or 点 (15時, 8点); `h.mm` with `am`/`pm` or after "at"
+/// ("7.50am", "at 7.30"); Chinese numerals with 点 (四点).
 fn clock_times(text: &str) -> Vec<Shaped> {
     let mut found = cjk_numeral_times(text);
     for number in numbers(text) {
         let digits = number.text.trim_start_matches('-');
-        if digits.contains('.') || digits.len() > 2 {
+        let dotted = is_dotted_clock(digits);
+        if !dotted && (digits.contains('.') || digits.len() > 2) {
             continue;
         }
         let rest = &text[number.bytes.end..];
@@ -178,6 +183,7 @@ fn clock_times(text: &str) -> Vec<Shaped> {
         let length = match suffix {
             Some(length) => minutes + length,
             None if minutes > 0 => minutes,
+            None if dotted && after_at(&text[..number.bytes.start]) => 0,
             None => continue,
         };
         found.push(Shaped {
@@ -186,6 +192,29 @@ fn clock_times(text: &str) -> Vec<Shaped> {
         });
     }
     found
+}
+
+/// Whether `digits` write an hour and its minutes with a dot ("7.50",
+/// "19.30"): an hour to 23, then two digits under 60.
+fn is_dotted_clock(digits: &str) -> bool {
+    let Some((hour, minute)) = digits.split_once('.') else {
+        return false;
+    };
+    let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    all_digits(hour)
+        && hour.len() <= 2
+        && minute.len() == 2
+        && all_digits(minute)
+        && hour.parse::<u32>().is_ok_and(|hour| hour < 24)
+        && minute.parse::<u32>().is_ok_and(|minute| minute < 60)
+}
+
+/// Whether `before` ends with the word "at" ("… at 7.30").
+fn after_at(before: &str) -> bool {
+    before
+        .trim_end()
+        .strip_suffix("at")
+        .is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric()))
 }
 
 /// Chinese numerals followed by 点 or 时 (四点, 十二点).
@@ -326,6 +355,12 @@ mod tests {
         assert_eq!(shapes("call mom at 6pm"), [("6pm", Shape::ClockTime)]);
         assert_eq!(shapes("at 9:30 tomorrow"), [("9:30", Shape::ClockTime)]);
         assert_eq!(shapes("at 7 p.m. please"), [("7 p.m.", Shape::ClockTime)]);
+        assert_eq!(shapes("tee off 7.50am"), [("7.50am", Shape::ClockTime)]);
+        assert_eq!(
+            shapes("Monday at 7.30 please"),
+            [("7.30", Shape::ClockTime)]
+        );
+        assert_ne!(shapes("it costs 7.50 now"), [("7.50", Shape::ClockTime)]);
         assert_eq!(shapes("夜7時に"), [("7時", Shape::ClockTime)]);
         assert_eq!(shapes("in 30 minutes"), [], "a duration is no clock time");
         assert_eq!(shapes("3時間後"), [], "nor is 3時間");

@@ -1,7 +1,8 @@
 //! Clock times said in words rather than written as one: "ten in the
-//! morning", "7 o'clock", or "at 7" in a message that names the part of
-//! the day ("every morning at 7"). A time written "7pm" or "19:30" is a
-//! shape of its own (see [`crate::shapes`]).
+//! morning", "7 o'clock", "at 7" in a message that names the part of the
+//! day ("every morning at 7"), or "at 11" beside the day it falls on
+//! ("this Friday at 11", "at 3 tomorrow"), read in working hours. A time
+//! written "7pm" or "19:30" is a shape of its own (see [`crate::shapes`]).
 
 use std::ops::Range;
 
@@ -18,7 +19,7 @@ const DAY_PART_AFTER: [(&str, Option<DayPart>); 6] = [
 
 /// Words anywhere in a message that say which half of the day its bare
 /// hours ("at 7") are in.
-const DAY_PART_WORDS: [(&str, DayPart); 9] = [
+const DAY_PART_WORDS: [(&str, DayPart); 12] = [
     ("morning", DayPart::Morning),
     ("mornings", DayPart::Morning),
     ("afternoon", DayPart::Later),
@@ -28,6 +29,50 @@ const DAY_PART_WORDS: [(&str, DayPart); 9] = [
     ("night", DayPart::Later),
     ("nights", DayPart::Later),
     ("tonight", DayPart::Later),
+    ("breakfast", DayPart::Morning),
+    ("dinner", DayPart::Later),
+    ("supper", DayPart::Later),
+];
+
+/// Words that name a day, so that a bare hour beside them ("Friday at
+/// 11") is a time on it.
+const DAY_WORDS: [&str; 17] = [
+    "today",
+    "tomorrow",
+    "tmrw",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mon",
+    "tue",
+    "wed",
+    "thu",
+    "fri",
+    "sat",
+    "sun",
+];
+
+/// Words before a bare hour that make it a time ("at 7", "after 8").
+const HOUR_LEADS: [&str; 5] = ["at", "after", "before", "from", "until"];
+
+/// Month names: a date ends with one ("Monday 11th January at 10").
+const MONTH_WORDS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 /// The hours said as words.
@@ -71,10 +116,13 @@ pub fn spoken_clock_times(message: &str) -> Vec<(Range<usize>, String)> {
             .find(|(words, _)| after.starts_with(words))
             .map(|(_, part)| part.or(day_part));
         let before = lower[..bytes.start].trim_end();
-        let at_bare_hour = before
-            .strip_suffix("at")
-            .is_some_and(|rest| !rest.ends_with(char::is_alphanumeric))
-            && !after.starts_with(':')
+        let lead = HOUR_LEADS.iter().find_map(|lead| {
+            before
+                .strip_suffix(lead)
+                .filter(|rest| !rest.ends_with(char::is_alphanumeric))
+        });
+        let at_bare_hour = lead.is_some()
+            && !after.starts_with([':', '.'])
             && after
                 .split(|c: char| !c.is_alphanumeric())
                 .next()
@@ -82,6 +130,9 @@ pub fn spoken_clock_times(message: &str) -> Vec<(Range<usize>, String)> {
         let part = match said {
             Some(part) => part,
             None if at_bare_hour && day_part.is_some() => day_part,
+            None if at_bare_hour && beside_a_day(lead.unwrap_or(before), after) => {
+                Some(working_hours_part(hour))
+            }
             None => continue,
         };
         let hour = match part {
@@ -92,6 +143,42 @@ pub fn spoken_clock_times(message: &str) -> Vec<(Range<usize>, String)> {
         times.push((bytes, format!("{hour:02}:00")));
     }
     times
+}
+
+/// Whether the bare hour of "… at N …" stands beside the day it falls on:
+/// `before` (the text before "at") ends with a day's name or a date
+/// ("Friday at 11", "the 11th at 3", "11th January at 10"), or `after` (the text after the
+/// hour) opens with one ("at 3 tomorrow", "at 11 on Friday").
+fn beside_a_day(before: &str, after: &str) -> bool {
+    let is_day = |word: &str| {
+        DAY_WORDS.contains(&word)
+            || MONTH_WORDS.contains(&word)
+            || word.len() > 2
+                && word[..word.len() - 2].chars().all(|c| c.is_ascii_digit())
+                && ["st", "nd", "rd", "th"]
+                    .iter()
+                    .any(|end| word.ends_with(end))
+    };
+    let last_before = before
+        .split(|c: char| !c.is_alphanumeric())
+        .rfind(|word| !word.is_empty());
+    let mut next = after
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty());
+    let first_after = match next.next() {
+        Some("on" | "this" | "next") => next.next(),
+        word => word,
+    };
+    last_before.is_some_and(is_day) || first_after.is_some_and(is_day)
+}
+
+/// The half of the day a bare hour of a working day is in: 7 to 11 in
+/// the morning, 12 at noon, 1 to 6 after it ("at 3" is 15:00).
+fn working_hours_part(hour: u32) -> DayPart {
+    match hour {
+        7..=11 => DayPart::Morning,
+        _ => DayPart::Later,
+    }
 }
 
 /// The hour `word` names: digits or a word, 1 to 12.
@@ -134,6 +221,23 @@ mod tests {
         assert_eq!(times("every morning at 7"), ["07:00"]);
         assert_eq!(times("this evening at 8, and at 10"), ["20:00", "22:00"]);
         assert_eq!(times("at 9 on Friday night"), ["21:00"]);
+        assert_eq!(times("saturday morning? after 8 would be good"), ["08:00"]);
+    }
+
+    #[test]
+    fn a_bare_hour_beside_its_day_is_read_in_working_hours() {
+        assert_eq!(times("a video call this Friday at 11?"), ["11:00"]);
+        assert_eq!(times("can you come at 3 tomorrow"), ["15:00"]);
+        assert_eq!(times("at 12 on Monday"), ["12:00"]);
+        assert_eq!(times("Monday 11th January at 10 please"), ["10:00"]);
+        assert!(
+            times("I live at 11 Mill Lane, free on Friday").is_empty(),
+            "no day beside the number"
+        );
+        assert!(
+            times("Friday at 14").is_empty(),
+            "no hour of a 12-hour clock"
+        );
     }
 
     #[test]

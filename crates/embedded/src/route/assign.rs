@@ -10,10 +10,10 @@
 use std::ops::Range;
 
 use riverse_route::{
-    Candidate, Fit, MessageSpans, ParamAffinity, Shape, SlotWords, answers, holds_cjk_time,
-    identifier_kind, is_record_code, may_name_a_person_as, may_take_own_name, number_before_name,
-    param_options, postcodes, self_named, snap_to_option, takes_person_name, takes_senders_name,
-    wants_language, written_as_year,
+    Candidate, CodePattern, Fit, IdentifierKind, MessageSpans, ParamAffinity, Shape, SlotWords,
+    answers, holds_cjk_time, identifier_kind, is_record_code, may_name_a_person_as,
+    may_take_own_name, number_before_name, param_options, postcodes, self_named, snap_to_option,
+    takes_person_name, takes_senders_name, wants_language, written_as_year,
 };
 use riverse_tool::{Kind, ToolManifest};
 
@@ -200,7 +200,9 @@ pub(super) fn assign_strings(
         .map(|candidate| COVERAGE_BONUS * spans.content_units(candidate.bytes.clone()))
         .collect();
     let weight = CLOSE_WEIGHT;
+    let codes = CodeFits::of(tool, found);
     let slot_words = SlotWords::of(tool);
+    let whole = WholeSpans::of(spans.text);
     // Only a list takes an enumeration, whole or as its text ("flour and
     // yeast" is items, not a list's name).
     let only_lists = only_for_lists(found, enumerated);
@@ -227,13 +229,14 @@ pub(super) fn assign_strings(
                         if only_list && !list {
                             return f32::NEG_INFINITY;
                         }
-                        if !may_take(tool, &slot_words, index, candidate, spans) {
+                        if !may_take(tool, &slot_words, index, candidate, spans, &whole) {
                             return f32::NEG_INFINITY;
                         }
                         let fit = fits[index];
-                        let shape = if fit.shape {
+                        let (own_code, sibling_code) = codes.fit(index, candidate);
+                        let shape = if fit.shape || own_code {
                             SHAPE_FIT_BONUS
-                        } else if fit.sibling_shape {
+                        } else if fit.sibling_shape || sibling_code {
                             -SHAPE_FIT_BONUS
                         } else {
                             0.0
@@ -268,15 +271,17 @@ pub(super) fn assign_strings(
 /// opening verb nor a piece of a longer token or of a postcode. A record's
 /// code is no option, and a clock time ("7:30pm") or a Chinese or Japanese
 /// span run on into a time (苗床过去) is no value of a parameter about
-/// anything but time, nor is the day of a month named beside it ("20" of
+/// anything but time, nor is an email address of any parameter but the
+/// one for it, nor the day of a month named beside it ("20" of
 /// "Dec 20") or a number a CJK date's unit follows ("2027" of 2027年3月1日).
-/// A person's name is one (see [`may_name_a_person_as`] and [`fits_own_name`]).
+/// A person's name is one (see [`may_name_a_person_as`] and [`WholeSpans`]).
 fn may_take(
     tool: &ToolManifest,
     slot_words: &SlotWords,
     index: usize,
     candidate: &Candidate,
     spans: &MessageSpans<'_>,
+    whole: &WholeSpans,
 ) -> bool {
     let name = param_name(tool, index);
     let description = tool.parameters.get(name).map_or("", String::as_str);
@@ -285,16 +290,17 @@ fn may_take(
         && (number_before_name(spans.text, &candidate.bytes)
             || written_as_year(spans.text, &candidate.bytes));
     answers(tool, slot_words, name, &candidate.value)
+        && !address_for_another(tool, name, description, candidate)
         && written_as_described(description, &candidate.value)
         && !opens_with_request_verb(spans.text, candidate.bytes.start)
         && !inside_token(spans.text, &candidate.bytes)
-        && !cuts_a_postcode(spans.text, &candidate.bytes)
+        && !whole.cut_postcode(&candidate.bytes)
         && !only_a_unit_or_flag(tool, name, &candidate.value)
         && !number_of_a_name
         && !code_for_options(tool, name, &candidate.value)
         && (!takes_person_name(name, description)
             || may_name_a_person_as(name, &candidate.value, spans.text))
-        && fits_own_name(name, description, candidate, spans.text)
+        && whole.fits_own_name(name, description, candidate, spans.text)
         && (!holds_cjk_time(&candidate.value) && candidate.shape != Some(Shape::ClockTime)
             || speaks_of_time(name, description)
             || writes_content(name))
@@ -304,31 +310,114 @@ fn may_take(
                 && !number_of_cjk_date(spans.text, &candidate.bytes))
 }
 
-/// Whether `bytes` of `message` hold part of a postcode and not all of it
-/// ("1DD" of "OX4 1DD"): a postcode is one value.
-fn cuts_a_postcode(message: &str, bytes: &Range<usize>) -> bool {
-    postcodes(message).iter().any(|postcode| {
-        let overlaps = bytes.start < postcode.end && postcode.start < bytes.end;
-        let holds = bytes.start <= postcode.start && postcode.end <= bytes.end;
-        overlaps && !holds
-    })
+/// Whether `candidate` is an email address and the tool has a parameter
+/// for one other than `name`: the address is that parameter's, not a
+/// message's or a note's.
+fn address_for_another(
+    tool: &ToolManifest,
+    name: &str,
+    description: &str,
+    candidate: &Candidate,
+) -> bool {
+    let is_email = |name: &str, description: &str| {
+        identifier_kind(name, description) == Some(IdentifierKind::Email)
+    };
+    candidate.shape == Some(Shape::Email)
+        && !is_email(name, description)
+        && tool
+            .parameters
+            .iter()
+            .any(|(other, meaning)| other != name && is_email(other, meaning))
 }
 
-/// Whether `candidate` fits parameter `name` as far as the writer's own
-/// name goes: the name they sign or introduce themselves with is no value
-/// of a parameter for someone else's name, and no piece of it is any
-/// value ("Lindqvist" of "I'm Sarah Lindqvist"); the value of a parameter
-/// for the asker's name (`member_name`) is that name when the message
-/// gives it.
-fn fits_own_name(name: &str, description: &str, candidate: &Candidate, message: &str) -> bool {
-    let Some(own) = self_named(message) else {
-        return true;
-    };
-    let is_own = candidate.value == message[own.clone()].trim();
-    let inside = own.start <= candidate.bytes.start && candidate.bytes.end <= own.end;
-    match is_own {
-        true => may_take_own_name(name, description),
-        false => !inside && !takes_senders_name(name, description),
+/// Which parameters give an example code or a format a candidate is
+/// written as ("foi-2026-0433" for "request reference, format
+/// FOI-YYYY-NNNN"): a shape of their own, as an email is.
+struct CodeFits {
+    /// Each parameter's example patterns, in the tool's order.
+    patterns: Vec<Vec<CodePattern>>,
+}
+
+impl CodeFits {
+    fn of(tool: &ToolManifest, found: &[Candidate]) -> Self {
+        let coded = found
+            .iter()
+            .any(|candidate| CodePattern::of(&candidate.value).is_some());
+        let patterns = tool
+            .parameters
+            .values()
+            .map(|description| match coded {
+                true => CodePattern::examples_in(description),
+                false => Vec::new(),
+            })
+            .collect();
+        CodeFits { patterns }
+    }
+
+    /// Whether `candidate` is written as an example of parameter `index`,
+    /// and whether it is written as another parameter's and not this one's.
+    fn fit(&self, index: usize, candidate: &Candidate) -> (bool, bool) {
+        let Some(written) = CodePattern::of(&candidate.value) else {
+            return (false, false);
+        };
+        let fits = |patterns: &Vec<CodePattern>| patterns.contains(&written);
+        let own = self.patterns.get(index).is_some_and(fits);
+        let sibling = self
+            .patterns
+            .iter()
+            .enumerate()
+            .any(|(other, patterns)| other != index && fits(patterns));
+        (own, sibling && !own)
+    }
+}
+
+/// The spans of a message that are each one value: the writer's own
+/// name and its postcodes. Found once per fill; no piece of one is a value.
+struct WholeSpans {
+    own_name: Option<Range<usize>>,
+    postcodes: Vec<Range<usize>>,
+}
+
+impl WholeSpans {
+    fn of(message: &str) -> Self {
+        WholeSpans {
+            own_name: self_named(message),
+            postcodes: postcodes(message),
+        }
+    }
+
+    /// Whether `bytes` hold part of a postcode and not all of it ("1DD"
+    /// of "OX4 1DD").
+    fn cut_postcode(&self, bytes: &Range<usize>) -> bool {
+        self.postcodes.iter().any(|postcode| {
+            let overlaps = bytes.start < postcode.end && postcode.start < bytes.end;
+            let holds = bytes.start <= postcode.start && postcode.end <= bytes.end;
+            overlaps && !holds
+        })
+    }
+
+    /// Whether `candidate` fits parameter `name` as far as the writer's
+    /// own name goes: the name they sign or introduce themselves with is
+    /// no value of a parameter for someone else's name, and no piece of it
+    /// is any value ("Lindqvist" of "I'm Sarah Lindqvist"); the value of a
+    /// parameter for the asker's name (`member_name`) is that name when the
+    /// message gives it.
+    fn fits_own_name(
+        &self,
+        name: &str,
+        description: &str,
+        candidate: &Candidate,
+        message: &str,
+    ) -> bool {
+        let Some(own) = &self.own_name else {
+            return true;
+        };
+        let is_own = candidate.value == message[own.clone()].trim();
+        let inside = own.start <= candidate.bytes.start && candidate.bytes.end <= own.end;
+        match is_own {
+            true => may_take_own_name(name, description),
+            false => !inside && !takes_senders_name(name, description),
+        }
     }
 }
 
@@ -414,6 +503,32 @@ mod tests {
             best_assignment(&scores, &[-50.0; 2], &spans, 0.0),
             [Some(1), Some(2)]
         );
+    }
+
+    #[test]
+    fn a_code_written_as_a_parameters_example_fits_that_parameter() {
+        let withdraw = crate::test_tools::tool(
+            "withdraw_request",
+            "Withdraws a request.",
+            &[
+                ("reference", "request reference, format FOI-YYYY-NNNN"),
+                ("reason", "optional; reason for withdrawing"),
+            ],
+        );
+        let code = Candidate {
+            value: "foi-2026-0433".to_owned(),
+            bytes: 9..22,
+            shape: None,
+        };
+        let codes = CodeFits::of(&withdraw, std::slice::from_ref(&code));
+        assert_eq!(codes.fit(0, &code), (true, false));
+        assert_eq!(codes.fit(1, &code), (false, true));
+        let word = Candidate {
+            value: "moving".to_owned(),
+            bytes: 0..6,
+            shape: None,
+        };
+        assert_eq!(codes.fit(0, &word), (false, false));
     }
 
     #[test]

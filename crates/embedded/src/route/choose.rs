@@ -81,8 +81,10 @@ pub struct CandidateScore {
     /// not is never chosen. Always true for `none`.
     pub serves: bool,
     /// The message names a subject the candidate's texts name, or has a
-    /// token of a shape they write (see [`Purpose`]); a tool that covers
-    /// nothing the message asks is never chosen. Always true for `none`.
+    /// token of a shape they write (see [`Purpose`]), a code written the
+    /// way an identifier parameter's example is among them ("RQ-19977"
+    /// for "e.g. RQ-12345"); a tool that covers nothing the message asks
+    /// is never chosen. Always true for `none`.
     pub covered: bool,
     /// The candidate changes things (creates, sends, removes…) and the
     /// message names none of its actions: when the message is a question or
@@ -323,10 +325,16 @@ impl ChoicePrefix {
             .into_iter()
             .map(|token| token.shape)
             .collect();
+        // A code written the way an identifier's example is ("RQ-19977"
+        // for "e.g. RQ-12345") is a token of the tool's own shape.
         let shape: Vec<bool> = each(&|index| {
             self.shapes
                 .get(index)
                 .is_some_and(|shapes| !shapes.is_disjoint(&shaped))
+                || self
+                    .takes
+                    .get(index)
+                    .is_some_and(|takes| takes.writes_own_code(message))
         });
         // A remark that names a tool asks nothing of it ("The weather has
         // been lovely lately"): the name counts for other forms only. A

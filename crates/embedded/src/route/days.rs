@@ -17,6 +17,7 @@ use std::ops::Range;
 use chrono::{Datelike, Days, Months, NaiveDate, Weekday};
 
 use crate::route::dates::{day_of, month_of, year_of};
+use crate::route::weekdays::{weekday_by_full_name, weekday_by_short_name};
 
 mod cjk;
 mod holidays;
@@ -483,35 +484,7 @@ fn ordinal_day(word: &str) -> Option<u32> {
 /// A weekday by its name; by its short name ("sat", "wed") only where a
 /// word before makes it one (`led`): "I sat down" names none.
 fn weekday_of(word: &str, led: bool) -> Option<Weekday> {
-    let full = [
-        ("monday", Weekday::Mon),
-        ("tuesday", Weekday::Tue),
-        ("wednesday", Weekday::Wed),
-        ("thursday", Weekday::Thu),
-        ("friday", Weekday::Fri),
-        ("saturday", Weekday::Sat),
-        ("sunday", Weekday::Sun),
-    ];
-    if let Some((_, day)) = full.iter().find(|(name, _)| *name == word) {
-        return Some(*day);
-    }
-    let short = [
-        ("mon", Weekday::Mon),
-        ("tue", Weekday::Tue),
-        ("tues", Weekday::Tue),
-        ("wed", Weekday::Wed),
-        ("weds", Weekday::Wed),
-        ("thu", Weekday::Thu),
-        ("thur", Weekday::Thu),
-        ("thurs", Weekday::Thu),
-        ("fri", Weekday::Fri),
-        ("sat", Weekday::Sat),
-        ("sun", Weekday::Sun),
-    ];
-    short
-        .iter()
-        .find(|(name, _)| led && *name == word)
-        .map(|(_, day)| *day)
+    weekday_by_full_name(word).or_else(|| weekday_by_short_name(word).filter(|_| led))
 }
 
 /// Which of a weekday's days is meant.

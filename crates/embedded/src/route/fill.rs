@@ -15,10 +15,10 @@ use std::ops::Range;
 use chrono::NaiveDate;
 use riverse_route::{
     Candidate, MessageSpans, NumberSpan, SlotWords, as_clock_time, as_language, candidates,
-    clock_times_in, described_optional, enumerations, implied_flag, in_described_scale,
-    labelled_number, language_named, names_time_of_day, number_labels, opens_street_address,
-    param_options, postcodes, snap_to_option, split_identifier, unit_fits, wants_clock_time,
-    wants_language, written_half, written_in_unit_of, written_with_unit,
+    described_optional, enumerations, implied_flag, in_described_scale, labelled_number,
+    language_named, names_time_of_day, number_labels, opens_street_address, param_options,
+    postcodes, snap_to_option, split_identifier, unit_fits, wants_clock_time, wants_language,
+    written_half, written_in_unit_of, written_with_unit,
 };
 use riverse_tool::{Kind, ParamType, Params, ToolManifest};
 use serde_json::Value;
@@ -33,14 +33,15 @@ use crate::route::dates::{
 use crate::route::days::names_only_a_day;
 use crate::route::forms::{list_items, said_as_change, takes_change, word_quantities};
 use crate::route::labelled::{
-    with_coordinates, with_currency_codes, with_labelled_values, with_postcodes, with_said_options,
+    with_coordinates, with_currency_codes, with_labelled_values, with_named_options,
+    with_postcodes, with_said_options, without_named_options,
 };
 use crate::route::listed::{list_as_asked, takes_days, widened_to_enumerations, with_listed_days};
 use crate::route::money::{
     in_cents, in_currency, meant_in_major_unit, written_as_money, written_in_major_unit,
 };
 use crate::route::pairs::{
-    in_written_name_order, with_clock_span, with_date_span, with_written_range,
+    in_written_name_order, only_clock_time, with_clock_span, with_date_span, with_written_range,
 };
 use crate::route::prompt;
 use crate::route::signs::{in_described_range, percent_as_example_decimal, signed};
@@ -216,6 +217,7 @@ pub(crate) fn fill_params(
     with_written_range(tool, &spans, &mut values);
     with_listed_days(tool, message, today, &mut taken, &mut values);
     with_calendar_numbers(tool, message, today, &mut values);
+    with_named_options(tool, message, &mut values);
     let filling = Filling {
         engine,
         tokens,
@@ -279,7 +281,8 @@ fn fill_strings(
         .filter(|(index, name)| {
             tool.param_type(name) == ParamType::String
                 && declared(tool, name) != Some(Kind::Object)
-                && !(takes_days(tool, name) && values[*index].is_some())
+                && !(values[*index].is_some()
+                    && (takes_days(tool, name) || !param_options(tool, name).is_empty()))
         })
         .map(|(index, _)| index)
         .collect();
@@ -289,6 +292,7 @@ fn fill_strings(
         .collect();
     if !strings.is_empty() {
         let mut found = candidates(spans, taken, WHOLE_REQUEST);
+        without_named_options(&mut found, values);
         // A list parameter may also take an enumeration ("coffee and oat
         // milk"), scored as its text and given as its items.
         let mut items: Vec<Option<Vec<String>>> = vec![None; found.len()];
@@ -651,21 +655,6 @@ fn only_date_param(tool: &ToolManifest) -> bool {
         .filter(|description| wants_iso_date(description))
         .count()
         == 1
-}
-
-/// The one clock time `message` gives ("at ten in the morning"), for the
-/// one parameter of `tool` that asks for a time; `None` when either is
-/// not one.
-fn only_clock_time(tool: &ToolManifest, message: &str) -> Option<String> {
-    let asking = tool
-        .parameters
-        .values()
-        .filter(|description| wants_clock_time(description))
-        .count();
-    match clock_times_in(message).as_slice() {
-        [time] if asking == 1 => Some(time.clone()),
-        _ => None,
-    }
 }
 
 /// A number parameter whose description labels its numbers with words

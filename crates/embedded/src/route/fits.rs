@@ -7,7 +7,7 @@
 //! goldfinches … this morning" for `record_sighting`).
 
 use chrono::NaiveDate;
-use riverse_route::{measures_for, names_record, takes_identifier};
+use riverse_route::{CodePattern, measures_for, names_record, takes_identifier};
 use riverse_tool::ToolManifest;
 
 use crate::route::dates::{iso_date, wants_iso_date};
@@ -25,6 +25,9 @@ pub(crate) struct Takes {
     record_words: Vec<String>,
     /// Some parameter takes a record's identifier.
     record: bool,
+    /// The patterns of the example codes its identifier parameters give
+    /// ("quote reference, e.g. RQ-12345").
+    code_patterns: Vec<CodePattern>,
 }
 
 impl Takes {
@@ -53,11 +56,18 @@ impl Takes {
                     .collect::<Vec<_>>()
             })
             .collect();
+        let code_patterns = tool
+            .parameters
+            .iter()
+            .filter(|(name, description)| takes_identifier(name, description))
+            .flat_map(|(_, description)| CodePattern::examples_in(description))
+            .collect();
         Takes {
             day,
             measured,
             record_words,
             record: !records.is_empty(),
+            code_patterns,
         }
     }
 
@@ -65,6 +75,15 @@ impl Takes {
     /// [`riverse_route::takes_record`]).
     pub fn takes_record(&self) -> bool {
         self.record
+    }
+
+    /// Whether `message` writes a code the way an identifier parameter's
+    /// example does ("RQ-19977" for "e.g. RQ-12345"): it names one of this
+    /// tool's records.
+    pub fn writes_own_code(&self, message: &str) -> bool {
+        self.code_patterns
+            .iter()
+            .any(|pattern| pattern.written_in(message))
     }
 
     /// How many kinds of value this tool takes that `written` writes.

@@ -5,7 +5,7 @@
 
 use riverse_route::lexicon::english_words;
 use riverse_route::{
-    address_through, coordinates, currency_code, currency_mentions, described_optional,
+    Candidate, address_through, coordinates, currency_code, currency_mentions, described_optional,
     options_named, param_options, postcode_districts, postcodes, wants_currency_code,
 };
 use riverse_tool::{Kind, ParamType, ToolManifest};
@@ -191,6 +191,67 @@ const VAGUE_OPTIONS: [&str; 10] = [
     "other", "none", "all", "any", "default", "standard", "normal", "regular", "yes", "no",
 ];
 
+/// `values` with each required parameter of a few options taking the one
+/// option the message names ("battery swap on FL-21" for an action of
+/// `charge` or `swap`) before spans are weighed, so that a span holding
+/// the option and more ("swap on FL-21") is not taken for it. Left to the
+/// spans where the message names several, or another parameter lists the
+/// same option (`from_unit`, `to_unit`).
+pub(super) fn with_named_options(tool: &ToolManifest, message: &str, values: &mut [Option<Value>]) {
+    let options: Vec<Vec<String>> = tool
+        .parameters
+        .keys()
+        .map(|name| param_options(tool, name))
+        .collect();
+    for (index, (name, description)) in tool.parameters.iter().enumerate() {
+        if values[index].is_some()
+            || described_optional(description)
+            || tool.param_type(name) != ParamType::String
+            || declared(tool, name) == Some(Kind::List)
+        {
+            continue;
+        }
+        if let [option] = &options_named(message, &options[index])[..]
+            && !VAGUE_OPTIONS.contains(&option.to_lowercase().as_str())
+            && !options
+                .iter()
+                .enumerate()
+                .any(|(other, listed)| other != index && listed.contains(option))
+        {
+            values[index] = Some(Value::from(option.clone()));
+        }
+    }
+}
+
+/// `found` without the candidates that hold a value already given (an
+/// option [`with_named_options`] took): it is no other parameter's value,
+/// nor part of one ("shingles vaccine" as a condition once `shingles` is
+/// the vaccine). A token that holds the option and more is another value
+/// ("p60_2026.pdf" of a `p60` document).
+pub(super) fn without_named_options(found: &mut Vec<Candidate>, values: &[Option<Value>]) {
+    let words = |text: &str| -> Vec<String> {
+        text.to_lowercase()
+            .split(|c: char| c.is_whitespace() || ",;:!?()\"'、，。".contains(c))
+            .map(|word| word.trim_end_matches('.'))
+            .filter(|word| !word.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let named: Vec<Vec<String>> = values
+        .iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(words)
+        .filter(|named| !named.is_empty())
+        .collect();
+    found.retain(|candidate| {
+        let held = words(&candidate.value);
+        !named
+            .iter()
+            .any(|named| named.iter().all(|word| held.contains(word)))
+    });
+}
+
 /// `values` with each optional parameter of a few options that is still
 /// open taking the one option the message names ("Email is fine" for a
 /// delivery by `email` or `post`; 郵送で for `post`), where it names one
@@ -275,5 +336,58 @@ mod tests {
             Some(json!("email"))
         );
         assert_eq!(said("email or post, either is fine", "baptism"), None);
+    }
+
+    #[test]
+    fn a_required_option_named_once_is_taken_before_spans() {
+        let battery = tool(
+            "log_battery_charge",
+            "Logs a forklift battery charge or swap.",
+            &[
+                ("truck_id", "id of the truck"),
+                ("action", "one of: charge, swap"),
+            ],
+        );
+        let named = |message: &str| {
+            let mut values = vec![None, None];
+            with_named_options(&battery, message, &mut values);
+            values[1].clone()
+        };
+        assert_eq!(
+            named("battery swap on FL-21, it was at 18%"),
+            Some(json!("swap"))
+        );
+        assert_eq!(named("charge or swap FL-21?"), None, "two options named");
+        let mut found = vec![
+            Candidate {
+                value: "shingles vaccine".to_owned(),
+                bytes: 14..30,
+                shape: None,
+            },
+            Candidate {
+                value: "68".to_owned(),
+                bytes: 36..38,
+                shape: None,
+            },
+        ];
+        found.push(Candidate {
+            value: "shingles_record.pdf".to_owned(),
+            bytes: 40..59,
+            shape: None,
+        });
+        without_named_options(&mut found, &[Some(json!("shingles")), None]);
+        let kept: Vec<&str> = found.iter().map(|c| c.value.as_str()).collect();
+        assert_eq!(kept, ["68", "shingles_record.pdf"]);
+        let convert = tool(
+            "convert",
+            "Converts units.",
+            &[
+                ("from_unit", "one of: km, mi"),
+                ("to_unit", "one of: km, mi"),
+            ],
+        );
+        let mut values = vec![None, None];
+        with_named_options(&convert, "how far is 5 km", &mut values);
+        assert_eq!(values, [None, None], "another parameter lists the option");
     }
 }

@@ -9,8 +9,8 @@
 
 use chrono::NaiveDate;
 use riverse_route::{
-    MessageSpans, clock_minutes, clock_span_in, in_described_scale, script::is_cjk,
-    wants_clock_time, written_in_unit_of,
+    MessageSpans, clock_minutes, clock_span_in, clock_times_in, in_described_scale, name_words,
+    script::is_cjk, wants_clock_time, written_in_unit_of,
 };
 use riverse_tool::{ParamType, ToolManifest};
 use serde_json::Value;
@@ -212,12 +212,19 @@ fn range_params(tool: &ToolManifest) -> Option<(usize, usize)> {
     paired(&numeric, &LOWER_ENDS, &UPPER_ENDS)
 }
 
-/// The words of a parameter's name, lowercase.
-fn name_words(name: &str) -> Vec<String> {
-    name.split(['_', '-', ' '])
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+/// The one clock time `message` gives ("at ten in the morning"), for the
+/// one parameter of `tool` that asks for a time; `None` when either is
+/// not one.
+pub(super) fn only_clock_time(tool: &ToolManifest, message: &str) -> Option<String> {
+    let asking = tool
+        .parameters
+        .values()
+        .filter(|description| wants_clock_time(description))
+        .count();
+    match clock_times_in(message).as_slice() {
+        [time] if asking == 1 => Some(time.clone()),
+        _ => None,
+    }
 }
 
 /// `values` with a Chinese or Japanese name's two parts in the order it

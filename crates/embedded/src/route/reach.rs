@@ -22,10 +22,11 @@
 //!   modifies or removes; "Take Priya's shift off the rota" removes.
 
 use riverse_route::script::{is_cjk, mostly_cjk};
-use riverse_route::{Actions, requested_actions, unlisted_verb_actions};
+use riverse_route::{Actions, requested_actions, split_identifier, unlisted_verb_actions};
 use riverse_tool::ToolManifest;
 
 pub(crate) use crate::route::implied::implied_actions;
+use crate::route::weekdays::weekday_by_full_name;
 use crate::route::{focus, speech};
 
 /// Words that ask about the past wherever they stand.
@@ -64,37 +65,15 @@ const PERIOD_WORDS: &[&str] = &["week", "month", "year", "today", "far", "recent
 
 /// Units of a span of time ("the last 24 hours", "last week").
 const TIME_UNITS: &[&str] = &[
-    "minute",
-    "minutes",
-    "hour",
-    "hours",
-    "day",
-    "days",
-    "week",
-    "weeks",
-    "weekend",
-    "month",
-    "months",
-    "year",
-    "years",
-    "night",
-    "quarter",
-    "season",
-    "summer",
-    "winter",
-    "spring",
-    "autumn",
-    "fall",
-    "time",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "decade",
+    "minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "weekend", "month",
+    "months", "year", "years", "night", "quarter", "season", "summer", "winter", "spring",
+    "autumn", "fall", "time", "decade",
 ];
+
+/// Whether `word` is a unit of time or a day's name ("since Monday").
+fn is_time_unit(word: &str) -> bool {
+    TIME_UNITS.contains(&word) || weekday_by_full_name(word).is_some()
+}
 
 /// Month names ("since March", "May 14").
 pub(super) const MONTHS: &[&str] = &[
@@ -395,9 +374,9 @@ impl Reach {
             false => !described.changes() || described.meets(read),
         } || !offered.changes()
             || offered.meets(read);
-        let mut texts = vec![tool.description.clone(), identifier_words(&tool.name)];
+        let mut texts = vec![tool.description.clone(), split_identifier(&tool.name)];
         for (name, description) in &tool.parameters {
-            texts.push(identifier_words(name));
+            texts.push(split_identifier(name));
             texts.push(description.clone());
         }
         let text = texts.join(" ").to_lowercase();
@@ -406,7 +385,7 @@ impl Reach {
             || text.contains("over time")
             || PAST_TERMS.iter().any(|term| text.contains(term));
         let period_param = tool.parameters.keys().any(|name| {
-            let lower = identifier_words(name).to_lowercase();
+            let lower = split_identifier(name).to_lowercase();
             lower
                 .split_whitespace()
                 .any(|word| PERIOD_PARAM_WORDS.contains(&word))
@@ -430,7 +409,7 @@ impl Reach {
             advises: speech::advises(tool),
             computes: {
                 let compute = requested_actions("compute");
-                let name_verb = identifier_words(&tool.name).to_lowercase();
+                let name_verb = split_identifier(&tool.name).to_lowercase();
                 let name_verb = name_verb.split_whitespace().next().unwrap_or("");
                 described.meets(compute) || requested_actions(name_verb).meets(compute)
             },
@@ -520,18 +499,18 @@ pub(crate) fn asks_past(message: &str) -> bool {
         match pair {
             // "over the past year", "in the last 24 hours", "the past 3 days"
             ["the", "past" | "last"] => {
-                TIME_UNITS.contains(&next(2))
-                    || TIME_UNITS.contains(&next(3)) && next(2).chars().any(|c| c.is_ascii_digit())
-                    || next(2) == "few" && TIME_UNITS.contains(&next(3))
+                is_time_unit(next(2))
+                    || is_time_unit(next(3)) && next(2).chars().any(|c| c.is_ascii_digit())
+                    || next(2) == "few" && is_time_unit(next(3))
                     || at > 0 && matches!(words[at - 1], "over" | "in" | "during" | "for")
             }
             // "last week", "this time last year", "past 3 days"
             // "last time I checked" asks for the latest, not a span.
-            ["last" | "past", unit] => *unit != "time" && TIME_UNITS.contains(unit),
+            ["last" | "past", unit] => *unit != "time" && is_time_unit(unit),
             ["over", "time"] | ["so", "far"] => true,
             // "since Monday", "since 2020", "since last week"
             ["since", after] => {
-                TIME_UNITS.contains(after)
+                is_time_unit(after)
                     || after.chars().all(|c| c.is_ascii_digit())
                     || matches!(*after, "last" | "the")
                     || MONTHS.contains(after)
@@ -571,24 +550,6 @@ pub(crate) fn asks_past(message: &str) -> bool {
 fn cjk_asks_past(lower: &str) -> bool {
     let has = |terms: &[&str]| terms.iter().any(|term| lower.contains(term));
     has(PAST_TERMS) || has(AGGREGATE_TERMS) && has(PERIOD_TERMS)
-}
-
-/// `since_hours` and `startDate` as their words.
-fn identifier_words(name: &str) -> String {
-    let mut words = String::with_capacity(name.len() + 4);
-    let mut previous_lower = false;
-    for c in name.chars() {
-        if matches!(c, '_' | '-' | '.') {
-            words.push(' ');
-        } else {
-            if c.is_uppercase() && previous_lower {
-                words.push(' ');
-            }
-            words.push(c);
-        }
-        previous_lower = c.is_lowercase();
-    }
-    words
 }
 
 /// The English words of lowercase `text`, apostrophes kept but for a

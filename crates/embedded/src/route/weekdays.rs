@@ -26,8 +26,9 @@ const FULL_NAMES: [&str; 7] = [
     "sunday",
 ];
 
-/// Short names, each with its day's index; those that are English words
-/// too ("sat", "sun", "wed") only after a word that leads a day.
+/// Short names, each with its day's index; "sat", "sun" and "wed" are
+/// English words too, so a caller takes them only where a word before
+/// makes them days.
 const SHORT_NAMES: [(&str, usize); 11] = [
     ("mon", 0),
     ("tue", 1),
@@ -41,6 +42,27 @@ const SHORT_NAMES: [(&str, usize); 11] = [
     ("sat", 5),
     ("sun", 6),
 ];
+
+/// The day a full English name names ("monday"), written lowercase.
+pub(super) fn weekday_by_full_name(word: &str) -> Option<Weekday> {
+    FULL_NAMES
+        .iter()
+        .position(|name| *name == word)
+        .map(|index| WEEK[index])
+}
+
+/// The day a short English name names ("tues"), written lowercase.
+pub(super) fn weekday_by_short_name(word: &str) -> Option<Weekday> {
+    SHORT_NAMES
+        .iter()
+        .find(|(name, _)| *name == word)
+        .map(|(_, index)| WEEK[*index])
+}
+
+/// Whether a short day name is an English word too ("I sat down").
+pub(super) fn short_name_is_a_word(word: &str) -> bool {
+    matches!(word, "sat" | "sun" | "wed")
+}
 
 /// Words after which a short name that is also a word names a day.
 const LEADS: [&str; 9] = [
@@ -196,30 +218,18 @@ fn split_dash(word: &str) -> Vec<&str> {
 /// "mondays") or its short one.
 fn day_of_word(word: &str, led: bool) -> Option<usize> {
     let singular = word.strip_suffix('s').unwrap_or(word);
-    if let Some(index) = FULL_NAMES
-        .iter()
-        .position(|name| *name == word || *name == singular)
-    {
-        return Some(index);
-    }
-    SHORT_NAMES
-        .iter()
-        .find(|(name, _)| *name == word && (led || !matches!(word, "sat" | "sun" | "wed")))
-        .map(|(_, index)| *index)
+    weekday_by_full_name(word)
+        .or_else(|| weekday_by_full_name(singular))
+        .or_else(|| weekday_by_short_name(word).filter(|_| led || !short_name_is_a_word(word)))
+        .map(|day| day.num_days_from_monday() as usize)
 }
 
 /// The index of the day an option names ("monday", "Mon", "tue").
 fn day_index(option: &str) -> Option<usize> {
     let lower = option.trim().to_lowercase();
-    FULL_NAMES
-        .iter()
-        .position(|name| *name == lower)
-        .or_else(|| {
-            SHORT_NAMES
-                .iter()
-                .find(|(name, _)| *name == lower)
-                .map(|(_, index)| *index)
-        })
+    weekday_by_full_name(&lower)
+        .or_else(|| weekday_by_short_name(&lower))
+        .map(|day| day.num_days_from_monday() as usize)
 }
 
 #[cfg(test)]

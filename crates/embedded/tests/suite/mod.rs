@@ -4,6 +4,7 @@ mod loading;
 mod provider;
 mod routing;
 mod routing_asks;
+mod routing_codes;
 mod routing_values;
 mod tokenizer;
 mod usage;
