@@ -80,11 +80,11 @@ pub struct CandidateScore {
     /// names none (see [`riverse_route::requested_actions`]); one that does
     /// not is never chosen. Always true for `none`.
     pub serves: bool,
-    /// The message names a subject the candidate's texts name, or has a
-    /// token of a shape they write (see [`Purpose`]), a code written the
-    /// way an identifier parameter's example is among them ("RQ-19977"
-    /// for "e.g. RQ-12345"); a tool that covers nothing the message asks
-    /// is never chosen. Always true for `none`.
+    /// The message names a subject the candidate's texts name, has a
+    /// token of a shape they write (see [`Purpose`]), or writes a code the
+    /// way an identifier parameter's example is ("RQ-19977" for "e.g.
+    /// RQ-12345"); a tool that covers nothing the message asks is never
+    /// chosen. Always true for `none`.
     pub covered: bool,
     /// The candidate changes things (creates, sends, removes…) and the
     /// message names none of its actions: when the message is a question or
@@ -325,16 +325,10 @@ impl ChoicePrefix {
             .into_iter()
             .map(|token| token.shape)
             .collect();
-        // A code written the way an identifier's example is ("RQ-19977"
-        // for "e.g. RQ-12345") is a token of the tool's own shape.
         let shape: Vec<bool> = each(&|index| {
             self.shapes
                 .get(index)
                 .is_some_and(|shapes| !shapes.is_disjoint(&shaped))
-                || self
-                    .takes
-                    .get(index)
-                    .is_some_and(|takes| takes.writes_own_code(message))
         });
         // A remark that names a tool asks nothing of it ("The weather has
         // been lovely lately"): the name counts for other forms only. A
@@ -386,8 +380,16 @@ impl ChoicePrefix {
         // tool that reads such records covers it.
         let record_question =
             record && message_form(message) == MessageForm::Question && names_values_only(message);
+        // A code written the way an identifier's example is ("RQ-19977"
+        // for "e.g. RQ-12345") names one of the tool's records: it covers
+        // the message, though it gains nothing in the choice (a question
+        // about the record that the tool cannot answer names it too).
         let covered = each(&|index| {
             (shape[index]
+                || self
+                    .takes
+                    .get(index)
+                    .is_some_and(|takes| takes.writes_own_code(message))
                 || record && self.acts_on_record(index, asked)
                 || record_question && self.reads_record(index)
                 || values_only_verb.as_deref().is_some_and(|verb| {
