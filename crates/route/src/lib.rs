@@ -72,6 +72,7 @@ mod addresses;
 mod affinity;
 mod arithmetic;
 mod boundaries;
+pub mod calendar;
 mod candidates;
 mod clause_verbs;
 mod currencies;

@@ -6,6 +6,8 @@
 
 use std::ops::Range;
 
+use crate::calendar::{MONTH_NAMES, SHORT_WEEKDAY_NAMES, WEEKDAY_NAMES};
+
 /// What follows an hour to make it a time of day, and the part of the day
 /// it puts the hour in (`None`: as said).
 const DAY_PART_AFTER: [(&str, Option<DayPart>); 6] = [
@@ -34,46 +36,12 @@ const DAY_PART_WORDS: [(&str, DayPart); 12] = [
     ("supper", DayPart::Later),
 ];
 
-/// Words that name a day, so that a bare hour beside them ("Friday at
-/// 11") is a time on it.
-const DAY_WORDS: [&str; 17] = [
-    "today",
-    "tomorrow",
-    "tmrw",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "mon",
-    "tue",
-    "wed",
-    "thu",
-    "fri",
-    "sat",
-    "sun",
-];
+/// Words that name a day beside a weekday's name, so that a bare hour
+/// beside them ("tomorrow at 11") is a time on it.
+const DAY_WORDS: [&str; 3] = ["today", "tomorrow", "tmrw"];
 
 /// Words before a bare hour that make it a time ("at 7", "after 8").
 const HOUR_LEADS: [&str; 5] = ["at", "after", "before", "from", "until"];
-
-/// Month names: a date ends with one ("Monday 11th January at 10").
-const MONTH_WORDS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// The hours said as words.
 const HOUR_WORDS: [&str; 12] = [
@@ -152,7 +120,9 @@ pub fn spoken_clock_times(message: &str) -> Vec<(Range<usize>, String)> {
 fn beside_a_day(before: &str, after: &str) -> bool {
     let is_day = |word: &str| {
         DAY_WORDS.contains(&word)
-            || MONTH_WORDS.contains(&word)
+            || WEEKDAY_NAMES.contains(&word)
+            || SHORT_WEEKDAY_NAMES.iter().any(|(name, _)| *name == word)
+            || MONTH_NAMES.contains(&word)
             || word.len() > 2
                 && word[..word.len() - 2].chars().all(|c| c.is_ascii_digit())
                 && ["st", "nd", "rd", "th"]

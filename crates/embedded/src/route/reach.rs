@@ -21,6 +21,7 @@
 //!   tool that only creates issues does not serve it; "Unassign Tom"
 //!   modifies or removes; "Take Priya's shift off the rota" removes.
 
+use riverse_route::calendar::MONTH_NAMES;
 use riverse_route::script::{is_cjk, mostly_cjk};
 use riverse_route::{Actions, requested_actions, split_identifier, unlisted_verb_actions};
 use riverse_tool::ToolManifest;
@@ -76,20 +77,7 @@ fn is_time_unit(word: &str) -> bool {
 }
 
 /// Month names ("since March", "May 14").
-pub(super) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+pub(super) const MONTHS: [&str; 12] = MONTH_NAMES;
 
 /// Verbs of a change over time, asked of with "has", "have" or "did"
 /// ("How has the rate moved", "Did the price drop?").

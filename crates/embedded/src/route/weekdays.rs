@@ -5,6 +5,7 @@
 //! as the parameter's options or description ask.
 
 use chrono::Weekday;
+use riverse_route::calendar::{SHORT_WEEKDAY_NAMES, WEEKDAY_NAMES};
 
 const WEEK: [Weekday; 7] = [
     Weekday::Mon,
@@ -16,36 +17,9 @@ const WEEK: [Weekday; 7] = [
     Weekday::Sun,
 ];
 
-const FULL_NAMES: [&str; 7] = [
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
-
-/// Short names, each with its day's index; "sat", "sun" and "wed" are
-/// English words too, so a caller takes them only where a word before
-/// makes them days.
-const SHORT_NAMES: [(&str, usize); 11] = [
-    ("mon", 0),
-    ("tue", 1),
-    ("tues", 1),
-    ("wed", 2),
-    ("weds", 2),
-    ("thu", 3),
-    ("thur", 3),
-    ("thurs", 3),
-    ("fri", 4),
-    ("sat", 5),
-    ("sun", 6),
-];
-
 /// The day a full English name names ("monday"), written lowercase.
 pub(super) fn weekday_by_full_name(word: &str) -> Option<Weekday> {
-    FULL_NAMES
+    WEEKDAY_NAMES
         .iter()
         .position(|name| *name == word)
         .map(|index| WEEK[index])
@@ -53,7 +27,7 @@ pub(super) fn weekday_by_full_name(word: &str) -> Option<Weekday> {
 
 /// The day a short English name names ("tues"), written lowercase.
 pub(super) fn weekday_by_short_name(word: &str) -> Option<Weekday> {
-    SHORT_NAMES
+    SHORT_WEEKDAY_NAMES
         .iter()
         .find(|(name, _)| *name == word)
         .map(|(_, index)| WEEK[*index])
@@ -193,7 +167,7 @@ pub(super) fn written_as(days: &[Weekday], description: &str, options: &[String]
     days.iter()
         .map(|day| {
             let index = day.num_days_from_monday() as usize;
-            let full = FULL_NAMES[index];
+            let full = WEEKDAY_NAMES[index];
             match options
                 .iter()
                 .find(|option| day_index(option) == Some(index))
